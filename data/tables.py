@@ -1,0 +1,173 @@
+"""The tables that flow between packages (DESIGN.md), and their validation.
+
+Every check raises :class:`data.errors.DataError` naming the table (or file), the row
+and the column, and saying how to fix it. ``line_offset`` turns a row position into a
+file line number (2 for a CSV with a header line); without it rows are index labels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from data.errors import DataError
+
+SENTENCE_COLUMNS = ["sentence_id", "text", "dataset", "type_id", "item", "phenomenon",
+                    "label", "human"]
+PAIR_COLUMNS = ["pair_id", "good_id", "bad_id", "phenomenon"]
+SCORE_COLUMNS = ["sentence_id", "model", "score"]
+TRIAL_COLUMNS = ["participant", "pair_id", "chose_good", "paradigm"]
+
+
+def _where(df: pd.DataFrame, mask: pd.Series | np.ndarray, line_offset: int | None) -> object:
+    pos = int(np.flatnonzero(np.asarray(mask))[0])
+    return f"{pos + line_offset} (line)" if line_offset is not None else df.index[pos]
+
+
+def require_columns(df: pd.DataFrame, columns: list[str], source: str) -> None:
+    """Raise if any of ``columns`` is missing, suggesting near matches."""
+    if not isinstance(df, pd.DataFrame):
+        raise DataError(f"expected a pandas DataFrame, got {type(df).__name__}", source=source)
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise DataError(
+            f"missing column(s) {missing}; found {list(df.columns)}",
+            source=source,
+            fix="rename the columns to the names above (see DESIGN.md, 'The tables')",
+        )
+    if df.empty:
+        raise DataError("the table is empty", source=source, fix="pass at least one row")
+
+
+def numeric_column(df: pd.DataFrame, column: str, source: str,
+                   line_offset: int | None = None) -> pd.Series:
+    """``df[column]`` as float; a non-numeric entry is an error, an empty one is NaN."""
+    values = pd.to_numeric(df[column], errors="coerce")
+    bad = values.isna() & df[column].notna() & (df[column].astype(str).str.strip() != "")
+    if bad.any():
+        row = _where(df, bad, line_offset)
+        raise DataError(
+            f"non-numeric value {df[column][bad].iloc[0]!r}", source=source, row=row,
+            column=column, fix="use a number, or leave the cell empty for a missing value",
+        )
+    return values.astype(float)
+
+
+def _unique(df: pd.DataFrame, column: str, source: str, line_offset: int | None) -> None:
+    dup = df[column].duplicated(keep=False)
+    if dup.any():
+        first = df[column][dup].iloc[0]
+        raise DataError(
+            f"duplicate {column} {first!r} ({int(dup.sum())} rows share a value)",
+            source=source, row=_where(df, dup, line_offset), column=column,
+            fix=f"make {column} unique, e.g. by appending a suffix",
+        )
+
+
+def validate_sentences(df: pd.DataFrame, source: str = "sentences",
+                       line_offset: int | None = None) -> pd.DataFrame:
+    """Check and normalise a sentences table; optional columns are added as missing."""
+    require_columns(df, ["sentence_id", "text"], source)
+    out = df.copy()
+    if out["sentence_id"].isna().any():
+        raise DataError("missing sentence_id", source=source,
+                        row=_where(out, out["sentence_id"].isna(), line_offset),
+                        column="sentence_id", fix="give every sentence an id")
+    out["sentence_id"] = out["sentence_id"].astype(str)
+    _unique(out, "sentence_id", source, line_offset)
+    empty = out["text"].isna() | (out["text"].astype(str).str.strip() == "")
+    if empty.any():
+        raise DataError("empty sentence text", source=source, row=_where(out, empty, line_offset),
+                        column="text", fix="remove the row or fill in the sentence")
+    out["text"] = out["text"].astype(str)
+    for col in SENTENCE_COLUMNS:
+        if col not in out.columns:
+            out[col] = out["sentence_id"] if col == "type_id" else np.nan
+    for col in ("label", "human"):
+        out[col] = numeric_column(out, col, source, line_offset)
+    bad_label = out["label"].notna() & ~out["label"].isin([0.0, 1.0])
+    if bad_label.any():
+        raise DataError(f"label {out['label'][bad_label].iloc[0]!r} is not 0 or 1",
+                        source=source, row=_where(out, bad_label, line_offset), column="label",
+                        fix="use 1 (acceptable), 0 (unacceptable) or leave it empty")
+    out["type_id"] = out["type_id"].fillna(out["sentence_id"]).astype(str)
+    out["phenomenon"] = out["phenomenon"].fillna(out["type_id"]).astype(str)
+    return out[SENTENCE_COLUMNS + [c for c in out.columns if c not in SENTENCE_COLUMNS]]
+
+
+def validate_pairs(df: pd.DataFrame, sentences: pd.DataFrame, source: str = "pairs",
+                   line_offset: int | None = None) -> pd.DataFrame:
+    """Check a pairs table against its sentences; phenomenon defaults to the good one's."""
+    require_columns(df, ["pair_id", "good_id", "bad_id"], source)
+    out = df.copy()
+    for col in ("pair_id", "good_id", "bad_id"):
+        out[col] = out[col].astype(str)
+    _unique(out, "pair_id", source, line_offset)
+    known = pd.Index(sentences["sentence_id"])
+    for col in ("good_id", "bad_id"):
+        unknown = ~out[col].isin(known)
+        if unknown.any():
+            raise DataError(
+                f"{col} {out[col][unknown].iloc[0]!r} names no sentence "
+                f"({int(unknown.sum())} such pairs)",
+                source=source, row=_where(out, unknown, line_offset), column=col,
+                fix="add the sentence to the sentences table or drop the pair",
+            )
+    same = out["good_id"] == out["bad_id"]
+    if same.any():
+        raise DataError("a pair compares a sentence with itself", source=source,
+                        row=_where(out, same, line_offset), column="bad_id",
+                        fix="give the pair two different sentences")
+    phen = out["good_id"].map(sentences.set_index("sentence_id")["phenomenon"])
+    out["phenomenon"] = out["phenomenon"].fillna(phen) if "phenomenon" in out else phen
+    out["phenomenon"] = out["phenomenon"].astype(str)
+    return out[PAIR_COLUMNS + [c for c in out.columns if c not in PAIR_COLUMNS]]
+
+
+def validate_scores(df: pd.DataFrame, sentences: pd.DataFrame | None = None,
+                    source: str = "scores", line_offset: int | None = None) -> pd.DataFrame:
+    """Check a long scores table: numeric scores, one per (sentence, model), known ids.
+
+    NaN scores are kept (metrics exclude and count them); non-numeric ones are errors.
+    """
+    require_columns(df, SCORE_COLUMNS, source)
+    out = df.copy()
+    out["sentence_id"] = out["sentence_id"].astype(str)
+    out["model"] = out["model"].astype(str)
+    out["score"] = numeric_column(out, "score", source, line_offset)
+    for col in ("ref_mean", "ref_sd"):
+        if col in out.columns:
+            out[col] = numeric_column(out, col, source, line_offset)
+    dup = out.duplicated(["model", "sentence_id"], keep=False)
+    if dup.any():
+        row = out[dup].iloc[0]
+        raise DataError(
+            f"model {row['model']!r} has several scores for sentence {row['sentence_id']!r}",
+            source=source, row=_where(out, dup, line_offset), column="sentence_id",
+            fix="keep one score per sentence and model (use distinct model names for methods)",
+        )
+    if sentences is not None:
+        unknown = ~out["sentence_id"].isin(pd.Index(sentences["sentence_id"]))
+        if unknown.any():
+            raise DataError(
+                f"score for unknown sentence {out['sentence_id'][unknown].iloc[0]!r} "
+                f"({int(unknown.sum())} such rows)",
+                source=source, row=_where(out, unknown, line_offset), column="sentence_id",
+                fix="score the dataset's own sentences, or filter the scores to them",
+            )
+    return out
+
+
+def validate_trials(df: pd.DataFrame, source: str = "trials",
+                    line_offset: int | None = None) -> pd.DataFrame:
+    """Check a forced-choice trials table: ``chose_good`` must be 0/1."""
+    require_columns(df, ["participant", "pair_id", "chose_good"], source)
+    out = df.copy()
+    out["chose_good"] = numeric_column(out, "chose_good", source, line_offset)
+    bad = ~out["chose_good"].isin([0.0, 1.0])
+    if bad.any():
+        raise DataError(f"chose_good {df['chose_good'][bad].iloc[0]!r} is not 0 or 1",
+                        source=source, row=_where(out, bad, line_offset), column="chose_good",
+                        fix="code the choice as 1 (acceptable chosen) or 0")
+    out["chose_good"] = out["chose_good"].astype(int)
+    return out
