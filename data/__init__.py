@@ -1,11 +1,16 @@
 """Datasets as validated tables: sentences, pairs, scores, forced-choice trials."""
 
+from data.blimp import load_blimp
+from data.cola import load_cola
 from data.dataset import Dataset, from_frames
 from data.errors import DataError
+from data.example import load_example
 from data.li_adger import load_li_adger, load_li_adger_scores
+from data.scores_io import read_scores, write_scores
 from data.tables import validate_pairs, validate_scores, validate_sentences, validate_trials
 
 __all__ = [
-    "DataError", "Dataset", "from_frames", "load_li_adger", "load_li_adger_scores",
+    "DataError", "Dataset", "from_frames", "load_blimp", "load_cola", "load_example",
+    "load_li_adger", "load_li_adger_scores", "read_scores", "write_scores",
     "validate_pairs", "validate_scores", "validate_sentences", "validate_trials",
 ]

@@ -85,7 +85,7 @@ def fetch(dataset: str, relpath: str, path: str | os.PathLike | None = None) -> 
         )
     except Exception as err:  # network errors come in many types; report one clear line
         raise DataError(
-            f"could not download {relpath!r} from {url} ({type(err).__name__}: {err})",
+            f"could not download {relpath!r} from {url} ({type(err).__name__}; offline?)",
             source=dataset,
             fix=f"download it by hand and set {DATA_DIR_ENV} to the folder holding '{dataset}/'",
         ) from None

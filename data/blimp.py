@@ -1,0 +1,89 @@
+"""BLiMP (Warstadt et al. 2020): 67 paradigms x 1000 minimal pairs, CC BY 4.0.
+
+Sentence ids ``<UID>_<pairID>_good``/``_bad``; pair ids ``<UID>_<pairID>``. A sentence
+type is a paradigm's good or bad condition (``<UID>_good``); ``phenomenon`` is BLiMP's
+``linguistics_term`` and ``paradigm`` its UID. The one- and two-prefix fields of
+section 6.4 are kept on the pairs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from data.dataset import Dataset
+from data.errors import DataError
+from data.sources import checksum, fetch, registry
+from data.tables import validate_pairs, validate_sentences
+
+NAME = "blimp"
+PREFIX_FIELDS = ["one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad",
+                 "two_prefix_prefix_good", "two_prefix_prefix_bad", "two_prefix_word"]
+PAIR_FIELDS = ["field", "simple_LM_method", "one_prefix_method", "two_prefix_method",
+               "lexically_identical", *PREFIX_FIELDS]
+
+
+def paradigms() -> list[str]:
+    """The 67 BLiMP paradigm UIDs."""
+    return sorted(p.removeprefix("data/").removesuffix(".jsonl")
+                  for p in registry(NAME) if p.startswith("data/"))
+
+
+def _read_paradigm(uid: str, path) -> tuple[pd.DataFrame, Path]:
+    f = fetch(NAME, f"data/{uid}.jsonl", path)
+    rows = []
+    with open(f, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise DataError(f"invalid JSON ({err.msg})", source=str(f),
+                                row=f"{lineno} (line)") from None
+    df = pd.DataFrame(rows)
+    for col in ("sentence_good", "sentence_bad", "UID", "pairID", "linguistics_term"):
+        if col not in df.columns:
+            raise DataError(f"missing field {col!r}", source=str(f), column=col,
+                            fix="use the BLiMP jsonl files as published")
+    return df, f
+
+
+def load_blimp(path: str | os.PathLike | None = None,
+               paradigms_: list[str] | None = None) -> Dataset:
+    """BLiMP as sentences + pairs (all 67 paradigms, or the UIDs in ``paradigms_``).
+
+    ``path``: a folder holding ``data/<UID>.jsonl``; default ``$ACCEPTABILITY_DATA_DIR/
+    blimp``, else a checksummed download from github.com/alexwarstadt/blimp.
+    """
+    wanted = paradigms_ or paradigms()
+    unknown = sorted(set(wanted) - set(paradigms()))
+    if unknown:
+        raise DataError(f"unknown BLiMP paradigm(s) {unknown}", source=NAME,
+                        fix="see data.blimp.paradigms() for the 67 UIDs")
+    frames, sums, folder = [], {}, None
+    for uid in wanted:
+        df, f = _read_paradigm(uid, path)
+        sums[f"data/{uid}.jsonl"], folder = checksum(f), f.parent
+        frames.append(df)
+    raw = pd.concat(frames, ignore_index=True)
+    for col in PAIR_FIELDS:
+        if col not in raw.columns:
+            raw[col] = np.nan
+    pair_id = raw["UID"] + "_" + raw["pairID"].astype(str)
+    common = {"dataset": NAME, "item": pd.to_numeric(raw["pairID"]),
+              "phenomenon": raw["linguistics_term"], "human": np.nan, "paradigm": raw["UID"]}
+    good = pd.DataFrame({"sentence_id": pair_id + "_good", "text": raw["sentence_good"],
+                         "type_id": raw["UID"] + "_good", "label": 1.0, **common})
+    bad = pd.DataFrame({"sentence_id": pair_id + "_bad", "text": raw["sentence_bad"],
+                        "type_id": raw["UID"] + "_bad", "label": 0.0, **common})
+    sentences = validate_sentences(pd.concat([good, bad], ignore_index=True), source=NAME)
+    pairs = pd.DataFrame({"pair_id": pair_id, "good_id": pair_id + "_good",
+                          "bad_id": pair_id + "_bad", "phenomenon": raw["linguistics_term"],
+                          "paradigm": raw["UID"], **{c: raw[c] for c in PAIR_FIELDS}})
+    pairs = validate_pairs(pairs, sentences, source=NAME)
+    return Dataset(name=NAME, sentences=sentences, pairs=pairs, source=str(folder), checksums=sums)
