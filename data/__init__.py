@@ -5,12 +5,14 @@ from data.cola import load_cola
 from data.dataset import Dataset, from_frames
 from data.errors import DataError
 from data.example import load_example
+from data.forced_choice import load_blimp_human_summary, load_blimp_trials
 from data.li_adger import load_li_adger, load_li_adger_scores
 from data.scores_io import read_scores, write_scores
 from data.tables import validate_pairs, validate_scores, validate_sentences, validate_trials
 
 __all__ = [
-    "DataError", "Dataset", "from_frames", "load_blimp", "load_cola", "load_example",
+    "DataError", "Dataset", "from_frames", "load_blimp", "load_blimp_human_summary", "load_blimp_trials", "load_cola",
+    "load_example",
     "load_li_adger", "load_li_adger_scores", "read_scores", "write_scores",
     "validate_pairs", "validate_scores", "validate_sentences", "validate_trials",
 ]

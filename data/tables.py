@@ -91,7 +91,7 @@ def validate_sentences(df: pd.DataFrame, source: str = "sentences",
                         source=source, row=_where(out, bad_label, line_offset), column="label",
                         fix="use 1 (acceptable), 0 (unacceptable) or leave it empty")
     out["type_id"] = out["type_id"].fillna(out["sentence_id"]).astype(str)
-    out["phenomenon"] = out["phenomenon"].fillna(out["type_id"]).astype(str)
+    out["phenomenon"] = out["phenomenon"].astype(object).fillna(out["type_id"]).astype(str)
     return out[SENTENCE_COLUMNS + [c for c in out.columns if c not in SENTENCE_COLUMNS]]
 
 
@@ -119,7 +119,7 @@ def validate_pairs(df: pd.DataFrame, sentences: pd.DataFrame, source: str = "pai
                         row=_where(out, same, line_offset), column="bad_id",
                         fix="give the pair two different sentences")
     phen = out["good_id"].map(sentences.set_index("sentence_id")["phenomenon"])
-    out["phenomenon"] = out["phenomenon"].fillna(phen) if "phenomenon" in out else phen
+    out["phenomenon"] = out["phenomenon"].astype(object).fillna(phen) if "phenomenon" in out else phen
     out["phenomenon"] = out["phenomenon"].astype(str)
     return out[PAIR_COLUMNS + [c for c in out.columns if c not in PAIR_COLUMNS]]
 
