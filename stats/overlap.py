@@ -23,11 +23,11 @@ def reduced(dataset, scores: pd.DataFrame, baseline: str | dict[str, str], delta
     passed = d.assign(ok=metrics.adc_pass(d["dh"].to_numpy(), d["dlm"].to_numpy(), delta))
     passed = passed.pivot(index="pair_id", columns="model", values="ok")
     scored = d.pivot(index="pair_id", columns="model", values="dlm").notna()
-    todo = models or [m for m in passed.columns
-                      if m != baseline and not isinstance(baseline, dict) or
-                      isinstance(baseline, dict) and m in baseline]
+    if models is None:
+        models = list(baseline) if isinstance(baseline, dict) else [
+            m for m in passed.columns if m != baseline]
     rows = []
-    for m in todo:
+    for m in models:
         b = baseline[m] if isinstance(baseline, dict) else baseline
         for name in (m, b):
             if name not in passed.columns:
