@@ -4,6 +4,8 @@ Never imports torch or transformers: ``import stats`` stays fast.
 """
 
 from stats import metrics
+from stats.bootstrap import bootstrap
+from stats.compare import compare, compare_all, mcnemar_exact, steiger_z
 from stats.correlation import correlation_matrix, correlations
 from stats.criteria import adc, adc_curve, blimp_criterion
 from stats.deltas import pair_deltas, sentence_frame
@@ -11,12 +13,14 @@ from stats.evaluate import evaluate
 from stats.forced_choice import elo_ratings, fc_accuracy, fc_elo, pair_preferences
 from stats.overlap import reduced
 from stats.reliability import spearman_brown, split_half
+from stats.resample import resample_dataset, resampling_units
 from stats.variability import Variability, variability
 from stats.zscore import zscore
 
 __all__ = [
-    "Variability", "adc", "adc_curve", "blimp_criterion", "correlation_matrix", "correlations",
-    "elo_ratings", "evaluate", "fc_accuracy", "fc_elo", "metrics", "pair_deltas",
-    "pair_preferences", "reduced", "sentence_frame", "spearman_brown", "split_half",
-    "variability", "zscore",
+    "Variability", "adc", "adc_curve", "blimp_criterion", "bootstrap", "compare",
+    "compare_all", "correlation_matrix", "correlations", "elo_ratings", "evaluate",
+    "fc_accuracy", "fc_elo", "mcnemar_exact", "metrics", "pair_deltas", "pair_preferences",
+    "reduced", "resample_dataset", "resampling_units", "sentence_frame", "spearman_brown",
+    "split_half", "steiger_z", "variability", "zscore",
 ]

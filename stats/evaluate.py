@@ -48,14 +48,21 @@ def _row(sent: pd.DataFrame, pairs: pd.DataFrame, deltas, max_delta: float) -> d
 
 
 def evaluate(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS, by: str | None = None,
-             max_delta: float = 5.0) -> pd.DataFrame:
+             max_delta: float = 5.0, ci: bool | float = False, n_boot: int = 2_000,
+             cluster: str | None = "type_id", seed=None) -> pd.DataFrame:
     """One row per model (per group with ``by``): ``n_pairs``, ``blimp``, ``adc_<delta>``
     for each delta, ``adc_area``, ``r_sentence``, ``r_pair``, ``variability``, ``mcc``,
     and the counts behind them (pairs/sentences used and excluded for NaN).
 
     Scores are z-scored over the whole dataset first; ``by`` (e.g. ``"phenomenon"``,
     ``"dataset"``, ``"paradigm"``) then splits pairs and sentences by that column.
+
+    ``ci=True`` (or a level such as 0.9) adds ``<metric>_lower``/``<metric>_upper``
+    beside each metric: percentile intervals from ``n_boot`` bootstrap resamples
+    clustered by ``cluster`` (see ``stats.bootstrap``); not with ``by``.
     """
+    if ci and by is not None:
+        raise ValueError("ci= with by= is not supported: bootstrap each subset instead")
     deltas = tuple(float(d) for d in deltas)
     if any(not d > 0 for d in deltas):
         raise ValueError(f"deltas must be positive, got {deltas}")
@@ -79,4 +86,10 @@ def evaluate(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS, by: str | Non
         s = sgroups.get(key, sent.iloc[:0])
         p = pgroups.get(key, pairs.iloc[:0])
         rows.append(dict(zip(keys, key, strict=True)) | _row(s, p, deltas, max_delta))
-    return pd.DataFrame(rows)
+    if not ci:
+        return pd.DataFrame(rows)
+    from stats.bootstrap import bootstrap, with_intervals  # bootstrap imports this module
+    level = 0.95 if ci is True else float(ci)
+    boot = bootstrap(evaluate, dataset, scores, n=n_boot, cluster=cluster, ci=level, seed=seed,
+                     deltas=deltas, max_delta=max_delta)
+    return with_intervals(pd.DataFrame(rows), boot)

@@ -54,9 +54,13 @@ def pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     ym = _nanmean(y, valid)[..., None]
     dx = np.where(valid, x - xm, 0)
     dy = np.where(valid, y - ym, 0)
+    sxx, syy = (dx**2).sum(-1), (dy**2).sum(-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = (dx * dy).sum(-1) / np.sqrt((dx**2).sum(-1) * (dy**2).sum(-1))
-    return np.where(n > 2, r, np.nan)
+        r = (dx * dy).sum(-1) / np.sqrt(sxx * syy)
+    # a variance that is only rounding residue (all values equal) has no correlation
+    flat = (sxx <= 1e-20 * np.where(valid, x * x, 0).sum(-1)) | (
+        syy <= 1e-20 * np.where(valid, y * y, 0).sum(-1))
+    return np.where((n > 2) & ~flat, r, np.nan)
 
 
 def mcc(pred: np.ndarray, label: np.ndarray) -> np.ndarray:
@@ -87,3 +91,28 @@ def type_sd_mean(values: np.ndarray, type_codes: np.ndarray, n_types: int) -> np
         ok = n >= 2
         out[i] = np.sqrt(np.clip(var[ok], 0, None)).mean() if ok.any() else np.nan
     return out.reshape(values.shape[:-1])
+
+
+def pearson_from_sums(n, sx, sy, sxx, syy, sxy) -> np.ndarray:
+    """Pearson r from (frequency-weighted) sums: n = sum w, sx = sum w x, ..., sxy =
+    sum w x y. The bootstrap's weighted form of :func:`pearson` (equal to it at unit
+    weights); NaN unless n > 2."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = sxy - sx * sy / n
+        r = cov / np.sqrt((sxx - sx**2 / n) * (syy - sy**2 / n))
+    return np.where(n > 2, r, np.nan)
+
+
+def mcc_from_counts(n, n_pred, n_label, n_both) -> np.ndarray:
+    """:func:`mcc` from (weighted) counts of labelled items, predicted 1, labelled 1
+    and both: the phi coefficient, 0 where the predictions are constant."""
+    r = pearson_from_sums(n, n_pred, n_label, n_pred, n_label, n_both)
+    label_varies = (n > 2) & (n_label > 0) & (n_label < n)
+    return np.where(np.isnan(r) & label_varies, 0.0, r)
+
+
+def sd_from_sums(n, s, ss, ddof: int = 0) -> np.ndarray:
+    """Standard deviation from (weighted) sums n, sum x, sum x^2; NaN where n <= ddof."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = (ss - s**2 / n) / (n - ddof)
+    return np.where(n > ddof, np.sqrt(np.clip(var, 0, None)), np.nan)

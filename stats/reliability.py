@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from data.tables import require_columns
+from stats.metrics import pearson
 
 _OUT = ["scope", "unit", "n_units", "n_participants", "n_splits", "n_defined", "r_half",
         "reliability", "ci_low", "ci_high", "ceiling", "seed"]
@@ -36,21 +37,6 @@ _OUT = ["scope", "unit", "n_units", "n_participants", "n_splits", "n_defined", "
 def spearman_brown(r: np.ndarray | float, factor: float = 2.0) -> np.ndarray | float:
     """Reliability of a test ``factor`` times as long, from reliability ``r``."""
     return factor * r / (1.0 + (factor - 1.0) * r)
-
-
-def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r of each row of x with the same row of y, over columns where both are
-    finite; NaN where fewer than 3 such columns or a row has no variance."""
-    ok = np.isfinite(x) & np.isfinite(y)
-    n = ok.sum(axis=1)
-    x0, y0 = np.where(ok, x, 0.0), np.where(ok, y, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        dx = np.where(ok, x0 - x0.sum(axis=1, keepdims=True) / n[:, None], 0.0)
-        dy = np.where(ok, y0 - y0.sum(axis=1, keepdims=True) / n[:, None], 0.0)
-        sxx, syy = (dx**2).sum(axis=1), (dy**2).sum(axis=1)
-        r = (dx * dy).sum(axis=1) / np.sqrt(sxx * syy)
-    tiny = 1e-12
-    return np.where((n >= 3) & (sxx > tiny) & (syy > tiny), r, np.nan)
 
 
 def _halves(g: pd.DataFrame, n_splits: int, rng: np.random.Generator):
@@ -93,7 +79,7 @@ def split_half(trials: pd.DataFrame, n_splits: int = 1000, seed: int = 0) -> pd.
     rows, a_all, b_all, para_a, para_b = [], [], [], [], []
     for paradigm, g in trials.groupby("paradigm", sort=True):
         a, b, n_part = _halves(g, n_splits, rng)
-        rows.append(_row(str(paradigm), "pair", _rowwise_pearson(a, b), a.shape[1], n_part,
+        rows.append(_row(str(paradigm), "pair", pearson(a, b), a.shape[1], n_part,
                          seed))
         a_all.append(a)
         b_all.append(b)
@@ -101,7 +87,7 @@ def split_half(trials: pd.DataFrame, n_splits: int = 1000, seed: int = 0) -> pd.
         para_b.append(np.nanmean(b, axis=1))
     n_part = trials["participant"].nunique()
     a, b = np.hstack(a_all), np.hstack(b_all)
-    rows.append(_row("all", "pair", _rowwise_pearson(a, b), a.shape[1], n_part, seed))
+    rows.append(_row("all", "pair", pearson(a, b), a.shape[1], n_part, seed))
     pa, pb = np.column_stack(para_a), np.column_stack(para_b)
-    rows.append(_row("all", "paradigm", _rowwise_pearson(pa, pb), pa.shape[1], n_part, seed))
+    rows.append(_row("all", "paradigm", pearson(pa, pb), pa.shape[1], n_part, seed))
     return pd.DataFrame(rows, columns=_OUT)

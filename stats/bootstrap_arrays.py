@@ -1,0 +1,242 @@
+"""The fast bootstrap path: every metric of ``evaluate`` for every model, for many
+resamples at once, from a (resamples x units) count matrix and arrays built once.
+
+A resample is a vector of unit counts, so a row's weight is the count of its unit and
+every weighted sum is ``counts @ per_unit_sums``. Model scores are z-scored again in
+each resample (the statistic applied to the resampled dataset): with z0 the full-data
+z-scores, resampled z = (z0 - m_b) / s_b, m_b and s_b the weighted mean and SD of z0.
+Correlations and the BLiMP rate are invariant to that; the ADC, its area, the
+variability and MCC predictions are not. ADC and area are step / piecewise-linear
+functions of 1 / s_b per pair, MCC predictions steps in m_b: :func:`step_sums`
+evaluates them exactly without a (resamples x pairs) matrix. Models standardised by
+a published reference (``ref_mean``/``ref_sd``) keep fixed z-scores.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import csr_matrix
+
+from data.dataset import Dataset
+from stats import metrics
+from stats.deltas import sentence_frame
+from stats.resample import Units
+
+
+def metric_names(deltas=(0.5, 1.0, 5.0)) -> list[str]:
+    """The metric columns of ``evaluate`` for these deltas, in its order."""
+    return (["blimp"] + [f"adc_{float(d):g}" for d in deltas]
+            + ["adc_area", "r_sentence", "r_pair", "variability", "mcc"])
+
+
+_ADC = re.compile(r"adc_(\d*\.?\d+(?:e-?\d+)?)$")
+
+
+def adc_delta(name: str) -> float | None:
+    """The delta of an ``adc_<delta>`` metric name, else None."""
+    match = _ADC.match(name)
+    return float(match.group(1)) if match else None
+
+
+def step_sums(counts: np.ndarray, units: np.ndarray, x: np.ndarray, v: np.ndarray,
+              t: np.ndarray) -> np.ndarray:
+    """sum_u counts[b, u] * sum_{i in u} v_i [x_i < t_b] for every resample b.
+
+    Hand-written (no library does it): rows whose breakpoint x_i lies below every
+    threshold are a plain weighted sum, rows above all of them drop out, and only the
+    few with x_i inside the narrow range of t (the resampled SD or mean moves little)
+    need a (resamples x rows) indicator.
+    """
+    always = x < t.min()
+    out = _dot(counts, np.bincount(units[always], weights=v[always], minlength=counts.shape[1]))
+    active = ~always & (x < t.max())
+    if active.any():
+        on = t[:, None] > x[active]
+        out += np.einsum("br,br,r->b", counts[:, units[active]], on, v[active])
+    return out
+
+
+class MetricArrays:
+    """Arrays of one dataset and its scores, ready to give the metrics of any count
+    matrix: ``MetricArrays(...)(counts)`` -> (models, metrics, resamples)."""
+
+    def __init__(self, dataset: Dataset, scores: pd.DataFrame, units: Units,
+                 metrics_: list[str], max_delta: float = 5.0):
+        for m in metrics_:
+            if m not in metric_names(()) and adc_delta(m) is None:
+                raise ValueError(f"unknown metric {m!r}; use {metric_names()} "
+                                 "(any adc_<delta>) or pass a function")
+        self.metrics, self.units, self.max_delta = list(metrics_), units, max_delta
+        s, p = dataset.sentences, dataset.pairs
+        ids = pd.Index(s["sentence_id"])
+        sent = sentence_frame(dataset, scores)
+        self.models = sorted(sent["model"].unique())
+        wide = sent.pivot(index="sentence_id", columns="model",
+                          values=[c for c in ("z", "score", "method") if c in sent])
+        self.z = wide["z"].reindex(index=ids, columns=self.models).to_numpy(float)
+        raw = wide["score"].reindex(index=ids, columns=self.models).to_numpy(float)
+        cls = (wide["method"].reindex(index=ids, columns=self.models).eq("classifier").to_numpy()
+               if "method" in sent else np.zeros_like(raw, dtype=bool))
+        # predictions fixed by the raw score (classifiers, evaluate.predicted_label)
+        self.fixed_pred = np.where(cls, raw > 0, np.nan)
+        self.fixed_pred[np.isnan(raw)] = np.nan
+        self.restandardise = self._restandardise(dataset, scores)
+        self.human = s["human"].to_numpy(float)
+        self.label = s["label"].to_numpy(float)
+        self.types, _ = pd.factorize(s["type_id"])
+        self.good = ids.get_indexer(p["good_id"])
+        self.bad = ids.get_indexer(p["bad_id"])
+        self.dh = self.human[self.good] - self.human[self.bad]
+
+    def _restandardise(self, dataset: Dataset, scores: pd.DataFrame) -> np.ndarray:
+        if not {"ref_mean", "ref_sd"} <= set(scores.columns):
+            return np.ones(len(self.models), dtype=bool)
+        sc = scores[scores["sentence_id"].isin(dataset.sentences["sentence_id"])]
+        has = (sc["ref_mean"].notna() & sc["ref_sd"].notna()).groupby(sc["model"]).agg(["any", "all"])
+        mixed = has["any"] & ~has["all"]
+        if mixed.any():
+            raise ValueError(f"model(s) {list(has.index[mixed])} have ref_mean/ref_sd on some rows "
+                             "only; the fast bootstrap needs all or none (pass a function to "
+                             "use the general path)")
+        return ~has["all"].reindex(self.models).to_numpy(bool)
+
+    def __call__(self, counts: np.ndarray) -> np.ndarray:
+        out = np.full((len(self.models), len(self.metrics), counts.shape[0]), np.nan)
+        for j in range(len(self.models)):
+            values = self._model(counts, j)
+            for k, m in enumerate(self.metrics):
+                out[j, k] = values[m]
+        return out
+
+    def _model(self, counts: np.ndarray, j: int) -> dict[str, np.ndarray]:
+        us, up = self.units.sentence, self.units.pair
+
+        def lin(units, *vs):  # counts @ per-unit sums of each v
+            sums = np.stack([np.bincount(units, weights=v, minlength=self.units.n) for v in vs], 1)
+            return list(_dot(counts, sums).T)
+
+        z = self.z[:, j]
+        valid = ~np.isnan(z)
+        z0 = np.where(valid, z, 0.0)
+        b = counts.shape[0]
+        if self.restandardise[j]:
+            n, s1, s2 = lin(us, valid, z0, z0**2)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = s1 / n
+            sd = metrics.sd_from_sums(n, s1, s2)
+            scale = np.where(sd > 0, 1 / np.where(sd > 0, sd, 1), np.nan)
+        else:
+            mean, scale = np.zeros(b), np.ones(b)
+        d0 = z[self.good] - z[self.bad]
+        wanted, out = set(self.metrics), {}
+        if "blimp" in wanted:
+            ok = ~np.isnan(d0)
+            n, up_ = lin(up, ok, ok & (d0 > 0))
+            out["blimp"] = _ratio(up_, n)
+        both = ~(np.isnan(d0) | np.isnan(self.dh))
+        dh, dl, upb = self.dh[both], d0[both], up[both]
+        if "r_pair" in wanted:
+            out["r_pair"] = metrics.pearson_from_sums(*lin(upb, np.ones_like(dh), dh, dl, dh**2,
+                                                          dl**2, dh * dl))
+        agree = np.sign(dh) == np.sign(dl)
+        n_both = lin(upb, np.ones_like(dh))[0]
+        for m in self.metrics:
+            if adc_delta(m) is not None:
+                out[m] = _ratio(self._adc(counts, upb[agree], dh[agree], dl[agree],
+                                          adc_delta(m), scale), n_both)
+        if "adc_area" in wanted:
+            out["adc_area"] = _ratio(self._area(counts, upb[agree], dh[agree], dl[agree], scale),
+                                     n_both)
+        if "r_sentence" in wanted:
+            ok = valid & ~np.isnan(self.human)
+            h, zz = self.human[ok], z[ok]
+            out["r_sentence"] = metrics.pearson_from_sums(*lin(us[ok], np.ones_like(h), h, zz, h**2,
+                                                              zz**2, h * zz))
+        if "variability" in wanted:
+            out["variability"] = self._variability(counts, valid, z0) * scale
+        if "mcc" in wanted:
+            out["mcc"] = self._mcc(counts, j, valid, z, mean, lin)
+        # a resample whose scores have SD 0 has no z-scores (stats.zscore): all NaN
+        return {m: np.where(np.isnan(scale), np.nan, v) for m, v in out.items()}
+
+    def _adc(self, counts, units, dh, dl, delta, scale) -> np.ndarray:
+        # |dh - dl * a| < delta  <=>  a in (lo, hi); dl == 0 (then dh == 0): always
+        with np.errstate(divide="ignore", invalid="ignore"):
+            e1, e2 = (dh - delta) / dl, (dh + delta) / dl
+        lo = np.where(dl > 0, e1, np.where(dl < 0, e2, -np.inf))
+        hi = np.where(dl > 0, e2, np.where(dl < 0, e1, np.inf))
+        x = np.concatenate([lo, hi])
+        v = np.concatenate([np.ones_like(lo), -np.ones_like(hi)])
+        return step_sums(counts, np.concatenate([units, units]), x, v, scale)
+
+    def _area(self, counts, units, dh, dl, scale) -> np.ndarray:
+        # credit(a) = max(0, 1 - |dh - dl a| / D): a tent in a, peak at c = dh / dl,
+        # half-width w = D / |dl|: intercept + slope * a on each side (metrics.adc_area)
+        d = self.max_delta
+        flat = dl == 0
+        k = np.abs(dl) / d
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.where(flat, 0.0, dh / np.where(flat, 1.0, dl))
+            w = np.where(flat, np.inf, d / np.where(flat, 1.0, np.abs(dl)))
+        kc = np.sign(dl) * dh / d
+        left, right = 1 - kc, 1 + kc
+        const = np.where(flat, np.clip(1 - np.abs(dh) / d, 0, None), 0.0)
+        x = np.concatenate([np.full_like(c, -np.inf), c - w, c, c + w])
+        u4 = np.concatenate([units] * 4)
+        keep = ~np.isnan(x)
+        icpt = np.concatenate([const, np.where(flat, 0, left), np.where(flat, 0, right - left),
+                               np.where(flat, 0, -right)])
+        slope = np.concatenate([np.zeros_like(k), k, -2 * k, k])
+        return (step_sums(counts, u4[keep], x[keep], icpt[keep], scale)
+                + scale * step_sums(counts, u4[keep], x[keep], slope[keep], scale))
+
+    def _variability(self, counts, valid, z0) -> np.ndarray:
+        types, us = self.types[valid], self.units.sentence[valid]
+        zv = z0[valid]
+        if self.units.types_nested:
+            n_t = np.bincount(types, minlength=self.types.max() + 1)
+            sd_t = metrics.sd_from_sums(n_t, np.bincount(types, zv, len(n_t)),
+                                        np.bincount(types, zv**2, len(n_t)), ddof=1)
+            ok = n_t >= 2
+            unit_t = np.zeros(len(n_t), dtype=int)
+            unit_t[types] = us
+            sums = np.stack([np.bincount(unit_t[ok], sd_t[ok], self.units.n),
+                             np.bincount(unit_t[ok], minlength=self.units.n)], 1)
+            tot = _dot(counts, sums)
+            return _ratio(tot[:, 0], tot[:, 1])
+        # types span units (the pair bootstrap): weighted SD of each type's multiset
+        member = csr_matrix((np.ones(len(types)), (types, np.arange(len(types)))))
+        w = counts[:, us].T
+        n = member @ w
+        sd = metrics.sd_from_sums(n, member @ (w * zv[:, None]), member @ (w * zv[:, None] ** 2),
+                                  ddof=1)
+        ok = n >= 2
+        return _ratio(np.where(ok, sd, 0).sum(0), ok.sum(0))
+
+    def _mcc(self, counts, j, valid, z, mean, lin) -> np.ndarray:
+        fixed = self.fixed_pred[:, j]
+        labelled = valid & ~np.isnan(self.label)
+        lab = np.where(labelled, self.label, 0.0)
+        us = self.units.sentence
+        is_fixed = labelled & ~np.isnan(fixed)
+        fp = np.where(is_fixed, fixed, 0.0)
+        n, n_label, n_pred, n_both = lin(us, labelled, lab, fp, fp * lab)
+        free = labelled & ~is_fixed  # predicted 1 iff z0 > m_b
+        if free.any():
+            n_pred = n_pred + step_sums(counts, us[free], -z[free], np.ones(free.sum()), -mean)
+            n_both = n_both + step_sums(counts, us[free], -z[free], lab[free], -mean)
+        return metrics.mcc_from_counts(n, n_pred, n_label, n_both)
+
+
+def _dot(counts: np.ndarray, per_unit: np.ndarray) -> np.ndarray:
+    """counts @ per_unit without BLAS: threaded BLAS is 20-50x slower on these thin
+    products when cores are shared (measured), numpy's own loop is not."""
+    return np.einsum("bu,u...->b...", counts, per_unit)
+
+
+def _ratio(num, den) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)

@@ -1,0 +1,156 @@
+"""Comparing models on one metric: the paired (cluster) bootstrap difference with its
+interval and p-value, beside the classical test of each metric: exact McNemar (1947)
+for pass/fail criteria, Steiger's (1980) z for correlations sharing the human
+variable. Many models: all pairs, p-values corrected by ``statsmodels``' Holm or
+Benjamini-Hochberg. McNemar and Steiger treat pairs (sentences) as independent;
+the cluster bootstrap does not, so prefer ``p_boot`` on clustered data.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+
+from data.dataset import Dataset
+from stats import metrics
+from stats.bootstrap import Metric, cell_statistic
+from stats.bootstrap_arrays import adc_delta
+from stats.deltas import pair_deltas, sentence_frame
+from stats.evaluate import DEFAULT_DELTAS
+from stats.resample import resampling_units
+
+
+def mcnemar_exact(pass_a: np.ndarray, pass_b: np.ndarray) -> tuple[float, float]:
+    """Exact McNemar test (McNemar 1947; binomial on the discordant pairs) of two
+    paired 0/1 outcomes: (smaller discordant count, two-sided p)."""
+    a, b = np.asarray(pass_a, bool), np.asarray(pass_b, bool)
+    table = [[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]]
+    res = mcnemar(table, exact=True)
+    return float(res.statistic), float(res.pvalue)
+
+
+def steiger_z(r_ha: float, r_hb: float, r_ab: float, n: int) -> tuple[float, float]:
+    """Steiger's (1980, eq. 15) z for two dependent correlations r(h, a), r(h, b)
+    sharing h, with r(a, b) and n cases (Fisher z, pooled r): (z, two-sided p).
+    Hand-written: scipy, statsmodels and pingouin have no dependent-correlation test."""
+    rbar = (r_ha + r_hb) / 2
+    psi = r_ab * (1 - 2 * rbar**2) - 0.5 * rbar**2 * (1 - 2 * rbar**2 - r_ab**2)
+    cov = psi / (1 - rbar**2) ** 2
+    z = (np.arctanh(r_ha) - np.arctanh(r_hb)) * np.sqrt((n - 3) / (2 - 2 * cov))
+    return float(z), float(2 * sps.norm.sf(abs(z)))
+
+
+NO_TEST = {"test": None, "statistic": np.nan, "p_test": np.nan, "n_test": np.nan}
+
+
+def _classical(dataset, scores, a: str, b: str, metric: str) -> dict:
+    """The classical test of ``metric`` for models a and b on the full data."""
+    delta = adc_delta(metric)
+    if metric == "blimp" or delta is not None:
+        frame = pair_deltas(dataset, scores)
+        p = frame.pivot(index="pair_id", columns="model", values="dlm")
+        dh = frame.drop_duplicates("pair_id").set_index("pair_id")["dh"].reindex(p.index)
+        if metric == "blimp":
+            ok = p[[a, b]].notna().all(axis=1)
+            pa, pb = p.loc[ok, a] > 0, p.loc[ok, b] > 0
+        else:
+            ok = p[[a, b]].notna().all(axis=1) & dh.notna()
+            h = dh[ok].to_numpy()
+            pa = metrics.adc_pass(h, p.loc[ok, a].to_numpy(), delta)
+            pb = metrics.adc_pass(h, p.loc[ok, b].to_numpy(), delta)
+        stat, pval = mcnemar_exact(pa, pb)
+        return {"test": "mcnemar_exact", "statistic": stat, "p_test": pval, "n_test": int(ok.sum())}
+    if metric in ("r_pair", "r_sentence"):
+        if metric == "r_pair":
+            frame = pair_deltas(dataset, scores)
+            wide = frame.pivot(index="pair_id", columns="model", values="dlm")
+            h = frame.drop_duplicates("pair_id").set_index("pair_id")["dh"].reindex(wide.index)
+        else:
+            frame = sentence_frame(dataset, scores)
+            wide = frame.pivot(index="sentence_id", columns="model", values="z")
+            h = dataset.sentences.set_index("sentence_id")["human"].reindex(wide.index)
+        x = pd.DataFrame({"h": h, "a": wide[a], "b": wide[b]}).dropna().to_numpy()
+        r = np.corrcoef(x.T)
+        stat, pval = steiger_z(r[0, 1], r[0, 2], r[1, 2], len(x))
+        return {"test": "steiger_z", "statistic": stat, "p_test": pval, "n_test": len(x)}
+    return NO_TEST
+
+
+def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
+                models: list[str] | None = None, correction: str | None = "holm",
+                n: int = 10_000, cluster: str | None = "type_id", ci: float = 0.95,
+                method: str = "percentile", seed=None, deltas=DEFAULT_DELTAS,
+                max_delta: float = 5.0) -> pd.DataFrame:
+    """Every pair of ``models`` (default all) on one ``metric``: one row each with
+    ``estimate_a``, ``estimate_b``, ``difference`` (a - b), its paired bootstrap
+    ``se``, ``lower``, ``upper`` and ``p_boot``, and the classical ``test``,
+    ``statistic``, ``p_test`` (McNemar for blimp/adc_*, Steiger for r_*).
+
+    All differences come from the same resamples (see ``stats.bootstrap`` for
+    ``cluster``, ``method``, ``seed``). ``p_boot`` is two-sided, from the share of
+    resampled differences on either side of 0: (1 + count) / (1 + n), doubled. With
+    ``correction`` ("holm", "fdr_bh", or any ``multipletests`` method) the columns
+    ``p_boot_adj`` and ``p_test_adj`` hold the corrected p-values.
+    """
+    if not (isinstance(metric, str) or callable(metric)):
+        raise TypeError("compare a single metric: a name such as 'r_pair', or a function")
+    units = resampling_units(dataset, cluster)
+    cells, statistic = cell_statistic([metric] if isinstance(metric, str) else metric,
+                                      dataset, scores, units, deltas, max_delta)
+    names = cells.get_level_values("metric").unique()
+    if len(names) != 1:
+        raise ValueError(f"the function gives several metrics {list(names)}; compare one")
+    position = {m: i for i, m in enumerate(cells.get_level_values("model"))}
+    models = list(position) if models is None else list(models)
+    missing = [m for m in models if m not in position]
+    if missing:
+        raise KeyError(f"no model(s) {missing} in the scores (have {list(position)})")
+    pairs = list(combinations(models, 2))
+    contrast = np.zeros((len(pairs), len(cells)))
+    for k, (a, b) in enumerate(pairs):
+        contrast[k, position[a]], contrast[k, position[b]] = 1, -1
+
+    def difference(idx, axis=-1):
+        return np.tensordot(contrast, statistic(idx), axes=1)
+
+    res = sps.bootstrap((np.arange(units.n),), difference, n_resamples=n, batch=2_000,
+                        vectorized=True, confidence_level=ci, rng=np.random.default_rng(seed),
+                        method="BCa" if method.lower() == "bca" else "percentile")
+    full = statistic(np.arange(units.n))
+    dist = np.atleast_2d(res.bootstrap_distribution)
+    below, above = (dist <= 0).sum(axis=1), (dist >= 0).sum(axis=1)
+    p_boot = np.minimum(1.0, 2 * (1 + np.minimum(below, above)) / (1 + n))
+    rows = []
+    for k, (a, b) in enumerate(pairs):
+        ea, eb = full[position[a]], full[position[b]]
+        row = {"model_a": a, "model_b": b, "metric": names[0], "estimate_a": ea, "estimate_b": eb,
+               "difference": ea - eb, "se": np.atleast_1d(res.standard_error)[k],
+               "lower": np.atleast_1d(res.confidence_interval.low)[k],
+               "upper": np.atleast_1d(res.confidence_interval.high)[k], "p_boot": p_boot[k]}
+        rows.append(row | (_classical(dataset, scores, a, b, metric)
+                           if isinstance(metric, str) else NO_TEST))
+    out = pd.DataFrame(rows)
+    if correction is not None:
+        out["p_boot_adj"] = multipletests(out["p_boot"], method=correction)[1]
+        tested = out["p_test"].notna()
+        out["p_test_adj"] = np.nan
+        if tested.any():
+            out.loc[tested, "p_test_adj"] = multipletests(out.loc[tested, "p_test"],
+                                                          method=correction)[1]
+    out.attrs.update(n=n, cluster=cluster, n_units=units.n, ci=ci, method=method.lower(),
+                     correction=correction)
+    return out
+
+
+def compare(dataset: Dataset, scores: pd.DataFrame, model_a: str, model_b: str, metric: Metric,
+            **kwargs) -> pd.Series:
+    """Model a against model b on one metric: the paired bootstrap difference (a - b)
+    with ``se``, ``lower``, ``upper``, ``p_boot``, and the classical test (see
+    :func:`compare_all`, which takes the same keywords)."""
+    return compare_all(dataset, scores, metric, models=[model_a, model_b], correction=None,
+                       **kwargs).iloc[0]
