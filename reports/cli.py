@@ -1,68 +1,110 @@
-"""The ``acceptability`` command line: ``acceptability <command> --help`` for each."""
+"""The ``acceptability`` command line: ``acceptability <command> --help`` for each.
+
+Bad input (unknown dataset or model, a delta out of range, an unreadable file) prints one
+line and exits with status 2; ``--debug`` shows the traceback instead.
+"""
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
+from typing import NoReturn
 
 from data.errors import DataError
 
+EXAMPLES = """\
+examples:
+  acceptability demo
+  acceptability evaluate --dataset li-adger --scores published
+  acceptability score --dataset li-adger --model gpt2 --method logprob --out gpt2.parquet
+  acceptability report --dataset li-adger --scores gpt2.parquet --out report/gpt2
+  acceptability run --dataset li-adger --scores published --out report/li-adger
+  acceptability run --config examples/experiment.toml
 
-def _load_li_adger_published():
-    import data
-
-    return data.load_li_adger(), data.load_li_adger_scores()
+Data are read from $ACCEPTABILITY_DATA_DIR/<dataset> (or --data-path), else downloaded.
+"""
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    """Evaluate the published LI-Adger scores (thesis Table 3.1) when the data are
-    available locally, else the bundled example transcribed from the papers."""
-    import data
-    import stats
-    from data.published import THESIS_TABLE_3_1
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line (no usage dump)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _delta(text: str) -> float:
+    from reports.experiment import check_delta
 
     try:
-        ds, sc = _load_li_adger_published()
-        print(f"LI-Adger with the published thesis scores ({ds}).\n")
-        thesis = THESIS_TABLE_3_1
+        return check_delta(text)
     except DataError as err:
-        print(f"LI-Adger not available ({err}).\nUsing the bundled example instead: minimal "
-              "pairs printed in the papers, with the z-scores they print.\n")
-        ds, sc = data.load_example()
-        thesis = None
-    table = stats.evaluate(ds, sc, deltas=(0.5, 1.0, 5.0))
-    cols = ["model", "n_pairs", "blimp", "adc_0.5", "adc_1", "adc_5", "adc_area", "r_sentence",
-            "r_pair", "variability", "mcc"]
-    print(table[cols].to_string(index=False, float_format="%.3f"))
-    if thesis is not None:
-        both = table.merge(thesis, on="model", suffixes=("", " (thesis)"))
-        print("\nThesis Table 3.1, ours beside the published values:")
-        show = ["model"] + [c for k in ("blimp", "adc_0.5", "adc_1", "adc_5")
-                            for c in (k, f"{k} (thesis)")]
-        print(both[show].to_string(index=False, float_format="%.3f"))
-    summary = stats.variability(ds, sc).summary
-    print("\nWithin-type variability (seed 004: human 0.288, trigram log-prob 0.331):")
-    print(summary.to_string(index=False, float_format="%.3f"))
-    print("\nExcluded rows:")
-    print(ds.exclusions.to_string(index=False))
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command line as typed, for the reproducibility block."""
+    return shlex.join(["acceptability", *args.argv])
+
+
+def _experiment(args: argparse.Namespace, **fixed):
+    """An Experiment from the flags given (others keep their defaults)."""
+    from reports.experiment import Experiment, from_toml
+
+    if getattr(args, "config", None):
+        base = from_toml(args.config)
+    else:
+        scoring = args.command == "score" or (args.command == "run" and args.scores is None
+                                              and bool(args.model))
+        base = Experiment(scores=None if scoring else "published",
+                          models=tuple(args.model or ()))
+    names = ("dataset", "data_path", "scores", "method", "revision", "n_boot", "seed", "by",
+             "formula", "compare_metric", "correction", "out")
+    changes = {n: getattr(args, n, None) for n in names} | fixed
+    if getattr(args, "model", None):
+        changes["models"] = tuple(args.model)
+    if getattr(args, "delta", None):
+        changes["deltas"] = tuple(args.delta)
+    return base.replace(**changes)
+
+
+def _dataset_and_scores(args: argparse.Namespace, **fixed):
+    from reports.experiment import load_dataset, load_scores
+
+    exp = _experiment(args, **fixed)
+    ds = load_dataset(exp)
+    return exp, ds, load_scores(exp, ds)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """Score the dataset's sentences with each --model and write the long scores table."""
+    import data
+    from reports.experiment import load_dataset, score_models
+
+    exp = _experiment(args)
+    ds = load_dataset(exp)
+    print(f"scoring {len(ds.sentences)} sentences of {ds.name} with {', '.join(exp.models)} "
+          f"({exp.method}) ...", file=sys.stderr)
+    path = data.write_scores(score_models(ds, exp.models, exp.method, exp.revision), args.out)
+    print(f"wrote {path}")
     return 0
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    """Evaluate a scores file against a dataset and print or save the results table."""
-    import data
+    """Evaluate scores against a dataset and print or save the one-row-per-model table."""
     import stats
+    from reports.analysis import bootstrap_ci
+    from reports.tables import evaluation_with_ci
 
-    loaders = {"li-adger": data.load_li_adger, "blimp": data.load_blimp,
-               "example": lambda: data.load_example()[0]}
-    if args.dataset not in loaders:
-        raise DataError(f"unknown dataset {args.dataset!r}", fix=f"use one of {sorted(loaders)}")
-    ds = loaders[args.dataset]()
-    if args.scores == "published":
-        sc = data.load_li_adger_scores() if args.dataset == "li-adger" else data.load_example()[1]
+    exp, ds, sc = _dataset_and_scores(args, n_boot=args.n_boot or 0)
+    if args.by:
+        table = stats.evaluate(ds, sc, deltas=exp.deltas, by=args.by)
     else:
-        sc = data.read_scores(args.scores)
-    table = stats.evaluate(ds, sc, deltas=args.delta, by=args.by)
+        notes: dict[str, str] = {}
+        boot = bootstrap_ci(ds, sc, exp.deltas, exp.n_boot, exp.seed, notes)
+        if exp.n_boot and notes:
+            print(notes["bootstrap"], file=sys.stderr)
+        table = evaluation_with_ci(stats.evaluate(ds, sc, deltas=exp.deltas), boot)
     if args.out:
         table.to_csv(args.out, index=False)
         print(f"wrote {args.out}")
@@ -71,42 +113,227 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _delta(text: str) -> float:
-    value = float(text)
-    if not 0 < value <= 100:
-        raise argparse.ArgumentTypeError(f"delta must be in (0, 100], got {text}")
-    return value
+def cmd_fit(args: argparse.Namespace) -> int:
+    """Fit one mixed-effects judgment model per language model and print the summaries."""
+    from reports.analysis import fit_models
+
+    exp, ds, sc = _dataset_and_scores(args)
+    fits = fit_models(ds, sc, exp.formula)
+    if fits is None:
+        raise DataError("mixed models need stats.judgment_models, which this version lacks")
+    for model, text in fits.summaries.items():
+        print(f"=== {model}\n{text}\n")
+    for note in fits.notes:
+        print(note, file=sys.stderr)
+    if args.out:
+        fits.table.to_csv(args.out, index=False)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Analyse and write the report (no resuming: see ``run``)."""
+    from reports.analysis import analyse
+    from reports.render import build
+
+    exp, ds, sc = _dataset_and_scores(args)
+    print(f"analysing {sc['model'].nunique()} models on {ds.name} ...", file=sys.stderr)
+    results = analyse(ds, sc, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed, by=exp.by,
+                      formula=exp.formula or None, compare_metric=exp.compare_metric,
+                      correction=exp.correction, command=_command(args),
+                      extra=exp.scores_settings())
+    report = build(results, exp.out)
+    print(f"wrote {report.html}, {report.markdown}, {len(report.figures)} figures and "
+          f"{len(report.tables)} table files in {report.out}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """score -> evaluate -> fit -> report into --out, skipping steps already done."""
+    from reports.pipeline import run
+
+    exp = _experiment(args)
+    report = run(exp, command=_command(args), force=args.force)
+    print(f"report: {report.html}")
+    return 0
+
+
+def _print_demo_tables(results) -> None:
+    from reports import tables
+
+    cols = ["model", "n_pairs", "blimp", "adc_0.5", "adc_1", "adc_5", "adc_area", "r_sentence",
+            "r_pair", "variability", "mcc"]
+    ev = results.evaluation
+    print(ev[[c for c in cols if c in ev]].to_string(index=False, float_format="%.3f"))
+    if "table_3_1" in results.reference:
+        t = tables.table_3_1(results)
+        show = ["model"] + [c for k in ("blimp", "adc_0.5", "adc_1", "adc_5")
+                            for c in (k, f"{k} (thesis)")]
+        print("\nThesis Table 3.1, ours beside the published values:")
+        print(t[show].to_string(index=False, float_format="%.3f"))
+    print("\nWithin-type variability (seed 004: human 0.288, trigram log-prob 0.331):")
+    print(results.variability.summary.to_string(index=False, float_format="%.3f"))
+    print("\nExcluded rows:")
+    print(tables.exclusions(results).to_string(index=False))
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Evaluate LI-Adger with the published thesis scores when the data are available,
+    else the bundled example, print the main tables and write the full report."""
+    import data
+    from reports.analysis import analyse
+    from reports.render import build
+
+    try:
+        ds, sc = data.load_li_adger(), data.load_li_adger_scores()
+        print(f"LI-Adger with the published thesis scores ({ds}).\n")
+    except DataError as err:
+        print(f"LI-Adger not available ({err}).\nUsing the bundled example instead: minimal "
+              "pairs printed in the papers, with the z-scores they print.\n")
+        ds, sc = data.load_example()
+    results = analyse(ds, sc, n_boot=args.n_boot, seed=args.seed, command=_command(args))
+    _print_demo_tables(results)
+    report = build(results, args.out)
+    print(f"\nFull report: {report.html} (Markdown: {report.markdown}; LaTeX tables and "
+          f"figures in {report.out})")
+    return 0
+
+
+def _data_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("data")
+    g.add_argument("--dataset", choices=["li-adger", "blimp", "cola", "example"],
+                   help="dataset to analyse (default: li-adger)")
+    g.add_argument("--data-path", metavar="DIR",
+                   help="folder with the dataset's files (default: $ACCEPTABILITY_DATA_DIR/"
+                        "<dataset>, else download)")
+
+
+def _scores_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("scores")
+    g.add_argument("--scores", metavar="SOURCE",
+                   help="'published' (the dataset's published model scores; default) or a "
+                        "scores file (.csv/.parquet with sentence_id, model, score)")
+    g.add_argument("--model", action="append", metavar="MODEL",
+                   help="a model of the scores to keep (repeatable); without --scores "
+                        "(run only), a model to score first")
+
+
+def _analysis_args(p: argparse.ArgumentParser, report: bool = True) -> None:
+    g = p.add_argument_group("analysis")
+    g.add_argument("--delta", type=_delta, nargs="+", metavar="D",
+                   help="ADC deltas in (0, 100] (default: 0.5 1 5)")
+    g.add_argument("--n-boot", type=int, metavar="N",
+                   help="bootstrap resamples for confidence intervals (default: 1000 for "
+                        "reports, 0 for evaluate; 0 = none)")
+    g.add_argument("--seed", type=int, help="random seed for the bootstrap (default: 0)")
+    if report:
+        g.add_argument("--by", help="column for per-group accuracy bars (default: paradigm, "
+                                    "else sub-dataset, else phenomenon)")
+        g.add_argument("--formula", help="lme4-style mixed model fitted per language model: "
+                                         "human ~ score ... (score = its z-score) or dh ~ dlm "
+                                         "... (pair deltas); '' for none (default: "
+                                         "'human ~ score + (1 + score | phenomenon)')")
+        g.add_argument("--compare-metric", help="metric for model comparisons (default: adc_1)")
+        g.add_argument("--correction", help="multiple-comparison correction (default: holm)")
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="acceptability",
         description="Does a language model know language the way people do? Score sentences, "
-                    "relate the scores to human acceptability judgments, report the statistics.",
+                    "relate the scores to human gradient acceptability judgments, and report "
+                    "the statistics (BLiMP criterion, ADC, correlations, MCC, within-type "
+                    "variability, mixed models).",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    d = sub.add_parser("demo", help="evaluate the bundled default (LI-Adger if available)")
-    d.set_defaults(func=cmd_demo)
-    e = sub.add_parser("evaluate", help="BLiMP criterion, ADC, correlations, MCC, variability")
-    e.add_argument("--dataset", default="li-adger", help="li-adger, blimp or example")
-    e.add_argument("--scores", default="published",
-                   help="a scores CSV/Parquet (sentence_id, model, score), or 'published'")
-    e.add_argument("--delta", type=_delta, nargs="+", default=[0.5, 1.0, 5.0],
-                   help="ADC deltas (default: 0.5 1 5)")
-    e.add_argument("--by", help="break down by a column, e.g. phenomenon or paradigm")
+    p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                           title="commands")
+
+    s = sub.add_parser("score", help="score a dataset's sentences with language models",
+                       description=cmd_score.__doc__)
+    _data_args(s)
+    s.add_argument("--model", action="append", required=True, metavar="MODEL",
+                   help="model to score with, e.g. gpt2 or a local folder (repeatable)")
+    s.add_argument("--method", help="logprob, pll, pll_word_l2r, classifier or ngram "
+                                    "(default: logprob)")
+    s.add_argument("--revision", help="model revision (branch, tag or commit) to load")
+    s.add_argument("--out", default="scores.parquet",
+                   help="scores file to write (.parquet or .csv; default: scores.parquet)")
+    s.set_defaults(func=cmd_score)
+
+    e = sub.add_parser("evaluate", help="BLiMP criterion, ADC, correlations, MCC, variability",
+                       description=cmd_evaluate.__doc__)
+    _data_args(e)
+    _scores_args(e)
+    _analysis_args(e, report=False)
+    e.add_argument("--by", help="break down by a column, e.g. phenomenon, dataset or paradigm")
     e.add_argument("--out", help="write the table as CSV instead of printing it")
     e.set_defaults(func=cmd_evaluate)
+
+    f = sub.add_parser("fit", help="mixed-effects judgment models, one per language model",
+                       description=cmd_fit.__doc__)
+    _data_args(f)
+    _scores_args(f)
+    f.add_argument("--formula", help="lme4-style formula: human ~ score ... (score = the "
+                                     "model's z-score) or dh ~ dlm ... (pair deltas) (default: "
+                                     "'human ~ score + (1 + score | phenomenon)')")
+    f.add_argument("--out", help="also write the fixed effects as CSV")
+    f.set_defaults(func=cmd_fit)
+
+    r = sub.add_parser("report", help="analyse and write the HTML/Markdown/LaTeX report",
+                       description=cmd_report.__doc__)
+    _data_args(r)
+    _scores_args(r)
+    _analysis_args(r)
+    r.add_argument("--out", help="report folder (default: report)")
+    r.set_defaults(func=cmd_report)
+
+    u = sub.add_parser("run", help="score -> evaluate -> fit -> report, resumable",
+                       description=cmd_run.__doc__ + " Settings come from --config (TOML, see "
+                       "examples/experiment.toml) and/or flags; flags win.")
+    u.add_argument("--config", metavar="TOML", help="experiment file")
+    _data_args(u)
+    _scores_args(u)
+    u.add_argument("--method", help="scoring method for --model without --scores "
+                                    "(default: logprob)")
+    u.add_argument("--revision", help="model revision for --model without --scores")
+    _analysis_args(u)
+    u.add_argument("--out", help="output folder (default: report)")
+    u.add_argument("--force", action="store_true", help="rerun every step")
+    u.set_defaults(func=cmd_run)
+
+    d = sub.add_parser("demo", help="the full report for LI-Adger (published scores) or the "
+                                    "bundled example, offline", description=cmd_demo.__doc__)
+    d.add_argument("--out", default="report", help="report folder (default: report)")
+    d.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    d.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    d.set_defaults(func=cmd_demo)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: bad input prints one clear line and exits non-zero, no traceback."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser().parse_args(argv)
+    args.argv = argv
     try:
         return args.func(args)
-    except (DataError, KeyError, ValueError, FileNotFoundError) as err:
+    except (DataError, ValueError, OSError, ImportError) as err:
+        if args.debug:
+            raise
         print(f"acceptability {args.command}: error: {err}", file=sys.stderr)
-        return 2
+    except KeyError as err:
+        if args.debug:
+            raise
+        print(f"acceptability {args.command}: error: {err.args[0] if err.args else err}",
+              file=sys.stderr)
+    except Exception as err:  # anything else: still one line, the traceback behind --debug
+        if args.debug:
+            raise
+        print(f"acceptability {args.command}: unexpected error: {type(err).__name__}: {err} "
+              "(rerun with --debug for the traceback)", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

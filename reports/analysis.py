@@ -1,0 +1,214 @@
+"""``analyse``: run every statistic the report shows and keep it, with provenance, in a
+``Results``; the optional sections (bootstrap CIs, model comparisons, mixed models) are
+used when their ``stats`` functions are available and otherwise omitted with a note."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+import stats
+from data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
+from reports.provenance import provenance
+
+DEFAULT_FORMULA = "human ~ score + (1 + score | phenomenon)"
+# scipy warns when a metric is NaN in every resample (a model without human judgments);
+# its interval is NaN and shows as a dash in the report.
+NAN_WARNING = "The BCa confidence interval cannot be calculated"
+MAX_GROUPS = 30  # more groups than this make the per-group bar chart unreadable
+
+
+@dataclass
+class Fits:
+    """Mixed-model fits, one per model: ``table`` has ``model, term, estimate, se,
+    lower, upper`` (Wald 95%); ``summaries`` the lme4-style printouts."""
+
+    formula: str
+    table: pd.DataFrame
+    summaries: dict[str, str]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Results:
+    """Everything a report shows; ``reports.build`` renders it. Optional parts are None
+    and ``notes`` says why."""
+
+    dataset: object
+    scores: pd.DataFrame
+    deltas: tuple[float, ...]
+    evaluation: pd.DataFrame
+    correlations: pd.DataFrame
+    corr_sentence: pd.DataFrame
+    corr_pair: pd.DataFrame | None
+    adc_curve: pd.DataFrame
+    variability: stats.Variability
+    sentence_frame: pd.DataFrame
+    pair_deltas: pd.DataFrame | None
+    by: str | None = None
+    by_group: pd.DataFrame | None = None
+    bootstrap: pd.DataFrame | None = None
+    comparisons: pd.DataFrame | None = None
+    fits: Fits | None = None
+    reference: dict[str, pd.DataFrame] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+    provenance: dict = field(default_factory=dict)
+
+    @property
+    def models(self) -> list[str]:
+        return list(self.evaluation["model"])
+
+
+def optional(name: str, module: str):
+    """A ``stats`` function that may not exist yet (being written in parallel), or None:
+    ``stats.<name>``, else ``<module>.<name>``."""
+    fn = getattr(stats, name, None)
+    if callable(fn):
+        return fn
+    try:
+        fn = getattr(importlib.import_module(module), name, None)
+    except ImportError:
+        return None
+    return fn if callable(fn) else None
+
+
+def choose_by(dataset) -> str | None:
+    """The grouping for per-group accuracy bars: BLiMP paradigms, else the source
+    sub-dataset (LI vs Adger), else phenomena when there are few enough."""
+    for table, col in ((dataset.pairs, "paradigm"), (dataset.sentences, "dataset"),
+                       (dataset.sentences, "phenomenon")):
+        if col in table and 1 < table[col].nunique() <= MAX_GROUPS:
+            return col
+    return None
+
+
+def _reference(dataset, models: list[str]) -> dict[str, pd.DataFrame]:
+    """Published numbers for the same dataset and models (thesis Tables 3.1, 2.3)."""
+    if getattr(dataset, "name", None) != "li-adger":
+        return {}
+    out = {}
+    for key, table in (("table_3_1", THESIS_TABLE_3_1), ("table_2_3", THESIS_TABLE_2_3)):
+        t = table[table["model"].isin(models)]
+        if len(t):
+            out[key] = t.reset_index(drop=True)
+    return out
+
+
+def bootstrap_ci(dataset, scores: pd.DataFrame, deltas, n_boot: int, seed: int,
+                 notes: dict) -> pd.DataFrame | None:
+    """Cluster (sentence type) bootstrap of every ``stats.evaluate`` metric, tidy
+    ``model, metric, estimate, lower, upper``; None (and a note) when not run."""
+    if n_boot <= 0:
+        notes["bootstrap"] = "Bootstrap confidence intervals were not requested (n_boot = 0)."
+        return None
+    boot = optional("bootstrap", "stats.bootstrap")
+    if boot is None:
+        notes["bootstrap"] = ("Bootstrap confidence intervals are omitted: stats.bootstrap is not "
+                              "available in this version of the package.")
+        return None
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=NAN_WARNING)
+        return boot(stats.evaluate, dataset, scores, n=n_boot, cluster="type_id", seed=seed,
+                    deltas=deltas)
+
+
+def _compare(dataset, scores, metric: str, correction: str, n_boot: int, seed: int, deltas,
+             notes: dict) -> pd.DataFrame | None:
+    compare_all = optional("compare_all", "stats.compare")
+    if compare_all is None:
+        notes["comparisons"] = ("Model comparisons are omitted: stats.compare_all is not available "
+                                "in this version of the package.")
+        return None
+    if scores["model"].nunique() < 2 or n_boot <= 0:
+        notes["comparisons"] = ("Model comparisons need at least two models and bootstrap "
+                                "resamples (n_boot > 0).")
+        return None
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=NAN_WARNING)
+        return compare_all(dataset, scores, metric, correction=correction, n=n_boot, seed=seed,
+                           deltas=deltas)
+
+
+def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) -> Fits | None:
+    """One linear mixed model per language model (``stats.judgment_models``, fitted by
+    ``stats.lmer``): a sentence-level model with ``score`` = the model's z-score, or a
+    pair-level one when the response is ``dh`` (predictor ``dlm``). None when those
+    functions are missing; a model whose fit fails is skipped, the reason in ``notes``.
+    """
+    pair_level = formula.split("~", 1)[0].strip() == "dh"
+    fit = optional("pair_model" if pair_level else "sentence_model", "stats.judgment_models")
+    if fit is None:
+        return None
+    rows, summaries, notes = [], {}, []
+    for model in dict.fromkeys(scores["model"]):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # singular fits are flagged in the table
+                m = fit(dataset, scores, model=model, formula=formula)
+        except (ValueError, KeyError, ArithmeticError, RuntimeError) as err:
+            notes.append(f"{model}: not fitted ({err})")
+            continue
+        ci = m.confint().loc[m.fixef.index]
+        rows.append(pd.DataFrame({
+            "model": model, "term": m.fixef.index, "estimate": m.fixef.to_numpy(),
+            "se": m.se.to_numpy(), "lower": ci.iloc[:, 0].to_numpy(),
+            "upper": ci.iloc[:, 1].to_numpy(), "n": m.nobs, "singular": bool(m.singular),
+        }))
+        summaries[model] = m.summary()
+    cols = ["model", "term", "estimate", "se", "lower", "upper", "n", "singular"]
+    table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=cols)
+    return Fits(formula=formula, table=table, summaries=summaries, notes=notes)
+
+
+def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0), n_boot: int = 1000,
+            seed: int = 0, by: str | None = "auto", formula: str | None = DEFAULT_FORMULA,
+            compare_metric: str = "adc_1", correction: str = "holm",
+            command: str | None = None, extra: dict | None = None) -> Results:
+    """Every statistic of the report for ``scores`` on ``dataset``.
+
+    ``by="auto"`` picks the per-group breakdown (:func:`choose_by`); ``formula=None``
+    skips the mixed models (fit them later with :func:`fit_models`). ``command`` and
+    ``extra`` go into the reproducibility block.
+    """
+    deltas = tuple(float(d) for d in deltas)
+    notes: dict[str, str] = {}
+    has_pairs = len(dataset.pairs) > 0
+    evaluation = stats.evaluate(dataset, scores, deltas=deltas)
+    by = choose_by(dataset) if by == "auto" else by
+    by_group = stats.evaluate(dataset, scores, deltas=deltas, by=by) if by and has_pairs else None
+    if by_group is None:
+        notes["by_group"] = ("No per-group breakdown: the dataset has no grouping column with "
+                             f"2 to {MAX_GROUPS} groups (or no pairs).")
+    fits = None
+    if formula:
+        fits = fit_models(dataset, scores, formula)
+        if fits is None:
+            notes["fits"] = ("Mixed models are omitted: stats.judgment_models is not available.")
+    else:
+        notes["fits"] = "Mixed models were not requested."
+    return Results(
+        dataset=dataset, scores=scores, deltas=deltas, evaluation=evaluation,
+        correlations=stats.correlations(dataset, scores),
+        corr_sentence=stats.correlation_matrix(dataset, scores, level="sentence"),
+        corr_pair=stats.correlation_matrix(dataset, scores, level="pair") if has_pairs else None,
+        adc_curve=stats.adc_curve(dataset, scores) if has_pairs else pd.DataFrame(
+            columns=["model", "delta", "pass_rate"]),
+        variability=stats.variability(dataset, scores),
+        sentence_frame=stats.sentence_frame(dataset, scores),
+        pair_deltas=stats.pair_deltas(dataset, scores) if has_pairs else None,
+        by=by, by_group=by_group,
+        bootstrap=bootstrap_ci(dataset, scores, deltas, n_boot, seed, notes) if has_pairs else None,
+        comparisons=_compare(dataset, scores, compare_metric, correction, n_boot, seed, deltas,
+                             notes) if has_pairs else None,
+        fits=fits,
+        reference=_reference(dataset, list(evaluation["model"])),
+        notes=notes,
+        provenance=provenance(dataset, scores, seed=seed, n_boot=n_boot, command=command,
+                              extra=(extra or {}) | {"deltas": list(deltas), "by": by,
+                                                     "formula": formula,
+                                                     "compare_metric": compare_metric,
+                                                     "correction": correction}),
+    )

@@ -1,0 +1,181 @@
+"""An experiment: which dataset, which scores or models, which analysis settings and
+where to write. Built from command-line flags or a TOML file (see
+``examples/experiment.toml``); both give the same ``Experiment`` and the same numbers."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+import data
+from data.errors import DataError
+from reports.analysis import DEFAULT_FORMULA
+
+DATASETS = ("li-adger", "blimp", "cola", "example")
+MAX_DELTA = 100.0
+# TOML layout: table -> {key in the file: Experiment field}
+TOML_KEYS = {
+    "": {"out": "out"},
+    "data": {"dataset": "dataset", "path": "data_path"},
+    "scores": {"source": "scores", "models": "models", "method": "method",
+               "revision": "revision"},
+    "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
+                 "formula": "formula", "compare_metric": "compare_metric",
+                 "correction": "correction"},
+}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """Settings of one analysis run (``acceptability run``).
+
+    ``scores``: ``"published"`` (the dataset's published model scores), a scores file, or
+    None to score ``models`` with ``scoring.score``; with scores given, ``models`` selects
+    some of their models. ``by="auto"`` picks the per-group breakdown; ``formula=""``
+    skips the mixed models.
+    """
+
+    dataset: str = "li-adger"
+    data_path: str | None = None
+    scores: str | None = "published"
+    models: tuple[str, ...] = ()
+    method: str = "logprob"
+    revision: str | None = None
+    deltas: tuple[float, ...] = (0.5, 1.0, 5.0)
+    n_boot: int = 1000
+    seed: int = 0
+    by: str | None = "auto"
+    formula: str = DEFAULT_FORMULA
+    compare_metric: str = "adc_1"
+    correction: str = "holm"
+    out: str = "report"
+
+    def __post_init__(self) -> None:
+        if self.dataset not in DATASETS:
+            raise DataError(f"unknown dataset {self.dataset!r}", fix=f"use one of {list(DATASETS)}")
+        object.__setattr__(self, "deltas", tuple(check_delta(d) for d in self.deltas))
+        object.__setattr__(self, "models", tuple(self.models))
+        if self.n_boot < 0:
+            raise DataError(f"n_boot must be >= 0, got {self.n_boot}")
+        if self.scores is None and not self.models:
+            raise DataError("no scores and no models to score",
+                            fix="give --scores (published or a file) or --model")
+
+    def replace(self, **changes) -> Experiment:
+        """A copy with some settings changed (None values are ignored)."""
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def scores_settings(self) -> dict:
+        """Where the scores come from (for provenance): source, models, method, revision."""
+        scored = self.scores is None
+        return {"scores": self.scores or "scored with scoring.score",
+                "models": list(self.models), "method": self.method if scored else None,
+                "revision": self.revision if scored else None}
+
+    def analysis_settings(self) -> dict:
+        """The settings that determine the statistics (for fingerprints and provenance)."""
+        return {"deltas": list(self.deltas), "n_boot": self.n_boot, "seed": self.seed,
+                "by": self.by, "compare_metric": self.compare_metric,
+                "correction": self.correction}
+
+
+def check_delta(value: float | str) -> float:
+    """An ADC delta: a number in (0, 100]."""
+    try:
+        d = float(value)
+    except (TypeError, ValueError):
+        raise DataError(f"delta must be a number, got {value!r}") from None
+    if not 0 < d <= MAX_DELTA:
+        raise DataError(f"delta must be in (0, {MAX_DELTA:g}], got {value}")
+    return d
+
+
+def from_toml(path: str | os.PathLike) -> Experiment:
+    """An ``Experiment`` from a TOML file; relative paths are relative to the file."""
+    p = Path(path)
+    try:
+        doc = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError("no such experiment file", source=str(p)) from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise DataError(f"unreadable experiment file ({err})", source=str(p)) from None
+    values = {}
+    for table, keys in TOML_KEYS.items():
+        section = doc if table == "" else doc.get(table, {})
+        if not isinstance(section, dict):
+            raise DataError(f"[{table}] must be a table", source=str(p))
+        allowed = set(keys) | (set(TOML_KEYS) - {""} if table == "" else set())
+        unknown = sorted(set(section) - allowed)
+        if unknown:
+            where = f"[{table}]" if table else "the top level"
+            raise DataError(f"unknown key {unknown[0]!r} in {where}", source=str(p),
+                            fix=f"use one of {sorted(keys)}")
+        values |= {keys[k]: v for k, v in section.items() if k in keys}
+    for key in ("data_path", "out"):
+        if key in values:
+            values[key] = str((p.parent / values[key]).resolve())
+    if "scores" in values and values["scores"] not in ("published", "score"):
+        values["scores"] = str((p.parent / values["scores"]).resolve())
+    if values.get("scores") == "score":
+        values["scores"] = None
+    try:
+        return Experiment(**values)
+    except TypeError as err:
+        raise DataError(f"bad value in experiment file ({err})", source=str(p)) from None
+
+
+def load_dataset(exp: Experiment):
+    """The experiment's dataset."""
+    if exp.dataset == "example":
+        return data.load_example()[0]
+    loader = {"li-adger": data.load_li_adger, "blimp": data.load_blimp,
+              "cola": data.load_cola}[exp.dataset]
+    return loader(exp.data_path)
+
+
+def select_models(scores: pd.DataFrame, models: tuple[str, ...]) -> pd.DataFrame:
+    """Keep ``models`` of a scores table (all when empty); an unknown model is an error."""
+    if not models:
+        return scores
+    have = list(dict.fromkeys(scores["model"]))
+    unknown = [m for m in models if m not in have]
+    if unknown:
+        raise DataError(f"unknown model {unknown[0]!r}", fix=f"the scores have {have}")
+    return scores[scores["model"].isin(models)].reset_index(drop=True)
+
+
+def score_models(dataset, models: tuple[str, ...], method: str,
+                 revision: str | None = None) -> pd.DataFrame:
+    """Score ``dataset`` with each model (``scoring.score``, imported lazily: torch)."""
+    try:
+        import scoring
+    except ImportError as err:
+        raise DataError(f"scoring is not available ({err})",
+                        fix="pip install 'acceptability[scoring]'") from None
+    score = getattr(scoring, "score", None)
+    if score is None:
+        raise DataError("scoring.score is not available in this version of the package")
+    return pd.concat([score(dataset, model=m, method=method, revision=revision) for m in models],
+                     ignore_index=True)
+
+
+def load_scores(exp: Experiment, dataset) -> pd.DataFrame:
+    """The experiment's scores: published, from a file, or computed with ``scoring``."""
+    if exp.scores is None:
+        return score_models(dataset, exp.models, exp.method, exp.revision)
+    if exp.scores == "published":
+        if exp.dataset == "li-adger":
+            scores = data.load_li_adger_scores(exp.data_path)
+        elif exp.dataset == "example":
+            scores = data.load_example()[1]
+        else:
+            raise DataError(f"no published scores for dataset {exp.dataset!r}",
+                            fix="give a scores file, or --model to score the sentences")
+    else:
+        scores = data.read_scores(exp.scores, dataset)
+    return select_models(scores, exp.models)

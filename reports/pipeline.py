@@ -1,0 +1,160 @@
+"""``run``: score -> evaluate -> fit -> report into one folder, resumable.
+
+Each step writes its outputs into the folder and records a fingerprint of its inputs in
+``manifest.json``; a rerun skips a step whose outputs exist and whose fingerprint matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import data
+from data.sources import checksum
+from reports.analysis import Fits, Results, analyse, fit_models
+from reports.experiment import Experiment, load_dataset, load_scores
+from reports.provenance import version
+from reports.render import Report, build
+
+STEPS = ("score", "evaluate", "fit", "report")
+
+
+def fingerprint(*parts) -> str:
+    """A short hash of JSON-serialisable inputs."""
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class Manifest:
+    """``manifest.json`` in the output folder: per step its fingerprint and outputs."""
+
+    def __init__(self, out: Path) -> None:
+        self.out, self.path = out, out / "manifest.json"
+        try:
+            self.steps = json.loads(self.path.read_text())["steps"]
+        except (FileNotFoundError, json.JSONDecodeError, KeyError, TypeError):
+            self.steps = {}
+
+    def done(self, step: str, fp: str) -> bool:
+        entry = self.steps.get(step)
+        return bool(entry) and entry["fingerprint"] == fp and all(
+            (self.out / o).exists() for o in entry["outputs"])
+
+    def record(self, step: str, fp: str, outputs: list[str], seconds: float) -> None:
+        self.steps[step] = {"fingerprint": fp, "outputs": outputs, "seconds": round(seconds, 2),
+                            "finished": datetime.now(UTC).isoformat(timespec="seconds")}
+        tmp = self.path.with_name("manifest.json.tmp")
+        tmp.write_text(json.dumps({"steps": self.steps}, indent=2))
+        os.replace(tmp, self.path)
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _pickle(obj, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("wb") as f:
+        pickle.dump(obj, f)
+    os.replace(tmp, path)
+
+
+def _unpickle(path: Path):
+    with path.open("rb") as f:
+        return pickle.load(f)  # our own step output, fingerprinted
+
+
+def _scores_source(exp: Experiment) -> str | None:
+    """The scores setting plus, for a file, its checksum (a changed file reruns the steps)."""
+    if exp.scores in (None, "published"):
+        return exp.scores
+    path = Path(exp.scores)
+    return f"{path}:{checksum(path)}" if path.is_file() else str(path)
+
+
+def with_fits(results: Results, fits: Fits | None, formula: str) -> Results:
+    """``results`` with the mixed-model fits (or the note on why there are none)."""
+    notes = {k: v for k, v in results.notes.items() if k != "fits"}
+    if fits is None:
+        notes["fits"] = ("Mixed models were not requested." if not formula else
+                         "Mixed models are omitted: stats.judgment_models is not available.")
+    settings = results.provenance.get("settings", {}) | {"formula": formula or None}
+    return replace(results, fits=fits, notes=notes,
+                   provenance=results.provenance | {"settings": settings})
+
+
+def run(exp: Experiment, command: str | None = None, force: bool = False,
+        log: Callable[[str], None] = _stderr) -> Report:
+    """Run the four steps of ``exp`` into ``exp.out``, skipping those already done."""
+    out = Path(exp.out)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = Manifest(out)
+    pkg = version("acceptability")
+    ds = load_dataset(exp)
+
+    def step(i: int, name: str, fp: str, outputs: list[str], work: Callable[[], None],
+             what: str) -> bool:
+        if not force and manifest.done(name, fp):
+            log(f"[{i}/{len(STEPS)}] {name}: up to date ({', '.join(outputs)}), skipped")
+            return False
+        log(f"[{i}/{len(STEPS)}] {name}: {what} ...")
+        t0 = time.perf_counter()
+        work()
+        manifest.record(name, fp, outputs, time.perf_counter() - t0)
+        log(f"[{i}/{len(STEPS)}] {name}: done in {time.perf_counter() - t0:.1f} s")
+        return True
+
+    scores_file = out / "scores.parquet"
+    fp_score = fingerprint(exp.dataset, ds.checksums, _scores_source(exp),
+                           exp.scores_settings(), pkg)
+    step(1, "score", fp_score, ["scores.parquet"],
+         lambda: data.write_scores(load_scores(exp, ds), scores_file),
+         f"scores for {ds.name} ({exp.scores or 'scoring ' + ', '.join(exp.models)})")
+    scores = data.read_scores(scores_file, ds)
+
+    fp_eval = fingerprint(fp_score, exp.analysis_settings(), pkg)
+
+    def evaluate() -> None:
+        results = analyse(ds, scores, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed,
+                          by=exp.by, formula=None, compare_metric=exp.compare_metric,
+                          correction=exp.correction, command=command,
+                          extra=exp.scores_settings())
+        _pickle(results, out / "analysis.pkl")
+        results.evaluation.to_csv(out / "evaluation.csv", index=False)
+
+    step(2, "evaluate", fp_eval, ["analysis.pkl", "evaluation.csv"], evaluate,
+         f"statistics for {scores['model'].nunique()} models (bootstrap n={exp.n_boot})")
+
+    fp_fit = fingerprint(fp_score, exp.formula, pkg)
+
+    def fit() -> None:
+        fits = fit_models(ds, scores, exp.formula) if exp.formula else None
+        _pickle(fits, out / "fits.pkl")
+        if fits is not None:
+            fits.table.to_csv(out / "fits.csv", index=False)
+
+    step(3, "fit", fp_fit, ["fits.pkl"], fit, f"mixed models: {exp.formula or 'none'}")
+
+    fp_report = fingerprint(fp_eval, fp_fit, command, pkg)
+    report_files = ["report.html", "report.md", "provenance.json"]
+
+    def report() -> None:
+        results = with_fits(_unpickle(out / "analysis.pkl"), _unpickle(out / "fits.pkl"),
+                            exp.formula)
+        if command:
+            results.provenance["command"] = command
+        build(results, out)
+
+    step(4, "report", fp_report, report_files, report, f"report into {out}")
+    figures = {p.stem: p for p in sorted((out / "figures").glob("*.png"))}
+    table_files = {p.name: p for p in sorted((out / "tables").glob("*"))}
+    return Report(out=out, html=out / "report.html", markdown=out / "report.md",
+                  provenance=out / "provenance.json", figures=figures, tables=table_files)

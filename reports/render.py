@@ -1,0 +1,206 @@
+"""``build``: write a ``Results`` as a self-contained HTML report (figures embedded), a
+Markdown report, LaTeX and CSV tables, PNG figures and a provenance JSON."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+import matplotlib.pyplot as plt
+from markupsafe import Markup
+from matplotlib.figure import Figure
+
+from reports import figures, tables
+from reports.analysis import Results
+from reports.templates import HTML, MARKDOWN
+
+DPI = 110
+
+
+@dataclass
+class Section:
+    """One report section, rendered alike in HTML and Markdown."""
+
+    anchor: str
+    title: str
+    text: str = ""
+    tables: list[str] = field(default_factory=list)  # keys of tables.all_tables
+    figures: list[tuple[str, str, Callable[[], Figure]]] = field(default_factory=list)
+    pre: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    """Paths of what :func:`build` wrote."""
+
+    out: Path
+    html: Path
+    markdown: Path
+    provenance: Path
+    figures: dict[str, Path]
+    tables: dict[str, Path]
+
+
+def sections(r: Results) -> list[Section]:
+    """The report's sections in order, with the figures each shows."""
+    seed = r.provenance.get("seed", 0)
+    n_human = dict(zip(r.evaluation["model"], r.evaluation["n_pairs_human"], strict=True))
+    notes = r.notes
+    adc = Section("adc", "BLiMP criterion and ADC (thesis Table 3.1)",
+                  "Share of minimal pairs whose acceptable sentence outscores the unacceptable "
+                  "one (BLiMP criterion), and share whose model delta has the human delta's sign "
+                  "and lies within delta of it (ADC), over pairs with both values.",
+                  tables=["table_3_1"], notes=[notes[k] for k in ("bootstrap", "by_group")
+                                               if k in notes])
+    if len(r.adc_curve):
+        adc.figures.append(("adc_curve", "ADC pass rate against delta with 95% Wilson bands; "
+                            "dotted lines at the deltas of Table 3.1.",
+                            lambda: figures.adc_curve(r.adc_curve, n_human, marks=r.deltas)))
+    if r.by_group is not None:
+        adc.figures.append(("accuracy_by_group", f"BLiMP criterion and ADC (delta 1) by {r.by}, "
+                            "with 95% Wilson intervals.",
+                            lambda: figures.accuracy_bars(r.by_group, r.by)))
+    corr = Section("correlations", "Correlations with human judgments",
+                   "Pearson and Spearman correlations of model z-scores with human judgments "
+                   "per sentence, and of model deltas with human deltas per minimal pair.",
+                   tables=["correlations"])
+    corr.figures.append(("corr_sentence", "Pearson correlation matrix of human judgments and "
+                         "model z-scores per sentence (thesis figs 2-4, 3-1).",
+                         lambda: figures.correlation_heatmap(r.corr_sentence,
+                                                             "Pearson r, sentence level")))
+    if r.corr_pair is not None:
+        corr.figures.append(("corr_pair", "Pearson correlation matrix of human and model deltas "
+                             "per minimal pair (thesis figs 2-6, 3-3).",
+                             lambda: figures.correlation_heatmap(r.corr_pair,
+                                                                 "Pearson r, pair level")))
+    corr.figures.append(("scatter_sentence", "Human judgment against model z-score per sentence, "
+                         "x-jitter 0.05, alpha 0.3, least-squares line in red (thesis figs 2-5, "
+                         "3-2).", lambda: figures.human_vs_model(r.sentence_frame, seed)))
+    if r.pair_deltas is not None:
+        corr.figures.append(("scatter_pair", "Human delta against model delta per minimal pair, "
+                             "as above (thesis figs 2-7, 3-4).",
+                             lambda: figures.delta_scatter(r.pair_deltas, seed)))
+    var = Section("variability", "Within-type variability",
+                  "SD of the (z-)scores of the lexical variants of each sentence type, averaged "
+                  "over types (seed 004: humans 0.288 on LI-Adger).", tables=["variability"])
+    var.figures += [
+        ("type_mean_sd", "Type mean against type SD, per source (seed 004 section 4).",
+         lambda: figures.type_mean_sd(r.variability.types)),
+        ("type_correlations", "Correlations of type means (top) and type SDs (bottom) across "
+         "humans and models (seed 004 fig. 2).",
+         lambda: figures.type_correlations(r.variability.mean_corr, r.variability.sd_corr)),
+    ]
+    fit = Section("fits", "Mixed-effects judgment models",
+                  tables=["fits"], notes=[notes["fits"]] if "fits" in notes and r.fits is None
+                  else [])
+    if r.fits is not None:
+        fit.text = (f"One linear mixed model per language model, fitted by REML: "
+                    f"{r.fits.formula} (score = the model's z-score; dh, dlm = human and "
+                    f"model deltas of a minimal pair).")
+        fit.notes += r.fits.notes
+        fit.pre = [(f"summary: {m}", text) for m, text in r.fits.summaries.items()]
+    comp = Section("comparisons", "Model comparisons", tables=["comparisons"],
+                   notes=[notes["comparisons"]] if "comparisons" in notes else [])
+    if r.comparisons is not None:
+        settings = r.provenance.get("settings", {})
+        comp.text = (f"Pairwise differences (model a − model b) in "
+                     f"{settings.get('compare_metric', 'the metric')} with paired cluster-bootstrap "
+                     f"intervals; p-values (bootstrap and classical test) corrected for multiple "
+                     f"comparisons ({settings.get('correction', '')}).")
+        if len(r.comparisons):
+            comp.figures.append(("comparisons_forest", "Model differences with 95% bootstrap "
+                                 "intervals and corrected bootstrap p-values (forest plot).",
+                                 lambda: figures.forest(r.comparisons)))
+    repro = Section("reproducibility", "Reproducibility",
+                    "Versions, models, seeds, data checksums and the command that made this "
+                    "report (also in provenance.json).",
+                    pre=[("provenance", json.dumps(r.provenance, indent=2, default=str))])
+    return [
+        Section("data", "Data summary", tables=["data_summary", "exclusions", "counts"]),
+        adc, corr, Section("mcc", "MCC", "Predicted label (classifier: sign of the signed "
+                           "confidence; other scores: z above 0) against the expert label.",
+                           tables=["mcc"]),
+        var, fit, comp, repro,
+    ]
+
+
+def _write_figure(fig: Figure, path: Path) -> str:
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def build(results: Results, out: str | os.PathLike = "report",
+          title: str | None = None) -> Report:
+    """Write the report for ``results`` into ``out``: ``report.html`` (self-contained),
+    ``report.md``, ``figures/*.png``, ``tables/*.csv`` and ``*.tex`` (booktabs),
+    ``provenance.json``. Returns the paths."""
+    out = Path(out)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    all_tables = tables.all_tables(results)
+    table_files: dict[str, Path] = {}
+    rendered = []
+    for s in sections(results):
+        ts = []
+        for key in s.tables:
+            caption, table = all_tables[key]
+            if table is None:
+                continue
+            csv, tex = out / "tables" / f"{key}.csv", out / "tables" / f"{key}.tex"
+            table.to_csv(csv, index=False)
+            _atomic_write(tex, tables.to_latex(table, caption, key))
+            table_files[f"{key}.csv"], table_files[f"{key}.tex"] = csv, tex
+            ts.append({"caption": caption, "html": Markup(tables.to_html(table)),  # escaped
+                       "markdown": tables.to_markdown(table),
+                       "files": {"csv": f"tables/{key}.csv", "tex": f"tables/{key}.tex"}})
+        fs = []
+        for name, caption, make in s.figures:
+            path = out / "figures" / f"{name}.png"
+            fs.append({"caption": caption, "file": f"figures/{name}.png",
+                       "base64": _write_figure(make(), path)})
+        rendered.append({"anchor": s.anchor, "title": s.title, "text": s.text, "notes": s.notes,
+                         "tables": ts, "figures": fs,
+                         "pre": [{"title": t, "text": x} for t, x in s.pre]})
+    extra = {"evaluation": tables.evaluation_with_ci(results.evaluation, results.bootstrap)}
+    if results.by_group is not None:
+        extra[f"evaluation_by_{results.by}"] = results.by_group
+    for key, table in extra.items():
+        table_files[f"{key}.csv"] = out / "tables" / f"{key}.csv"
+        table.to_csv(table_files[f"{key}.csv"], index=False)
+    figure_files = {f["file"].removeprefix("figures/").removesuffix(".png"): out / f["file"]
+                    for s in rendered for f in s["figures"]}
+    ds = results.dataset
+    context = {
+        "title": title or f"acceptability report: {ds.name}",
+        "subtitle": (f"{len(results.models)} models on {ds.name} ({len(ds.sentences)} sentences, "
+                     f"{len(ds.pairs)} minimal pairs); made {results.provenance.get('created')} "
+                     f"by acceptability {results.provenance.get('acceptability')}."),
+        "sections": rendered,
+    }
+    env = jinja2.Environment(autoescape=jinja2.select_autoescape(default=True),
+                             undefined=jinja2.StrictUndefined)
+    html = env.from_string(HTML).render(context)
+    md_env = jinja2.Environment(autoescape=False, undefined=jinja2.StrictUndefined,
+                                keep_trailing_newline=True)
+    markdown = re.sub(r"\n{3,}", "\n\n", md_env.from_string(MARKDOWN).render(context))
+    html_path, md_path = out / "report.html", out / "report.md"
+    _atomic_write(html_path, html)
+    _atomic_write(md_path, markdown)
+    prov = out / "provenance.json"
+    _atomic_write(prov, json.dumps(results.provenance, indent=2, default=str))
+    return Report(out=out, html=html_path, markdown=md_path, provenance=prov,
+                  figures=figure_files, tables=table_files)

@@ -1,0 +1,168 @@
+"""Report tables built from a ``Results``: numeric DataFrames (written as CSV) and their
+display forms (HTML, Markdown, LaTeX with booktabs)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from data.published import SEED_004_VARIABILITY
+from reports.analysis import Results, optional
+
+
+def data_summary(results: Results) -> pd.DataFrame:
+    """Counts of the dataset and of the scores that enter the analysis."""
+    ds, sc = results.dataset, results.scores
+    s = ds.sentences
+    rows = [
+        ("dataset", ds.name), ("source", ds.source),
+        ("sentences", len(s)), ("sentences with a human judgment", int(s["human"].notna().sum())),
+        ("sentence types", s["type_id"].nunique()), ("phenomena", s["phenomenon"].nunique()),
+        ("minimal pairs", len(ds.pairs)), ("models", sc["model"].nunique()),
+        ("scored sentences (all models)", len(sc)),
+    ]
+    return pd.DataFrame(rows, columns=["quantity", "value"]).astype({"value": str})
+
+
+def exclusions(results: Results) -> pd.DataFrame:
+    """What the loader set aside and why (``Dataset.exclusions``), nothing dropped silently."""
+    ex = results.dataset.exclusions
+    if not len(ex):
+        return pd.DataFrame({"table": ["-"], "reason": ["nothing excluded by the loader"],
+                             "n": [0]})
+    return ex.reset_index(drop=True)
+
+
+def counts(results: Results) -> pd.DataFrame:
+    """Per model: sentences and pairs used, and pairs left out for a missing value."""
+    cols = ["model", "n_sentences", "n_pairs", "n_pairs_human", "n_pairs_excluded", "n_mcc"]
+    return results.evaluation[[c for c in cols if c in results.evaluation]]
+
+
+def evaluation_with_ci(evaluation: pd.DataFrame, bootstrap: pd.DataFrame | None) -> pd.DataFrame:
+    """``stats.evaluate``'s table with ``<metric>_lower``/``_upper`` beside each metric from
+    the tidy bootstrap table (``stats.with_intervals``) when there is one."""
+    if bootstrap is None or not len(bootstrap):
+        return evaluation
+    return optional("with_intervals", "stats.bootstrap")(evaluation, bootstrap)
+
+
+def table_3_1(results: Results) -> pd.DataFrame:
+    """Thesis Table 3.1: BLiMP criterion and ADC at each delta per model (with bootstrap
+    CI columns when available), each beside the thesis value where one is published."""
+    ev = evaluation_with_ci(results.evaluation, results.bootstrap)
+    ref = results.reference.get("table_3_1")
+    thesis = ref.set_index("model") if ref is not None else pd.DataFrame()
+    out = ev[["model", "n_pairs"]].copy()
+    for metric in ["blimp", *[f"adc_{d:g}" for d in results.deltas]]:
+        for col in (metric, f"{metric}_lower", f"{metric}_upper"):
+            if col in ev:
+                out[col] = ev[col]
+        if metric in thesis:
+            out[f"{metric} (thesis)"] = out["model"].map(thesis[metric])
+    return out
+
+
+def correlations(results: Results) -> pd.DataFrame:
+    """Pearson and Spearman correlations with humans at sentence and pair level (thesis
+    Table 2.3, with the thesis r beside ours when published)."""
+    c = results.correlations.copy()
+    ref = results.reference.get("table_2_3")
+    if ref is not None:
+        thesis = ref.melt(id_vars="model", var_name="level", value_name="pearson (thesis)")
+        thesis["level"] = thesis["level"].str.removeprefix("r_")
+        c = c.merge(thesis, on=["model", "level"], how="left")
+    return c
+
+
+def mcc(results: Results) -> pd.DataFrame:
+    """Matthews correlation of predicted vs expert labels (thesis 2.4)."""
+    ev = evaluation_with_ci(results.evaluation, results.bootstrap)
+    return ev[[c for c in ("model", "mcc", "mcc_lower", "mcc_upper", "n_mcc") if c in ev]]
+
+
+def variability(results: Results) -> pd.DataFrame:
+    """Within-type variability (mean SD of z over the 8 lexical variants of each type),
+    with seed 004's published values where they exist."""
+    s = results.variability.summary.copy()
+    if results.dataset.name == "li-adger":
+        s["seed 004"] = s["source"].map(SEED_004_VARIABILITY)
+    return s
+
+
+def fits(results: Results) -> pd.DataFrame | None:
+    """Fixed effects of the mixed models (Wald 95% intervals)."""
+    if results.fits is None:
+        return None
+    return results.fits.table.rename(columns={"lower": "estimate_lower",
+                                              "upper": "estimate_upper"})
+
+
+COMPARISON_COLUMNS = ("model_a", "model_b", "estimate_a", "estimate_b", "difference",
+                      "difference_lower", "difference_upper", "p_boot", "p_boot_adj", "test",
+                      "p_test", "p_test_adj")
+
+
+def comparisons(results: Results) -> pd.DataFrame | None:
+    """Model comparisons (``stats.compare_all``): the difference a − b with its bootstrap
+    interval, bootstrap and classical p-values, raw and corrected."""
+    c = results.comparisons
+    if c is None:
+        return None
+    c = c.rename(columns={"lower": "difference_lower", "upper": "difference_upper"})
+    return c[[k for k in COMPARISON_COLUMNS if k in c]]
+
+
+def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
+    """Every report table by file stem: (caption, table or None when not available)."""
+    metric_list = ", ".join(["BLiMP criterion", *[f"ADC at delta {d:g}" for d in results.deltas]])
+    return {
+        "data_summary": ("Data summary", data_summary(results)),
+        "exclusions": ("Rows excluded by the loader, and why", exclusions(results)),
+        "counts": ("Sentences and pairs used per model", counts(results)),
+        "table_3_1": (f"{metric_list}, with the thesis values (thesis Table 3.1); 95% "
+                      "cluster-bootstrap intervals in brackets when computed",
+                      table_3_1(results)),
+        "correlations": ("Correlations with human judgments (thesis Table 2.3)",
+                         correlations(results)),
+        "mcc": ("Matthews correlation coefficient against expert labels", mcc(results)),
+        "variability": ("Within-type variability (seed 004)", variability(results)),
+        "fits": ("Mixed-model fixed effects", fits(results)),
+        "comparisons": ("Model comparisons (corrected p-values)", comparisons(results)),
+    }
+
+
+def formatted(table: pd.DataFrame) -> pd.DataFrame:
+    """Display form: ``<c>_lower``/``<c>_upper`` folded into ``<c>`` as ``v [lo, hi]``;
+    floats to 3 decimals (p-values to 3 significant digits); NaN as a dash."""
+    out = table.copy()
+    for col in list(out.columns):
+        if pd.api.types.is_float_dtype(out[col]):
+            is_p = col.startswith("p_") or col.endswith(("_p", "pvalue", "p_value"))
+            spec = "{:.3g}" if is_p else "{:.3f}"
+            out[col] = out[col].map(lambda v, s=spec: "–" if pd.isna(v) else s.format(v))
+    for col in [c for c in out.columns if f"{c}_lower" in out and f"{c}_upper" in out]:
+        lo, hi = out.pop(f"{col}_lower"), out.pop(f"{col}_upper")
+        ci = np.where(lo == "–", "", " [" + lo + ", " + hi + "]")
+        out[col] = out[col] + ci
+    return out.astype(str)
+
+
+def to_latex(table: pd.DataFrame, caption: str, label: str) -> str:
+    """A booktabs LaTeX table (pandas Styler)."""
+    shown = formatted(table)
+    styler = shown.style.hide(axis="index").format(escape="latex")
+    return styler.format_index(escape="latex", axis=1).to_latex(
+        column_format="l" + "r" * (shown.shape[1] - 1),
+        caption=caption, label=f"tab:{label}", hrules=True, position="htbp",
+        position_float="centering")
+
+
+def to_markdown(table: pd.DataFrame) -> str:
+    """A GitHub-flavoured Markdown table."""
+    return formatted(table).to_markdown(index=False)
+
+
+def to_html(table: pd.DataFrame) -> str:
+    """An HTML table (escaped)."""
+    return formatted(table).to_html(index=False, classes="table", border=0, escape=True)

@@ -1,0 +1,95 @@
+"""Jinja2 templates of the HTML and Markdown reports (kept in Python so the package needs
+no data files). Both iterate over the same ``sections``: title, text, tables, figures,
+preformatted blocks and notes."""
+
+from __future__ import annotations
+
+HTML = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{ title }}</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 1300px;
+       margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+h1 { border-bottom: 2px solid #444; padding-bottom: .2em; }
+h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
+nav ol { columns: 2; }
+table.table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .8em; }
+table.table th, table.table td { padding: .25em .6em; border-bottom: 1px solid #ddd;
+                                 text-align: right; white-space: nowrap; }
+.scroll { overflow-x: auto; }
+table.table th { border-bottom: 2px solid #444; background: #f6f6f6; }
+table.table td:first-child, table.table th:first-child { text-align: left; }
+figure { margin: 1em 0 2em; }
+figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption, .caption { font-size: .9em; color: #444; }
+.note { background: #fff8e1; border-left: 4px solid #f0b400; padding: .4em .8em; }
+pre { background: #f6f6f6; padding: .8em; overflow-x: auto; font-size: .8em; }
+</style>
+</head>
+<body>
+<h1>{{ title }}</h1>
+<p>{{ subtitle }}</p>
+<nav><ol>{% for s in sections %}<li><a href="#{{ s.anchor }}">{{ s.title }}</a></li>{% endfor %}
+</ol></nav>
+{% for s in sections %}
+<section id="{{ s.anchor }}">
+<h2>{{ s.title }}</h2>
+{% if s.text %}<p>{{ s.text }}</p>{% endif %}
+{% for note in s.notes %}<p class="note">{{ note }}</p>
+{% endfor %}
+{% for t in s.tables %}<p class="caption"><b>Table.</b> {{ t.caption }}
+{% if t.files %}(<a href="{{ t.files.csv }}">CSV</a>, <a href="{{ t.files.tex }}">LaTeX</a>){% endif %}</p>
+<div class="scroll">{{ t.html }}</div>
+{% endfor %}
+{% for f in s.figures %}<figure>
+<img src="data:image/png;base64,{{ f.base64 }}" alt="{{ f.caption }}">
+<figcaption><b>Figure.</b> {{ f.caption }} (<a href="{{ f.file }}">{{ f.file }}</a>)</figcaption>
+</figure>
+{% endfor %}
+{% for p in s.pre %}<details{% if loop.first %} open{% endif %}><summary>{{ p.title }}</summary>
+<pre>{{ p.text }}</pre></details>
+{% endfor %}
+</section>
+{% endfor %}
+</body>
+</html>
+"""
+
+MARKDOWN = """# {{ title }}
+
+{{ subtitle }}
+{% for s in sections %}
+
+## {{ s.title }}
+{% if s.text %}
+
+{{ s.text }}
+{% endif %}
+{% for note in s.notes %}
+
+> **Note.** {{ note }}
+{% endfor %}
+{% for t in s.tables %}
+
+**Table.** {{ t.caption }}
+
+{{ t.markdown }}
+{% endfor %}
+{% for f in s.figures %}
+
+![{{ f.caption }}]({{ f.file }})
+
+*Figure.* {{ f.caption }}
+{% endfor %}
+{% for p in s.pre %}
+
+**{{ p.title }}**
+
+```
+{{ p.text }}
+```
+{% endfor %}
+{% endfor %}
+"""
