@@ -1,10 +1,9 @@
 """``analyse``: run every statistic the report shows and keep it, with provenance, in a
-``Results``; the optional sections (bootstrap CIs, model comparisons, mixed models) are
-used when their ``stats`` functions are available and otherwise omitted with a note."""
+``Results``; a section that cannot be computed (no pairs, n_boot = 0, a failed fit) is
+omitted with a note saying why."""
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from dataclasses import dataclass, field
 
@@ -62,19 +61,6 @@ class Results:
         return list(self.evaluation["model"])
 
 
-def optional(name: str, module: str):
-    """A ``stats`` function that may not exist yet (being written in parallel), or None:
-    ``stats.<name>``, else ``<module>.<name>``."""
-    fn = getattr(stats, name, None)
-    if callable(fn):
-        return fn
-    try:
-        fn = getattr(importlib.import_module(module), name, None)
-    except ImportError:
-        return None
-    return fn if callable(fn) else None
-
-
 def choose_by(dataset) -> str | None:
     """The grouping for per-group accuracy bars: BLiMP paradigms, else the source
     sub-dataset (LI vs Adger), else phenomena when there are few enough."""
@@ -104,44 +90,32 @@ def bootstrap_ci(dataset, scores: pd.DataFrame, deltas, n_boot: int, seed: int,
     if n_boot <= 0:
         notes["bootstrap"] = "Bootstrap confidence intervals were not requested (n_boot = 0)."
         return None
-    boot = optional("bootstrap", "stats.bootstrap")
-    if boot is None:
-        notes["bootstrap"] = ("Bootstrap confidence intervals are omitted: stats.bootstrap is not "
-                              "available in this version of the package.")
-        return None
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=NAN_WARNING)
-        return boot(stats.evaluate, dataset, scores, n=n_boot, cluster="type_id", seed=seed,
+        return stats.bootstrap(stats.evaluate, dataset, scores, n=n_boot, cluster="type_id", seed=seed,
                     deltas=deltas)
 
 
 def _compare(dataset, scores, metric: str, correction: str, n_boot: int, seed: int, deltas,
              notes: dict) -> pd.DataFrame | None:
-    compare_all = optional("compare_all", "stats.compare")
-    if compare_all is None:
-        notes["comparisons"] = ("Model comparisons are omitted: stats.compare_all is not available "
-                                "in this version of the package.")
-        return None
     if scores["model"].nunique() < 2 or n_boot <= 0:
         notes["comparisons"] = ("Model comparisons need at least two models and bootstrap "
                                 "resamples (n_boot > 0).")
         return None
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=NAN_WARNING)
-        return compare_all(dataset, scores, metric, correction=correction, n=n_boot, seed=seed,
+        return stats.compare_all(dataset, scores, metric, correction=correction, n=n_boot, seed=seed,
                            deltas=deltas)
 
 
-def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) -> Fits | None:
+def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) -> Fits:
     """One linear mixed model per language model (``stats.judgment_models``, fitted by
     ``stats.lmer``): a sentence-level model with ``score`` = the model's z-score, or a
-    pair-level one when the response is ``dh`` (predictor ``dlm``). None when those
-    functions are missing; a model whose fit fails is skipped, the reason in ``notes``.
+    pair-level one when the response is ``dh`` (predictor ``dlm``). A model whose fit
+    fails is skipped, the reason in ``notes``.
     """
     pair_level = formula.split("~", 1)[0].strip() == "dh"
-    fit = optional("pair_model" if pair_level else "sentence_model", "stats.judgment_models")
-    if fit is None:
-        return None
+    fit = stats.pair_model if pair_level else stats.sentence_model
     rows, summaries, notes = [], {}, []
     for model in dict.fromkeys(scores["model"]):
         try:
@@ -185,8 +159,6 @@ def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0), n_boot: int =
     fits = None
     if formula:
         fits = fit_models(dataset, scores, formula)
-        if fits is None:
-            notes["fits"] = ("Mixed models are omitted: stats.judgment_models is not available.")
     else:
         notes["fits"] = "Mixed models were not requested."
     return Results(

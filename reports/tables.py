@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 
 from data.published import SEED_004_VARIABILITY
-from reports.analysis import Results, optional
+from reports.analysis import Results
+from stats.bootstrap import with_intervals
 
 
 def data_summary(results: Results) -> pd.DataFrame:
@@ -44,7 +45,7 @@ def evaluation_with_ci(evaluation: pd.DataFrame, bootstrap: pd.DataFrame | None)
     the tidy bootstrap table (``stats.with_intervals``) when there is one."""
     if bootstrap is None or not len(bootstrap):
         return evaluation
-    return optional("with_intervals", "stats.bootstrap")(evaluation, bootstrap)
+    return with_intervals(evaluation, bootstrap)
 
 
 def table_3_1(results: Results) -> pd.DataFrame:

@@ -5,12 +5,28 @@ Never imports torch or transformers: ``import stats`` stays fast.
 
 from stats import metrics
 from stats.bootstrap import bootstrap
+from stats.brm import BrmResult, brm, loo_compare
 from stats.compare import compare, compare_all, mcnemar_exact, steiger_z
 from stats.correlation import correlation_matrix, correlations
 from stats.criteria import adc, adc_curve, blimp_criterion
 from stats.deltas import pair_deltas, sentence_frame
 from stats.evaluate import evaluate
 from stats.forced_choice import elo_ratings, fc_accuracy, fc_elo, pair_preferences
+from stats.formula import parse_formula
+from stats.judgment_models import (
+    FC_FORMULA,
+    PAIR_FORMULA,
+    SENTENCE_FORMULA,
+    FCVBResult,
+    fc_model,
+    fc_model_frame,
+    fc_model_vb,
+    pair_model,
+    pair_model_frame,
+    sentence_model,
+    sentence_model_frame,
+)
+from stats.lmer import LmerResult, SingularFitWarning, anova, lmer
 from stats.overlap import reduced
 from stats.reliability import spearman_brown, split_half
 from stats.resample import resample_dataset, resampling_units
@@ -18,9 +34,13 @@ from stats.variability import Variability, variability
 from stats.zscore import zscore
 
 __all__ = [
-    "Variability", "adc", "adc_curve", "blimp_criterion", "bootstrap", "compare",
-    "compare_all", "correlation_matrix", "correlations", "elo_ratings", "evaluate",
-    "fc_accuracy", "fc_elo", "mcnemar_exact", "metrics", "pair_deltas", "pair_preferences",
-    "reduced", "resample_dataset", "resampling_units", "sentence_frame", "spearman_brown",
-    "split_half", "steiger_z", "variability", "zscore",
+    "BrmResult", "FCVBResult", "FC_FORMULA", "LmerResult", "PAIR_FORMULA", "SENTENCE_FORMULA",
+    "SingularFitWarning", "Variability", "adc", "adc_curve", "anova", "blimp_criterion",
+    "bootstrap", "brm", "compare", "compare_all", "correlation_matrix", "correlations",
+    "elo_ratings", "evaluate", "fc_accuracy", "fc_elo", "fc_model", "fc_model_frame",
+    "fc_model_vb", "lmer", "loo_compare", "mcnemar_exact", "metrics", "pair_deltas",
+    "pair_model", "pair_model_frame", "pair_preferences", "parse_formula", "reduced",
+    "resample_dataset", "resampling_units", "sentence_frame", "sentence_model",
+    "sentence_model_frame", "spearman_brown", "split_half", "steiger_z", "variability",
+    "zscore",
 ]

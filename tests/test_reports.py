@@ -109,9 +109,7 @@ def test_formatted_folds_ci_and_latex_escapes():
 
 
 def test_real_bootstrap_and_comparisons(example, tmp_path):
-    """With the package's own stats.bootstrap / compare_all (skipped until they exist)."""
-    if reports.analysis.optional("compare_all", "stats.compare") is None:
-        pytest.skip("stats.bootstrap / stats.compare_all not available yet")
+    """The package's stats.bootstrap / compare_all reach the report."""
     r = reports.analyse(*example, n_boot=200, formula=None)
     assert r.bootstrap is not None and {"lower", "upper"} <= set(r.bootstrap.columns)
     assert r.comparisons is not None and len(r.comparisons) == 3
@@ -119,50 +117,9 @@ def test_real_bootstrap_and_comparisons(example, tmp_path):
     assert "comparisons_forest" in report.figures
 
 
-def test_bootstrap_and_comparisons_plug_in(example, monkeypatch, tmp_path):
-    """When stats.bootstrap / stats.compare_all exist, their output reaches the report."""
-    calls = {}
-
-    def fake_bootstrap(fn, ds, sc, n, cluster, seed, deltas):
-        calls["bootstrap"] = (n, cluster, seed)
-        ev = fn(ds, sc)
-        return ev.melt(id_vars="model", value_vars=["blimp", "adc_1", "mcc"],
-                       var_name="metric", value_name="estimate").assign(
-            lower=lambda d: d["estimate"] - 0.05, upper=lambda d: d["estimate"] + 0.05)
-
-    def fake_compare_all(ds, sc, metric, correction, n, seed, deltas):
-        calls["compare"] = (metric, correction, n)
-        return pd.DataFrame({"model_a": ["m1"], "model_b": ["m2"], "metric": [metric],
-                             "difference": [0.1], "lower": [0.02], "upper": [0.2],
-                             "p_boot": [0.01], "p_boot_adj": [0.03]})
-
-    monkeypatch.setattr(stats, "bootstrap", fake_bootstrap, raising=False)
-    monkeypatch.setattr(stats, "compare_all", fake_compare_all, raising=False)
-    ds, sc = example
-    r = reports.analyse(ds, sc, n_boot=50, seed=3, formula=None)
-    assert calls == {"bootstrap": (50, "type_id", 3), "compare": ("adc_1", "holm", 50)}
-    report = reports.build(r, tmp_path)
-    assert "comparisons_forest" in report.figures
-    html = report.html.read_text()
-    blimp = r.evaluation.loc[0, "blimp"]
-    assert f"{blimp:.3f} [{blimp - 0.05:.3f}, {blimp + 0.05:.3f}]" in html
-    ev = pd.read_csv(tmp_path / "tables" / "evaluation.csv")
-    assert {"blimp_lower", "blimp_upper", "mcc_lower"} <= set(ev.columns)
-
-
-def test_missing_optional_sections_are_noted(example, monkeypatch):
-    monkeypatch.setattr(reports.analysis, "optional", lambda name, module: None)
-    r = reports.analyse(*example, n_boot=10)
-    assert "stats.bootstrap is not available" in r.notes["bootstrap"]
-    assert "stats.compare_all is not available" in r.notes["comparisons"]
-    assert r.fits is None and "stats.judgment_models is not available" in r.notes["fits"]
-
-
 def test_mixed_models_section(example, tmp_path):
     ds, sc = example
     fits = reports.fit_models(ds, sc, "human ~ score + (1 | phenomenon)")
-    if fits is None:
-        pytest.skip("stats.judgment_models is not available yet")
     assert set(fits.table["term"]) == {"(Intercept)", "score"}
     r = reports.analyse(ds, sc, n_boot=0, formula="human ~ score + (1 | phenomenon)")
     html = reports.build(r, tmp_path).html.read_text()
@@ -171,7 +128,5 @@ def test_mixed_models_section(example, tmp_path):
 
 def test_pair_level_mixed_model(example):
     fits = reports.fit_models(*example, formula="dh ~ dlm + (1 | phenomenon)")
-    if fits is None:
-        pytest.skip("stats.judgment_models is not available yet")
     assert set(fits.table["term"]) == {"(Intercept)", "dlm"}
     assert fits.table["n"].max() <= len(example[0].pairs)

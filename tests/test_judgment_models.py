@@ -1,0 +1,136 @@
+"""Ready-made judgment models: sentence, pair and forced-choice frames and fits."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from stats.judgment_models import (
+    fc_model,
+    fc_model_frame,
+    fc_model_vb,
+    pair_model,
+    pair_model_frame,
+    sentence_model_frame,
+)
+from stats.lmer import SingularFitWarning
+
+DATA = Path(os.environ.get("ACCEPTABILITY_DATA_DIR",
+                           Path(__file__).resolve().parents[2] / "shared" / "data"))
+LI_ADGER, BLIMP = DATA / "li-adger", DATA / "blimp"
+needs_li_adger = pytest.mark.skipif(
+    not (LI_ADGER / "li-adger_min_pairs.csv").is_file(),
+    reason=f"LI-Adger reference data not found in {LI_ADGER} (set ACCEPTABILITY_DATA_DIR)")
+needs_blimp = pytest.mark.skipif(
+    not (BLIMP / "raw_results" / "human_responses.csv").is_file(),
+    reason=f"BLiMP reference data not found in {BLIMP} (set ACCEPTABILITY_DATA_DIR)")
+
+# lme4 1.1.31: lmer(dh ~ dlm + (1 | phenomenon), REML = TRUE) on pair_model_frame(...,
+# model="bert-large-cased_mlm") written to CSV (2365 pairs), then fixef(m), logLik(m) and
+# as.data.frame(VarCorr(m))$vcov.
+R_PAIR_FIXEF = {"(Intercept)": 1.0588582995, "dlm": 0.1729868025}
+R_PAIR_VCOV = {"phenomenon": 0.2660977213, "Residual": 0.1668506101}
+R_PAIR_LOGLIK = -1594.222849
+
+
+@pytest.fixture(scope="module")
+def li_adger():
+    import data
+
+    return data.load_li_adger(LI_ADGER), data.load_li_adger_scores(LI_ADGER)
+
+
+@needs_li_adger
+def test_sentence_frame_uses_z_scores(li_adger):
+    ds, scores = li_adger
+    fr = sentence_model_frame(ds, scores, model="bert-large-cased_mlm")
+    assert len(fr) == len(ds.sentences) == 4178
+    assert abs(fr["score"].mean()) < 1e-9 and np.isclose(fr["score"].std(ddof=0), 1)
+    assert fr["human"].isna().sum() == 2
+    with pytest.raises(ValueError, match="pass model="):
+        sentence_model_frame(ds, scores)
+    with pytest.raises(KeyError, match="'gpt9'"):
+        sentence_model_frame(ds, scores, model="gpt9")
+
+
+@needs_li_adger
+def test_pair_model_matches_lme4(li_adger):
+    ds, scores = li_adger
+    fr = pair_model_frame(ds, scores, model="bert-large-cased_mlm")
+    assert len(fr) == 2365 and set(fr.columns) >= {"dh", "dlm", "phenomenon"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SingularFitWarning)
+        m = pair_model(ds, scores, model="bert-large-cased_mlm")
+    assert m.n_dropped == int(fr[["dh", "dlm"]].isna().any(axis=1).sum())
+    for name, value in R_PAIR_FIXEF.items():
+        assert m.fixef[name] == pytest.approx(value, abs=1e-3)
+    assert m.logLik == pytest.approx(R_PAIR_LOGLIK, abs=0.01)
+    vc = m.VarCorr.set_index("grp")["vcov"]
+    for grp, value in R_PAIR_VCOV.items():
+        assert vc[grp] == pytest.approx(value, abs=1e-3)
+
+
+@pytest.fixture(scope="module")
+def blimp_fc():
+    """BLiMP human FC trials with a real shallow predictor: minus the sentence length in
+    words (shorter sentences preferred), z-scored like any model score."""
+    import data
+    from data.forced_choice import load_blimp_trials
+
+    trials = load_blimp_trials(BLIMP)
+    pairs = trials.drop_duplicates("pair_id")[["pair_id", "paradigm", "good_text", "bad_text"]]
+    sentences = pd.concat([
+        pd.DataFrame({"sentence_id": pairs["pair_id"] + "_good", "text": pairs["good_text"],
+                      "phenomenon": pairs["paradigm"]}),
+        pd.DataFrame({"sentence_id": pairs["pair_id"] + "_bad", "text": pairs["bad_text"],
+                      "phenomenon": pairs["paradigm"]}),
+    ])
+    ds = data.from_frames(
+        sentences,
+        pd.DataFrame({"pair_id": pairs["pair_id"], "good_id": pairs["pair_id"] + "_good",
+                      "bad_id": pairs["pair_id"] + "_bad", "phenomenon": pairs["paradigm"]}),
+        trials=trials, name="blimp-fc")
+    scores = pd.DataFrame({"sentence_id": sentences["sentence_id"], "model": "neg_length",
+                           "score": -sentences["text"].str.split().str.len().astype(float)})
+    return ds, scores
+
+
+@needs_blimp
+def test_fc_frame_and_variational_model(blimp_fc):
+    ds, scores = blimp_fc
+    fr = fc_model_frame(ds, scores)
+    assert len(fr) == len(ds.trials) and fr["dlm"].notna().all()
+    fit = fc_model_vb(ds, scores)
+    assert fit.n_dropped == 0
+    # people choose the acceptable sentence most of the time: positive intercept (logit)
+    assert fit.fixef["Intercept"] > 1
+    assert np.isfinite(fit.fixef["dlm"]) and fit.fixef_sd["dlm"] > 0
+    assert "dlm" in fit.summary()
+
+
+@needs_blimp
+def test_fc_bayesian_model_on_blimp_subset(blimp_fc):
+    ds, scores = blimp_fc
+    keep = sorted(ds.trials["paradigm"].unique())[:12]
+    trials = ds.trials[ds.trials["paradigm"].isin(keep)]
+    fit = fc_model(ds, scores, trials=trials, draws=150, tune=150, chains=2, seed=3)
+    summ = fit.summary()
+    assert {"Intercept", "dlm", "1|participant_sigma", "1|paradigm_sigma"} <= set(summ.index)
+    assert summ.loc["Intercept", "mean"] > 1
+    assert fit.settings["family"] == "bernoulli" and fit.settings["seed"] == 3
+
+
+def test_fc_frame_needs_trials():
+    import data
+
+    s = pd.DataFrame({"sentence_id": ["a", "b"], "text": ["A.", "B."]})
+    p = pd.DataFrame({"pair_id": ["p"], "good_id": ["a"], "bad_id": ["b"]})
+    ds = data.from_frames(s, p)
+    scores = pd.DataFrame({"sentence_id": ["a", "b"], "model": "m", "score": [1.0, 0.0]})
+    with pytest.raises(ValueError, match="no forced-choice trials"):
+        fc_model_frame(ds, scores)
