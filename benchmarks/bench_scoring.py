@@ -1,0 +1,227 @@
+"""Scoring throughput: acceptability vs minicons on LI-Adger sentences, same run, same threads.
+
+PLL with a randomly initialised bert-base-size masked LM, logprob with a gpt2-size causal LM
+(speed does not depend on the weights). The hub is unreachable, so the tokenizers are trained
+here (WordPiece / byte-level BPE on LI-Adger + CoLA + BLiMP text); the configs keep the real
+vocabulary sizes (30522 / 50257), so the output layer costs what it costs with the real models.
+minicons runs in its own virtualenv (minicons 0.3.39 needs transformers<5):
+
+    python3 -m venv /work/minicons-venv
+    /work/minicons-venv/bin/pip install torch==2.13.0 "transformers<5" minicons==0.3.39
+    MINICONS_PYTHON=/work/minicons-venv/bin/python .venv/bin/python benchmarks/bench_scoring.py
+
+Without that interpreter the minicons columns are skipped with a message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import data  # noqa: E402
+import scoring  # noqa: E402
+
+DATA_DIR = Path(os.environ.get("ACCEPTABILITY_DATA_DIR") or REPO.parent / "shared" / "data")
+MODELS = {"pll": ("bert-base-size", "masked"), "logprob": ("gpt2-size", "causal")}
+
+MINICONS_WORKER = r"""
+import json, sys, time, torch
+from minicons import scorer
+model_dir, method, batch_size, threads = sys.argv[1:5]
+torch.set_num_threads(int(threads))
+batch_size = int(batch_size)
+if method == "pll":
+    lm = scorer.MaskedLMScorer(model_dir, device="cpu")
+    run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), PLL_metric="original")
+else:
+    lm = scorer.IncrementalLMScorer(model_dir, device="cpu")
+    run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), bos_token=True)
+print("ready", flush=True)
+for line in sys.stdin:  # one JSON list of sentences per line -> seconds and scores
+    texts = json.loads(line)
+    start = time.perf_counter()
+    scores = [s for i in range(0, len(texts), batch_size) for s in run(texts[i : i + batch_size])]
+    print(json.dumps({"seconds": time.perf_counter() - start, "scores": scores}), flush=True)
+"""
+
+
+def corpus_text() -> list[str]:
+    """Sentences to train the benchmark tokenizers on (LI-Adger, CoLA, BLiMP, all local)."""
+    texts = list(data.load_li_adger(DATA_DIR / "li-adger").sentences["text"].dropna())
+    for loader, name in ((data.load_cola, "cola"), (data.load_blimp, "blimp")):
+        try:
+            texts += list(loader(DATA_DIR / name).sentences["text"].dropna())
+        except Exception as err:  # a missing extra corpus only makes the vocabulary smaller
+            print(f"(tokenizer corpus: skipping {name}: {err})")
+    return texts
+
+
+def build_models(out: Path) -> dict[str, Path]:
+    """Random bert-base and gpt2 (default configs) with tokenizers trained on local text."""
+    import torch
+    from tokenizers import (
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
+    from transformers import (
+        BertConfig,
+        BertForMaskedLM,
+        GPT2Config,
+        GPT2LMHeadModel,
+        PreTrainedTokenizerFast,
+    )
+
+    paths = {"pll": out / "bert-base-size", "logprob": out / "gpt2-size"}
+    if all((p / "config.json").is_file() for p in paths.values()):
+        return paths
+    texts = corpus_text()
+    torch.manual_seed(0)
+
+    wordpiece = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    wordpiece.normalizer = normalizers.BertNormalizer(lowercase=True)
+    wordpiece.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    wordpiece.decoder = decoders.WordPiece()
+    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    wordpiece.train_from_iterator(texts, trainers.WordPieceTrainer(vocab_size=30522, special_tokens=special))
+    wordpiece.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)]
+    )
+    bert_tok = PreTrainedTokenizerFast(
+        tokenizer_object=wordpiece, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
+        sep_token="[SEP]", mask_token="[MASK]", model_max_length=512,
+    )
+    bert_tok.save_pretrained(paths["pll"])
+    BertForMaskedLM(BertConfig()).save_pretrained(paths["pll"])
+
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    bpe.train_from_iterator(
+        texts,
+        trainers.BpeTrainer(
+            vocab_size=50257, special_tokens=["<|endoftext|>"],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        ),
+    )
+    gpt2_tok = PreTrainedTokenizerFast(
+        tokenizer_object=bpe, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
+        model_max_length=1024,
+    )
+    gpt2_tok.save_pretrained(paths["logprob"])
+    GPT2LMHeadModel(GPT2Config(bos_token_id=0, eos_token_id=0)).save_pretrained(paths["logprob"])
+    for path, cls in ((paths["pll"], "BertTokenizerFast"), (paths["logprob"], "GPT2TokenizerFast")):
+        # transformers 4 (minicons) must know the class; both versions read tokenizer.json
+        config_file = path / "tokenizer_config.json"
+        config = json.loads(config_file.read_text())
+        config["tokenizer_class"] = cls
+        config_file.write_text(json.dumps(config))
+    return paths
+
+
+class Minicons:
+    """minicons in its own interpreter, fed lists of sentences over a pipe."""
+
+    def __init__(self, python: str, model_dir: Path, method: str, batch_size: int, threads: int):
+        self.proc = subprocess.Popen(
+            [python, "-c", MINICONS_WORKER, str(model_dir), method, str(batch_size), str(threads)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
+        if self.proc.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"minicons worker failed to start with {python}")
+
+    def __call__(self, texts: list[str]) -> tuple[float, list[float]]:
+        self.proc.stdin.write(json.dumps(texts) + "\n")
+        self.proc.stdin.flush()
+        result = json.loads(self.proc.stdout.readline())
+        return result["seconds"], result["scores"]
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def compare(method: str, model_dir: Path, texts: list[str], args, minicons_python: str | None) -> dict:
+    """Time ours and minicons on the same sentences, alternating runs; keep each one's best time.
+
+    The best of several alternating runs is robust to other processes' load on a shared machine.
+    """
+    lm = scoring.load_model(str(model_dir), MODELS[method][1], device="cpu")
+
+    def ours(chunk: list[str]) -> tuple[float, list[float]]:
+        start = time.perf_counter()
+        got = scoring.score(chunk, lm, method, batch_size=args.batch_size, cache=False, progress=False)
+        return time.perf_counter() - start, list(got["score"])
+
+    theirs = Minicons(minicons_python, model_dir, method, args.batch_size, args.threads) if minicons_python else None
+    runners = {"ours": ours} | ({"minicons": theirs} if theirs else {})
+    times: dict[str, list[float]] = {name: [] for name in runners}
+    scores: dict[str, list[float]] = {}
+    for run in runners.values():
+        run(texts[: args.batch_size])  # warm-up
+    for _ in range(args.repeats):
+        for name, run in runners.items():
+            seconds, scores[name] = run(texts)
+            times[name].append(seconds)
+    row = {"method": method, "model": MODELS[method][0], "sentences": len(texts),
+           "ours_sent_per_s": len(texts) / min(times["ours"])}
+    if theirs:
+        theirs.close()
+        row |= {"minicons_sent_per_s": len(texts) / min(times["minicons"]),
+                "speedup": min(times["minicons"]) / min(times["ours"]),
+                "max_abs_diff": float(np.max(np.abs(np.array(scores["ours"]) - np.array(scores["minicons"]))))}
+    row["seconds"] = " / ".join(f"{name} " + ",".join(f"{t:.0f}" for t in ts) for name, ts in times.items())
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=None, help="random sample of n sentences (default: all)")
+    parser.add_argument("--methods", nargs="+", default=["logprob", "pll"], choices=list(MODELS))
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--repeats", type=int, default=3, help="alternating runs each; the best counts")
+    parser.add_argument("--models-dir", type=Path, default=scoring.default_cache_dir() / "bench-models")
+    parser.add_argument(
+        "--minicons-python", default=os.environ.get("MINICONS_PYTHON", "/work/minicons-venv/bin/python"),
+        help="python of a venv with minicons (default $MINICONS_PYTHON)",
+    )
+    args = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    sentences = data.load_li_adger(DATA_DIR / "li-adger").sentences.dropna(subset=["text"])
+    if args.n:
+        sentences = sentences.sample(n=min(args.n, len(sentences)), random_state=0)
+    texts = list(sentences["text"])
+    paths = build_models(args.models_dir)
+    have_minicons = Path(args.minicons_python).is_file()
+    if not have_minicons:
+        print(f"minicons skipped: no python at {args.minicons_python!r} (set MINICONS_PYTHON)")
+    rows = []
+    for method in args.methods:
+        rows.append(compare(method, paths[method], texts, args, args.minicons_python if have_minicons else None))
+        print(pd.DataFrame([rows[-1]]).to_string(index=False), flush=True)
+    print(f"\n{args.threads} CPU threads, batch size {args.batch_size}, torch {torch.__version__}")
+    print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+"""Load Hugging Face models by hub id or local directory; pick device and dtype; model identity."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scoring.errors import ScoringError
+
+# Which model heads each kind of scoring needs, by the suffix of the config's architecture name.
+HEAD_SUFFIXES = {
+    "causal": ("ForCausalLM", "LMHeadModel"),
+    "masked": ("ForMaskedLM", "ForPreTraining"),
+    "classifier": ("ForSequenceClassification",),
+}
+METHODS_BY_KIND = {
+    "causal": ("logprob", "one_prefix", "two_prefix"),
+    "masked": ("pll", "pll_word_l2r"),
+    "classifier": ("classifier",),
+}
+
+
+@dataclass
+class LanguageModel:
+    """A loaded transformer with its tokenizer; `identity` keys the score cache."""
+
+    name: str
+    kind: str
+    model: Any
+    tokenizer: Any
+    device: str
+    identity: str
+    max_length: int
+
+
+def pick_device(device: str | None = None) -> str:
+    """`device` if given, else cuda, then mps, then cpu."""
+    if device:
+        return device
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    if torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+def pick_dtype(dtype: Any = None):
+    """float32 unless told otherwise (scores then match across devices and batch sizes)."""
+    import torch
+
+    if dtype is None:
+        return torch.float32
+    if isinstance(dtype, str):
+        try:
+            return getattr(torch, dtype)
+        except AttributeError:
+            raise ScoringError(f"unknown dtype {dtype!r}; use e.g. 'float32' or 'bfloat16'") from None
+    return dtype
+
+
+def directory_hash(path: Path) -> str:
+    """sha256 over every file (name and bytes) of a local model directory: weights, config, tokenizer."""
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        digest.update(str(file.relative_to(path)).encode())
+        with file.open("rb") as fh:
+            while chunk := fh.read(1 << 20):
+                digest.update(chunk)
+    return digest.hexdigest()
+
+
+def hub_commit(name: str, revision: str | None) -> str:
+    """The commit a hub id resolved to (from the snapshot path in the HF cache), else the revision."""
+    from transformers.utils import cached_file
+
+    path = cached_file(name, "config.json", revision=revision)
+    match = re.search(r"snapshots[/\\]([0-9a-f]{40})", str(path))
+    return match.group(1) if match else revision or "main"
+
+
+def model_kind(config: Any) -> str | None:
+    """'causal', 'masked' or 'classifier' from the config's architectures (None if unknown)."""
+    for arch in config.architectures or []:
+        for kind, suffixes in HEAD_SUFFIXES.items():
+            if arch.endswith(suffixes):
+                return kind
+    return None
+
+
+def load_config(name: str, revision: str | None = None):
+    """The model's config, or one clear ScoringError when `name` is neither a directory nor a hub id."""
+    from transformers import AutoConfig
+
+    try:
+        return AutoConfig.from_pretrained(name, revision=revision)
+    except (OSError, ValueError) as err:
+        first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ScoringError(
+            f"cannot load model {name!r}: it is not a local model directory and could not be "
+            f"fetched from the Hugging Face hub ({first_line}). Check the spelling, pass a "
+            "directory saved with save_pretrained(), or download the model while online."
+        ) from None
+
+
+def load_model(
+    name: str,
+    kind: str,
+    *,
+    device: str | None = None,
+    dtype: Any = None,
+    revision: str | None = None,
+) -> LanguageModel:
+    """Load `name` (hub id or directory) through `from_pretrained` as a causal, masked or classifier model."""
+    from transformers import (
+        AutoModelForCausalLM,
+        AutoModelForMaskedLM,
+        AutoModelForSequenceClassification,
+        AutoTokenizer,
+    )
+
+    if kind not in HEAD_SUFFIXES:
+        raise ScoringError(f"unknown model kind {kind!r}; use one of {sorted(HEAD_SUFFIXES)}")
+    config = load_config(name, revision)
+    actual = model_kind(config)
+    if actual != kind:
+        hint = (
+            f"use method {' or '.join(map(repr, METHODS_BY_KIND[actual]))}"
+            if actual
+            else "its config lists no architecture scoring knows"
+        )
+        raise ScoringError(
+            f"model {name!r} ({', '.join(config.architectures or ['no architecture'])}) is not a "
+            f"{kind} model ({' / '.join(HEAD_SUFFIXES[kind])}), which this method needs; {hint}."
+        )
+    auto = {
+        "causal": AutoModelForCausalLM,
+        "masked": AutoModelForMaskedLM,
+        "classifier": AutoModelForSequenceClassification,
+    }[kind]
+    torch_dtype = pick_dtype(dtype)
+    device = pick_device(device)
+    # GPT-2's "gelu_new" is the tanh approximation of GELU written as five tensor operations;
+    # transformers' "gelu_pytorch_tanh" is the same function as one fused kernel (equal up to
+    # float rounding, ~1e-7); the five operations took ~15% of a GPT-2 forward pass on CPU here.
+    fast_gelu = {"activation_function": "gelu_pytorch_tanh"}
+    overrides = fast_gelu if getattr(config, "activation_function", None) == "gelu_new" else {}
+    model = auto.from_pretrained(name, revision=revision, dtype=torch_dtype, **overrides)
+    model = model.to(device).eval()
+    tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
+    if not tokenizer.is_fast:
+        raise ScoringError(f"model {name!r} has no fast tokenizer; scoring needs token offsets")
+    local = Path(name).expanduser()
+    source = (
+        f"dir:{directory_hash(local)}"
+        if local.is_dir()
+        else f"hub:{name}@{hub_commit(name, revision)}"
+    )
+    limits = [
+        getattr(config, attr, None) for attr in ("max_position_embeddings", "n_positions")
+    ] + [tokenizer.model_max_length]
+    max_length = min(v for v in limits if isinstance(v, int) and 0 < v < 1_000_000)
+    return LanguageModel(
+        name=name,
+        kind=kind,
+        model=model,
+        tokenizer=tokenizer,
+        device=device,
+        identity=f"{source}|{kind}|{torch_dtype}",
+        max_length=max_length,
+    )

@@ -1,0 +1,151 @@
+"""Turn (model, method) into a scorer and run it over texts through the cache, with progress."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scoring import causal, classifier, masked
+from scoring.cache import ScoreCache, cache_key
+from scoring.errors import ScoringError
+from scoring.models import LanguageModel, load_model
+from scoring.ngram import ArpaModel, KneserNey, load_arpa
+from scoring.results import Scored
+
+KIND_OF_METHOD = {
+    "logprob": "causal",
+    "continuation": "causal",
+    "pll": "masked",
+    "pll_word_l2r": "masked",
+    "classifier": "classifier",
+}
+METHODS = ("logprob", "pll", "pll_word_l2r", "classifier", "ngram")
+NGRAM_CHUNK = 1000  # sentences per progress-bar step for n-gram models
+
+
+@dataclass
+class Scorer:
+    """How to encode one input and score a list of encoded inputs in batches."""
+
+    label: str
+    method: str
+    encode: Callable[[Any], Any]
+    run: Callable[[list[Any], int], Iterator[tuple[list[int], list[Scored]]]]
+    identity: str | None = None  # None: not cached (fast n-gram models)
+    options: dict = field(default_factory=dict)
+
+
+def make_scorer(
+    model: Any,
+    method: str,
+    *,
+    device: str | None = None,
+    dtype: Any = None,
+    revision: str | None = None,
+    prepend_bos: bool = True,
+    acceptable_label: int = 1,
+) -> Scorer:
+    """A Scorer for `method` with `model`: hub id, directory, LanguageModel, n-gram model or ARPA path."""
+    if method == "ngram":
+        return _ngram_scorer(model)
+    if method not in KIND_OF_METHOD:
+        raise ScoringError(f"unknown scoring method {method!r}; use one of {', '.join(METHODS)}")
+    kind = KIND_OF_METHOD[method]
+    if isinstance(model, LanguageModel):
+        lm = model
+        if lm.kind != kind:
+            raise ScoringError(f"method {method!r} needs a {kind} model; {lm.name!r} is {lm.kind}")
+    elif isinstance(model, str | Path):
+        lm = load_model(str(model), kind, device=device, dtype=dtype, revision=revision)
+    else:
+        raise ScoringError(f"method {method!r} needs a model id or directory, got {type(model).__name__}")
+    if method in ("logprob", "continuation"):
+        return Scorer(
+            lm.name,
+            method,
+            lambda pair: causal.encode(lm, pair[1], pair[0], prepend_bos=prepend_bos),
+            lambda items, bs: causal.iter_logprobs(lm, items, bs),
+            lm.identity,
+            {"prepend_bos": prepend_bos},
+        )
+    if method in ("pll", "pll_word_l2r"):
+        l2r = method == "pll_word_l2r"
+        return Scorer(
+            lm.name,
+            method,
+            lambda text: masked.encode(lm, text, word_l2r=l2r),
+            lambda items, bs: masked.iter_pll(lm, items, bs),
+            lm.identity,
+        )
+    return Scorer(
+        lm.name,
+        method,
+        lambda text: classifier.encode(lm, text),
+        lambda items, bs: classifier.iter_signed_confidence(lm, items, bs, acceptable_label),
+        lm.identity,
+        {"acceptable_label": acceptable_label},
+    )
+
+
+def _ngram_scorer(model: Any) -> Scorer:
+    if isinstance(model, str | Path):
+        model = load_arpa(model)
+    if not isinstance(model, KneserNey | ArpaModel):
+        raise ScoringError(
+            "method 'ngram' needs a model from scoring.train_ngram() or an ARPA file path, "
+            f"got {type(model).__name__}"
+        )
+
+    def run(items: list[list[str]], _batch_size: int) -> Iterator[tuple[list[int], list[Scored]]]:
+        for start in range(0, len(items), NGRAM_CHUNK):
+            batch = list(range(start, min(start + NGRAM_CHUNK, len(items))))
+            yield batch, [
+                Scored.from_tokens([*items[i], "</s>"], [], model.word_logprobs(items[i]))
+                for i in batch
+            ]
+
+    return Scorer(model.name, "ngram", model.tokenize, run)
+
+
+def compute(
+    scorer: Scorer,
+    inputs: Sequence[Any],
+    keys: Sequence[str],
+    labels: Sequence[str],
+    *,
+    batch_size: int = 16,
+    cache: ScoreCache | None = None,
+    progress: bool = True,
+) -> list[Scored]:
+    """Scores of `inputs`, reading finished ones from `cache` and writing each new batch to it.
+
+    `keys` are the texts the cache is keyed on; `labels` name inputs in error messages. Equal
+    keys are computed once. Every batch is committed before the next starts, so a run that is
+    killed resumes where it stopped.
+    """
+    from tqdm.auto import tqdm
+
+    use_cache = cache is not None and scorer.identity is not None
+    full = [
+        cache_key(scorer.identity or "", scorer.method, scorer.options, k) for k in keys
+    ]
+    found = cache.get_many(full) if use_cache else {}
+    todo = list({k: i for i, k in enumerate(full) if k not in found}.values())  # once per key
+    encoded = []
+    for i in todo:
+        try:
+            encoded.append(scorer.encode(inputs[i]))
+        except ScoringError as err:
+            raise ScoringError(f"{labels[i]}: {err}") from None
+    with tqdm(
+        total=len(todo), disable=not progress or not todo, desc=f"{scorer.method} {scorer.label}"
+    ) as bar:
+        for batch, results in scorer.run(encoded, batch_size):
+            new = {full[todo[b]]: r for b, r in zip(batch, results, strict=True)}
+            if use_cache:
+                cache.put_many(new)
+            found.update(new)
+            bar.update(len(batch))
+    return [found[k] for k in full]

@@ -1,0 +1,153 @@
+"""Tiny models for the scoring tests, built from configs with tokenizers trained on the fly.
+
+Each is saved with save_pretrained to a temp dir and loaded back through `from_pretrained`, the
+path users take with hub ids. Hidden size 32, 2 layers: fast on 2 CPU cores.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+CORPUS = [
+    "The cat sat on the mat.",
+    "Dogs chase cats quickly around the garden.",
+    "Who did Mary see yesterday at the unbelievable party?",
+    "The keys to the cabinet are on the table.",
+    "She thinks that the children have eaten the cookies.",
+    "Colorless green ideas sleep furiously.",
+    "What did the teacher wonder whether the students read?",
+    "An unexpectedly complicated tokenization happens here.",
+]
+SENTENCES = [
+    "The cat sat on the mat.",
+    "Who did Mary see?",
+    "Dogs chase cats.",
+    "The keys to the cabinet is on the table.",
+    "An unbelievable tokenization of unexpectedly weird words.",
+    "Colorless green ideas sleep furiously.",
+    "She thinks.",
+]
+MAX_POSITIONS = 64
+
+
+def _train(tokenizer, trainer) -> None:
+    tokenizer.train_from_iterator(CORPUS * 5, trainer)
+
+
+def make_gpt2(path) -> str:
+    """Byte-level BPE tokenizer + GPT2LMHeadModel, BOS = EOS = <|endoftext|> as in GPT-2."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    _train(
+        tok,
+        trainers.BpeTrainer(
+            vocab_size=330,
+            special_tokens=["<|endoftext|>"],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        ),
+    )
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, bos_token="<|endoftext|>", eos_token="<|endoftext|>"
+    )
+    fast.save_pretrained(path)
+    config = GPT2Config(
+        vocab_size=len(fast), n_embd=32, n_layer=2, n_head=2, n_positions=MAX_POSITIONS,
+        bos_token_id=0, eos_token_id=0,
+    )
+    _seed()
+    GPT2LMHeadModel(config).save_pretrained(path)
+    return str(path)
+
+
+def _bert_tokenizer():
+    from tokenizers import (
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    _train(
+        tok,
+        trainers.WordPieceTrainer(
+            vocab_size=110, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+        ),
+    )
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B [SEP]",
+        special_tokens=[("[CLS]", 2), ("[SEP]", 3)],
+    )
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
+        sep_token="[SEP]", mask_token="[MASK]",
+    )
+
+
+def _bert_config(vocab_size: int, **extra):
+    from transformers import BertConfig
+
+    return BertConfig(
+        vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=MAX_POSITIONS, **extra,
+    )
+
+
+def make_bert(path) -> str:
+    """WordPiece tokenizer (small vocabulary, so words split into pieces) + BertForMaskedLM."""
+    from transformers import BertForMaskedLM
+
+    fast = _bert_tokenizer()
+    fast.save_pretrained(path)
+    _seed()
+    BertForMaskedLM(_bert_config(len(fast))).save_pretrained(path)
+    return str(path)
+
+
+def make_classifier(path) -> str:
+    """BertForSequenceClassification with 2 labels (1 = acceptable, as in CoLA)."""
+    from transformers import BertForSequenceClassification
+
+    fast = _bert_tokenizer()
+    fast.save_pretrained(path)
+    _seed()
+    BertForSequenceClassification(_bert_config(len(fast), num_labels=2)).save_pretrained(path)
+    return str(path)
+
+
+def _seed() -> None:
+    import torch
+
+    torch.manual_seed(0)
+
+
+@pytest.fixture(scope="session")
+def gpt2_dir(tmp_path_factory) -> str:
+    return make_gpt2(tmp_path_factory.mktemp("gpt2"))
+
+
+@pytest.fixture(scope="session")
+def bert_dir(tmp_path_factory) -> str:
+    return make_bert(tmp_path_factory.mktemp("bert"))
+
+
+@pytest.fixture(scope="session")
+def classifier_dir(tmp_path_factory) -> str:
+    return make_classifier(tmp_path_factory.mktemp("classifier"))
+
+
+@pytest.fixture(scope="session")
+def sentences() -> list[str]:
+    return list(SENTENCES)

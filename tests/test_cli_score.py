@@ -1,0 +1,37 @@
+"""``acceptability score`` and ``run`` with a model to score: a tiny GPT-2 built from a
+config (tests/scoring_fixtures.py), loaded through ``from_pretrained`` as users do."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
+
+import data  # noqa: E402
+from reports import cli  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("ACCEPTABILITY_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_score_writes_a_scores_file(gpt2_dir, tmp_path, capsys):
+    out = tmp_path / "gpt2.parquet"
+    assert cli.main(["score", "--dataset", "example", "--model", gpt2_dir, "--out",
+                     str(out)]) == 0
+    ds, _ = data.load_example()
+    scores = data.read_scores(out, ds)
+    assert len(scores) == len(ds.sentences) and set(scores["method"]) == {"logprob"}
+
+
+def test_run_scores_then_reports(gpt2_dir, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert cli.main(["run", "--dataset", "example", "--model", gpt2_dir, "--n-boot", "0",
+                     "--formula", "", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "[1/4] score: scores for published example (scoring" in err
+    html = (out / "report.html").read_text()
+    assert "scored with scoring.score" in html and "logprob" in html

@@ -1,0 +1,103 @@
+"""Score cache: resume after a killed run without recomputation; keys; score files."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import scoring
+
+pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
+
+
+class Killed(Exception):
+    """Stands in for Ctrl-C / a killed job in the middle of a run."""
+
+
+def _count_forwards(lm, fail_after=None):
+    calls = []
+
+    def hook(_module, _args):
+        calls.append(1)
+        if fail_after is not None and len(calls) > fail_after:
+            raise Killed
+
+    return calls, lm.model.register_forward_pre_hook(hook)
+
+
+@pytest.mark.parametrize(("fixture", "kind", "method"), [("gpt2_dir", "causal", "logprob"), ("bert_dir", "masked", "pll")])
+def test_killed_run_resumes_from_cache_without_recomputing(request, tmp_path, fixture, kind, method, sentences):
+    lm = scoring.load_model(request.getfixturevalue(fixture), kind)
+    kw = {"batch_size": 2, "cache": tmp_path, "progress": False}
+    n_batches = -(-len(sentences) // 2)
+
+    calls, handle = _count_forwards(lm, fail_after=2)
+    with pytest.raises(Killed):
+        scoring.score(sentences, lm, method, **kw)
+    handle.remove()
+    assert len(scoring.ScoreCache(tmp_path)) == 4  # two finished batches of two
+
+    calls, handle = _count_forwards(lm)
+    resumed = scoring.score(sentences, lm, method, **kw)
+    assert len(calls) == n_batches - 2
+    calls.clear()
+    again = scoring.score(sentences, lm, method, **kw)
+    handle.remove()
+    assert calls == []
+    fresh = scoring.score(sentences, lm, method, batch_size=2, cache=False, progress=False)
+    np.testing.assert_allclose(resumed["score"], fresh["score"], atol=1e-5)
+    pd.testing.assert_frame_equal(resumed, again)
+
+
+def test_cache_key_separates_model_method_options_and_text(tmp_path, gpt2_dir, bert_dir, sentences):
+    lm = scoring.load_model(gpt2_dir, "causal")
+    kw = {"cache": tmp_path, "progress": False}
+    scoring.score(sentences[:2], lm, "logprob", **kw)
+    calls, handle = _count_forwards(lm)
+    scoring.score(sentences[:2], lm, "logprob", prepend_bos=False, **kw)
+    scoring.score([sentences[2]], lm, "logprob", **kw)
+    handle.remove()
+    assert len(calls) == 2
+    assert len(scoring.ScoreCache(tmp_path)) == 5
+    assert lm.identity.startswith("dir:")
+    assert scoring.load_model(gpt2_dir, "causal").identity == lm.identity
+    assert scoring.load_model(gpt2_dir, "causal", dtype="bfloat16").identity != lm.identity
+
+
+def test_duplicate_texts_are_scored_once(tmp_path, gpt2_dir, sentences):
+    lm = scoring.load_model(gpt2_dir, "causal")
+    calls, handle = _count_forwards(lm)
+    got = scoring.score([sentences[0]] * 5, lm, "logprob", cache=tmp_path, progress=False)
+    handle.remove()
+    assert len(calls) == 1 and got["score"].nunique() == 1
+
+
+def test_default_cache_dir_follows_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("ACCEPTABILITY_CACHE_DIR", str(tmp_path / "c"))
+    assert scoring.default_cache_dir() == tmp_path / "c"
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_write_then_read_scores(tmp_path, gpt2_dir, suffix, sentences):
+    scores = scoring.score(sentences, gpt2_dir, "logprob", cache=False, progress=False)
+    path = scoring.write_scores(scores, tmp_path / f"scores{suffix}")
+    back = scoring.read_scores(path)
+    pd.testing.assert_frame_equal(back, scores, check_dtype=False)
+
+
+def test_hub_id_is_loaded_from_the_hub_cache_and_keyed_by_its_commit(monkeypatch, tmp_path):
+    import huggingface_hub.constants
+
+    from tests.scoring_fixtures import make_gpt2
+
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "models--org--tiny"
+    make_gpt2(repo / "snapshots" / commit)
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    lm = scoring.load_model("org/tiny", "causal")
+    assert lm.identity.startswith(f"hub:org/tiny@{commit}|causal")
+    assert scoring.score(["A cat."], lm, cache=False, progress=False)["model"][0] == "org/tiny_logprob"

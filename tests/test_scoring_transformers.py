@@ -1,0 +1,150 @@
+"""logprob, PLL, PLL-word-l2r and classifier scores against brute-force references on tiny models."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import scoring
+
+pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
+
+TOL = 1e-4
+
+
+def _score(texts, model, method, **kw):
+    return scoring.score(texts, model, method, cache=False, progress=False, **kw)
+
+
+def test_logprob_equals_manual_log_softmax_gather(gpt2_dir, sentences):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(gpt2_dir)
+    model = AutoModelForCausalLM.from_pretrained(gpt2_dir).eval()
+    expected = []
+    for text in sentences:
+        ids = torch.tensor([[tok.bos_token_id, *tok(text)["input_ids"]]])
+        with torch.no_grad():
+            logprobs = model(ids).logits.log_softmax(-1)[0]
+        expected.append(sum(logprobs[t - 1, ids[0, t]].item() for t in range(1, ids.shape[1])))
+    got = _score(sentences, gpt2_dir, "logprob", batch_size=3)
+    np.testing.assert_allclose(got["score"], expected, atol=TOL)
+    assert list(got["n_tokens"]) == [len(tok(t)["input_ids"]) for t in sentences]
+    assert list(got.columns) == ["sentence_id", "model", "score", "method", "n_tokens"]
+
+
+def test_logprob_without_bos_skips_first_token(gpt2_dir, sentences):
+    with_bos = _score(sentences, gpt2_dir, "logprob")
+    without = _score(sentences, gpt2_dir, "logprob", prepend_bos=False)
+    assert list(without["n_tokens"]) == list(with_bos["n_tokens"] - 1)
+    assert (without["score"] > with_bos["score"]).all()
+
+
+def _brute_force_pll(tok, model, text, word_l2r=False):
+    """One forward pass per masked token (thesis eq. 3; Kauf & Ivanova 2023 for word_l2r)."""
+    import torch
+
+    enc = tok(text)
+    ids, words = enc["input_ids"], enc.word_ids()
+    total = 0.0
+    for i in range(1, len(ids) - 1):  # skip [CLS] and [SEP]
+        masked = list(ids)
+        masked[i] = tok.mask_token_id
+        if word_l2r:
+            for j in range(i + 1, len(ids) - 1):
+                if words[j] == words[i]:
+                    masked[j] = tok.mask_token_id
+        with torch.no_grad():
+            logits = model(torch.tensor([masked])).logits[0, i]
+        total += logits.log_softmax(-1)[ids[i]].item()
+    return total
+
+
+@pytest.mark.parametrize("method", ["pll", "pll_word_l2r"])
+def test_pll_equals_one_mask_per_forward_pass(bert_dir, method, sentences):
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(bert_dir)
+    model = AutoModelForMaskedLM.from_pretrained(bert_dir).eval()
+    expected = [_brute_force_pll(tok, model, t, method == "pll_word_l2r") for t in sentences]
+    got = _score(sentences, bert_dir, method, batch_size=3)
+    np.testing.assert_allclose(got["score"], expected, atol=TOL)
+
+
+def test_word_l2r_differs_from_pll_on_multi_piece_words(bert_dir, sentences):
+    pll = _score(sentences, bert_dir, "pll")["score"]
+    l2r = _score(sentences, bert_dir, "pll_word_l2r")["score"]
+    assert (np.abs(pll - l2r) > 1e-6).any()
+
+
+@pytest.mark.parametrize(("fixture", "method"), [("gpt2_dir", "logprob"), ("bert_dir", "pll")])
+def test_scores_do_not_depend_on_batch_size_or_order(request, fixture, method, sentences):
+    model = scoring.load_model(request.getfixturevalue(fixture), scoring.runner.KIND_OF_METHOD[method])
+    frame = pd.DataFrame({"sentence_id": [f"s{i}" for i in range(len(sentences))], "text": sentences})
+    reference = _score(frame, model, method, batch_size=1).set_index("sentence_id")["score"]
+    shuffled = frame.sample(frac=1, random_state=3)
+    for batch_size in (2, 5, 64):
+        got = _score(shuffled, model, method, batch_size=batch_size).set_index("sentence_id")
+        np.testing.assert_allclose(got["score"].loc[reference.index], reference, atol=TOL)
+    assert list(_score(shuffled, model, method)["sentence_id"]) == list(shuffled["sentence_id"])
+
+
+def test_classifier_signed_confidence_is_eq_2_3(classifier_dir, sentences):
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(classifier_dir)
+    model = AutoModelForSequenceClassification.from_pretrained(classifier_dir).eval()
+    expected = []
+    for text in sentences:
+        with torch.no_grad():
+            probs = model(**tok(text, return_tensors="pt")).logits.softmax(-1)[0]
+        label = int(probs.argmax())
+        expected.append((1 if label == 1 else -1) * probs[label].item())
+    got = _score(sentences, classifier_dir, "classifier", batch_size=4)
+    np.testing.assert_allclose(got["score"], expected, atol=TOL)
+    flipped = _score(sentences, classifier_dir, "classifier", acceptable_label=0)
+    np.testing.assert_allclose(flipped["score"], -np.asarray(expected), atol=TOL)
+
+
+def test_token_and_word_scores_add_up_to_the_sentence_score(gpt2_dir, bert_dir, sentences):
+    for model, method in ((gpt2_dir, "logprob"), (bert_dir, "pll")):
+        total = _score(sentences, model, method).set_index("sentence_id")["score"]
+        for level in ("token", "word"):
+            parts = scoring.token_scores(
+                sentences, model, method, level=level, cache=False, progress=False
+            )
+            np.testing.assert_allclose(parts.groupby("sentence_id")["logprob"].sum()[total.index], total, atol=TOL)
+            np.testing.assert_allclose(parts["surprisal"], -parts["logprob"] / math.log(2))
+        words = parts.groupby("sentence_id")["word"].apply(list)
+        assert words["0"] == sentences[0].split()
+
+
+def test_mean_normalisation_divides_by_tokens(gpt2_dir, sentences):
+    raw = _score(sentences, gpt2_dir, "logprob")
+    mean = _score(sentences, gpt2_dir, "logprob", normalise="mean")
+    np.testing.assert_allclose(mean["score"], raw["score"] / raw["n_tokens"])
+    assert set(mean["method"]) == {"logprob_mean"}
+
+
+def test_accepts_a_dataset_like_object_and_a_sentences_frame(gpt2_dir, sentences):
+    from types import SimpleNamespace
+
+    table = pd.DataFrame({"sentence_id": ["a", "b"], "text": sentences[:2], "label": [1, 0]})
+    got = _score(SimpleNamespace(name="fake", sentences=table), gpt2_dir, "logprob", model_name="tiny-gpt2")
+    assert list(got["sentence_id"]) == ["a", "b"]
+    assert set(got["model"]) == {"tiny-gpt2"}
+    assert list(_score(sentences[:3], gpt2_dir, "logprob")["sentence_id"]) == ["0", "1", "2"]
+
+
+def test_random_sentences_score_finite(gpt2_dir, sentences):
+    rng = random.Random(0)
+    words = " ".join(sentences).split()
+    texts = [" ".join(rng.choices(words, k=rng.randint(1, 12))) for _ in range(20)]
+    got = _score(texts, gpt2_dir, "logprob", batch_size=7)
+    assert np.isfinite(got["score"]).all() and (got["score"] < 0).all()
