@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,36 +11,23 @@ import pytest
 pytest.importorskip("bambi")
 
 from stats.brm import brm, loo_compare  # noqa: E402
+from stats.judgment_models import SENTENCE_FORMULA, sentence_model_frame  # noqa: E402
 from stats.lmer import SingularFitWarning, lmer  # noqa: E402
-
-DATA = Path(os.environ.get("ACCEPTABILITY_DATA_DIR",
-                           Path(__file__).resolve().parents[2] / "shared" / "data"))
-LI_ADGER = DATA / "li-adger"
-needs_data = pytest.mark.skipif(
-    not (LI_ADGER / "human_ME_results_li-adger_sentences.csv").is_file(),
-    reason=f"LI-Adger reference data not found in {LI_ADGER} (set ACCEPTABILITY_DATA_DIR)",
-)
-SENTENCE_MODEL = "human ~ score + (1 + score | phenomenon) + (1 | phenomenon:type_id)"
 
 
 @pytest.fixture(scope="module")
-def li_adger_frame() -> pd.DataFrame:
-    import data
-    from stats.judgment_models import sentence_model_frame
-
-    ds, scores = data.load_li_adger(LI_ADGER), data.load_li_adger_scores(LI_ADGER)
-    return sentence_model_frame(ds, scores, model="bert-large-cased_mlm")
+def li_adger_frame(li_adger, li_adger_scores) -> pd.DataFrame:
+    return sentence_model_frame(li_adger, li_adger_scores, model="bert-large-cased_mlm")
 
 
 def _lmer_slope(frame: pd.DataFrame) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularFitWarning)
-        return float(lmer(SENTENCE_MODEL, frame).fixef["score"])
+        return float(lmer(SENTENCE_FORMULA, frame).fixef["score"])
 
 
-@needs_data
 def test_brm_slope_agrees_with_lmer_few_draws(li_adger_frame):
-    b = brm(SENTENCE_MODEL, li_adger_frame, draws=300, tune=400, chains=2, seed=1)
+    b = brm(SENTENCE_FORMULA, li_adger_frame, draws=300, tune=400, chains=2, seed=1)
     assert b.n_dropped == 2
     post = b.draws("score")
     assert abs(post.mean() - _lmer_slope(li_adger_frame)) < 2 * post.std()
@@ -54,10 +39,9 @@ def test_brm_slope_agrees_with_lmer_few_draws(li_adger_frame):
 
 
 @pytest.mark.slow
-@needs_data
 def test_brm_default_settings_converge(li_adger_frame):
     """The done-when check with brm's defaults (4 chains x 1000 draws, 1000 tuning)."""
-    b = brm(SENTENCE_MODEL, li_adger_frame)
+    b = brm(SENTENCE_FORMULA, li_adger_frame)
     summ = b.summary()
     assert summ.loc[["Intercept", "score", "sigma"], "r_hat"].max() < 1.01
     post = b.draws("score")

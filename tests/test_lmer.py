@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from stats.formula import parse_formula
+from stats.judgment_models import SENTENCE_FORMULA, sentence_model_frame
 from stats.lmer import SingularFitWarning, anova, lmer
-
-DATA = Path(os.environ.get("ACCEPTABILITY_DATA_DIR",
-                           Path(__file__).resolve().parents[2] / "shared" / "data"))
-LI_ADGER = DATA / "li-adger"
-needs_data = pytest.mark.skipif(
-    not (LI_ADGER / "human_ME_results_li-adger_sentences.csv").is_file(),
-    reason=f"LI-Adger reference data not found in {LI_ADGER} (set ACCEPTABILITY_DATA_DIR)",
-)
-SENTENCE_MODEL = "human ~ score + (1 + score | phenomenon) + (1 | phenomenon:type_id)"
 
 # lme4 1.1.31 (R 4.2, Debian r-cran-lme4), produced by benchmarks/lme4_reference.R on the
 # frame of stats.judgment_models.sentence_model_frame(load_li_adger(), load_li_adger_scores(),
@@ -47,23 +37,17 @@ R_WALD = {"(Intercept)": (-0.06197401897, 0.05428611408), "score": (0.0950115001
 
 
 @pytest.fixture(scope="module")
-def frame() -> pd.DataFrame:
-    import data
-    from stats.judgment_models import sentence_model_frame
-
-    ds = data.load_li_adger(LI_ADGER)
-    scores = data.load_li_adger_scores(LI_ADGER)
-    return sentence_model_frame(ds, scores, model="bert-large-cased_mlm")
+def frame(li_adger, li_adger_scores) -> pd.DataFrame:
+    return sentence_model_frame(li_adger, li_adger_scores, model="bert-large-cased_mlm")
 
 
 @pytest.fixture(scope="module")
 def fit(frame):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularFitWarning)
-        return lmer(SENTENCE_MODEL, frame)
+        return lmer(SENTENCE_FORMULA, frame)
 
 
-@needs_data
 def test_lmer_matches_lme4_on_li_adger(fit):
     assert fit.nobs == 4176 and fit.n_dropped == 2
     for name, value in R_FIXEF.items():
@@ -84,7 +68,6 @@ def test_lmer_matches_lme4_on_li_adger(fit):
     assert "singular" in fit.summary()
 
 
-@needs_data
 def test_anova_refits_with_ml_like_lme4(frame, fit):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SingularFitWarning)
@@ -97,7 +80,6 @@ def test_anova_refits_with_ml_like_lme4(frame, fit):
     assert list(table["npar"]) == [6, 7]
 
 
-@needs_data
 def test_summary_layout_and_accessors(fit):
     text = fit.summary()
     for part in ("Linear mixed model fit by REML", "REML criterion at convergence: 3892.8",
