@@ -67,8 +67,7 @@ def evaluate(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS, by: str | Non
     if any(not d > 0 for d in deltas):
         raise ValueError(f"deltas must be positive, got {deltas}")
     sent = sentence_frame(dataset, scores)
-    pairs = pair_deltas(dataset, scores) if len(dataset.pairs) else sent.iloc[:0].assign(
-        dh=np.nan, dlm=np.nan, pair_id="")
+    pairs = pair_deltas(dataset, scores)
     keys = ["model"]
     if by is not None:
         if by not in sent.columns and by not in pairs.columns:
