@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from scoring.batches import head_rows, length_sorted_batches, pad, target_logprobs
+from scoring.batches import head_rows, inference, length_sorted_batches, pad, target_logprobs
 from scoring.errors import ScoringError
 from scoring.models import LanguageModel
 from scoring.results import Scored
@@ -75,7 +75,7 @@ def iter_logprobs(
             rows += [r * width + t - 1 for t in range(items[i].n_context, len(seq))]
             targets += seq[items[i].n_context :]
         rows_t = torch.tensor(rows, dtype=torch.long, device=lm.device)
-        with torch.inference_mode(), head_rows(lm.model, rows_t) as select:
+        with inference(lm.device), head_rows(lm.model, rows_t) as select:
             logits = lm.model(
                 input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device), use_cache=False
             ).logits

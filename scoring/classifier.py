@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from scoring.batches import length_sorted_batches, pad
+from scoring.batches import inference, length_sorted_batches, pad
 from scoring.errors import ScoringError
 from scoring.models import LanguageModel
 from scoring.results import Scored
@@ -25,8 +25,6 @@ def iter_signed_confidence(
     lm: LanguageModel, items: list[list[int]], batch_size: int, acceptable_label: int = 1
 ) -> Iterator[tuple[list[int], list[Scored]]]:
     """+P(label) when the predicted label is `acceptable_label` (CoLA: 1), else -P(label)."""
-    import torch
-
     n_labels = lm.model.config.num_labels
     if n_labels != 2 or acceptable_label not in (0, 1):
         raise ScoringError(
@@ -36,7 +34,7 @@ def iter_signed_confidence(
     pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
     for batch in length_sorted_batches([len(it) for it in items], batch_size):
         ids, mask = pad([items[i] for i in batch], pad_id)
-        with torch.inference_mode():
+        with inference(lm.device):
             logits = lm.model(input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device)).logits
         confidence, label = logits.float().softmax(-1).max(-1)
         signs = (label == acceptable_label).float() * 2 - 1

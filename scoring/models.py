@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.errors import ScoringError
+from scoring.prepack import prepack_linears
 
 # Which model heads each kind of scoring needs, by the suffix of the config's architecture name.
 HEAD_SUFFIXES = {
@@ -114,8 +115,14 @@ def load_model(
     device: str | None = None,
     dtype: Any = None,
     revision: str | None = None,
+    prepack: bool = True,
 ) -> LanguageModel:
-    """Load `name` (hub id or directory) through `from_pretrained` as a causal, masked or classifier model."""
+    """Load `name` (hub id or directory) through `from_pretrained` as a causal, masked or classifier model.
+
+    On the CPU in float32 the linear layers run through oneDNN with packed weights (`prepack`,
+    see scoring.prepack): faster, same scores, about twice the memory for the linear weights.
+    """
+    import torch
     from transformers import (
         AutoModelForCausalLM,
         AutoModelForMaskedLM,
@@ -151,6 +158,8 @@ def load_model(
     overrides = fast_gelu if getattr(config, "activation_function", None) == "gelu_new" else {}
     model = auto.from_pretrained(name, revision=revision, dtype=torch_dtype, **overrides)
     model = model.to(device).eval()
+    if prepack and device == "cpu" and torch_dtype == torch.float32:
+        prepack_linears(model)
     tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
     if not tokenizer.is_fast:
         raise ScoringError(f"model {name!r} has no fast tokenizer; scoring needs token offsets")

@@ -116,6 +116,21 @@ def make_bert(path) -> str:
     return str(path)
 
 
+def make_distilbert(path) -> str:
+    """DistilBertForMaskedLM: a masked LM outside the BERT family's module layout."""
+    from transformers import DistilBertConfig, DistilBertForMaskedLM
+
+    fast = _bert_tokenizer()
+    fast.save_pretrained(path)
+    config = DistilBertConfig(
+        vocab_size=len(fast), dim=32, n_layers=2, n_heads=2, hidden_dim=64,
+        max_position_embeddings=MAX_POSITIONS,
+    )
+    _seed()
+    DistilBertForMaskedLM(config).save_pretrained(path)
+    return str(path)
+
+
 def make_classifier(path) -> str:
     """BertForSequenceClassification with 2 labels (1 = acceptable, as in CoLA)."""
     from transformers import BertForSequenceClassification
@@ -141,6 +156,11 @@ def gpt2_dir(tmp_path_factory) -> str:
 @pytest.fixture(scope="session")
 def bert_dir(tmp_path_factory) -> str:
     return make_bert(tmp_path_factory.mktemp("bert"))
+
+
+@pytest.fixture(scope="session")
+def distilbert_dir(tmp_path_factory) -> str:
+    return make_distilbert(tmp_path_factory.mktemp("distilbert"))
 
 
 @pytest.fixture(scope="session")

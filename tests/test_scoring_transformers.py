@@ -65,15 +65,44 @@ def _brute_force_pll(tok, model, text, word_l2r=False):
     return total
 
 
+@pytest.mark.parametrize("fixture", ["bert_dir", "distilbert_dir"])
 @pytest.mark.parametrize("method", ["pll", "pll_word_l2r"])
-def test_pll_equals_one_mask_per_forward_pass(bert_dir, method, sentences):
+def test_pll_equals_one_mask_per_forward_pass(request, fixture, method, sentences):
+    """BERT selects the masked rows at its last layer, DistilBERT only at the head: both exact."""
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    tok = AutoTokenizer.from_pretrained(bert_dir)
-    model = AutoModelForMaskedLM.from_pretrained(bert_dir).eval()
+    path = request.getfixturevalue(fixture)
+    tok = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForMaskedLM.from_pretrained(path).eval()
     expected = [_brute_force_pll(tok, model, t, method == "pll_word_l2r") for t in sentences]
-    got = _score(sentences, bert_dir, method, batch_size=3)
+    got = _score(sentences, path, method, batch_size=3)
     np.testing.assert_allclose(got["score"], expected, atol=TOL)
+
+
+def test_pll_copies_split_into_cpu_passes_give_the_same_scores(monkeypatch, bert_dir, sentences):
+    whole = _score(sentences, bert_dir, "pll", batch_size=4)["score"]
+    monkeypatch.setattr(scoring.masked, "CPU_TOKENS_PER_PASS", 20)  # 1-2 copies per pass
+    np.testing.assert_allclose(_score(sentences, bert_dir, "pll", batch_size=4)["score"], whole, atol=TOL)
+
+
+@pytest.mark.parametrize(("fixture", "kind"), [("gpt2_dir", "causal"), ("bert_dir", "masked")])
+def test_prepacked_linear_layers_compute_what_the_plain_ones_do(request, fixture, kind):
+    """Every Linear/Conv1D is packed for oneDNN (GELUs fused); logits match, with and without autograd."""
+    import torch
+    from transformers.pytorch_utils import Conv1D
+
+    path = request.getfixturevalue(fixture)
+    plain = scoring.load_model(path, kind, prepack=False).model
+    packed = scoring.load_model(path, kind).model
+    linears = [m for m in packed.modules() if isinstance(m, torch.nn.Linear | Conv1D)]
+    assert linears and all("forward" in vars(m) for m in linears)
+    assert any(isinstance(m, torch.nn.Identity) for m in packed.modules())  # a fused GELU
+    ids = torch.randint(5, packed.config.vocab_size, (3, 9))
+    with torch.inference_mode():
+        expected = plain(input_ids=ids).logits
+        np.testing.assert_allclose(packed(input_ids=ids).logits, expected, atol=TOL)
+    with torch.enable_grad():  # the plain kernels run where gradients are needed
+        np.testing.assert_allclose(packed(input_ids=ids).logits.detach(), expected, atol=TOL)
 
 
 def test_word_l2r_differs_from_pll_on_multi_piece_words(bert_dir, sentences):
@@ -148,3 +177,14 @@ def test_random_sentences_score_finite(gpt2_dir, sentences):
     texts = [" ".join(rng.choices(words, k=rng.randint(1, 12))) for _ in range(20)]
     got = _score(texts, gpt2_dir, "logprob", batch_size=7)
     assert np.isfinite(got["score"]).all() and (got["score"] < 0).all()
+
+
+def test_no_packing_when_the_copies_would_not_fit_in_memory(monkeypatch, gpt2_dir, sentences):
+    import torch
+
+    expected = _score(sentences, gpt2_dir, "logprob")["score"]
+    monkeypatch.setattr(scoring.prepack, "_free_memory", lambda: 1000)
+    with pytest.warns(UserWarning, match="not packing"):
+        lm = scoring.load_model(gpt2_dir, "causal")
+    assert not any("forward" in vars(m) for m in lm.model.modules() if isinstance(m, torch.nn.Linear))
+    np.testing.assert_allclose(_score(sentences, lm, "logprob")["score"], expected, atol=TOL)
