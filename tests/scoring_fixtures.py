@@ -131,6 +131,22 @@ def make_distilbert(path) -> str:
     return str(path)
 
 
+def make_roberta(path) -> str:
+    """RobertaForMaskedLM (BabyBERTa's architecture): BERT-family layers, positions offset by padding."""
+    from transformers import RobertaConfig, RobertaForMaskedLM
+
+    fast = _bert_tokenizer()
+    fast.save_pretrained(path)
+    config = RobertaConfig(
+        vocab_size=len(fast), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=MAX_POSITIONS + 2,
+        pad_token_id=fast.pad_token_id, bos_token_id=fast.cls_token_id, eos_token_id=fast.sep_token_id,
+    )
+    _seed()
+    RobertaForMaskedLM(config).save_pretrained(path)
+    return str(path)
+
+
 def make_classifier(path) -> str:
     """BertForSequenceClassification with 2 labels (1 = acceptable, as in CoLA)."""
     from transformers import BertForSequenceClassification
@@ -161,6 +177,11 @@ def bert_dir(tmp_path_factory) -> str:
 @pytest.fixture(scope="session")
 def distilbert_dir(tmp_path_factory) -> str:
     return make_distilbert(tmp_path_factory.mktemp("distilbert"))
+
+
+@pytest.fixture(scope="session")
+def roberta_dir(tmp_path_factory) -> str:
+    return make_roberta(tmp_path_factory.mktemp("roberta"))
 
 
 @pytest.fixture(scope="session")

@@ -65,15 +65,17 @@ def _brute_force_pll(tok, model, text, word_l2r=False):
     return total
 
 
-@pytest.mark.parametrize("fixture", ["bert_dir", "distilbert_dir"])
+@pytest.mark.parametrize("fixture", ["bert_dir", "roberta_dir", "distilbert_dir"])
 @pytest.mark.parametrize("method", ["pll", "pll_word_l2r"])
 def test_pll_equals_one_mask_per_forward_pass(request, fixture, method, sentences):
-    """BERT selects the masked rows at its last layer, DistilBERT only at the head: both exact."""
+    """BERT and RoBERTa take the BERT-family shortcuts (first and last layer), DistilBERT
+    selects masked rows only at the head: all equal one forward pass per masked token."""
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
     path = request.getfixturevalue(fixture)
     tok = AutoTokenizer.from_pretrained(path)
     model = AutoModelForMaskedLM.from_pretrained(path).eval()
+    assert (scoring.batches.bert_layers(model) is None) == (fixture == "distilbert_dir")
     expected = [_brute_force_pll(tok, model, t, method == "pll_word_l2r") for t in sentences]
     got = _score(sentences, path, method, batch_size=3)
     np.testing.assert_allclose(got["score"], expected, atol=TOL)
