@@ -169,8 +169,11 @@ def load_model(
         if local.is_dir()
         else f"hub:{name}@{hub_commit(name, revision)}"
     )
+    # RoBERTa-style embeddings number positions from padding_idx + 1, so that many fewer fit
+    offset = getattr(getattr(model.base_model, "embeddings", None), "padding_idx", None)
+    offset = offset + 1 if isinstance(offset, int) else 0
     limits = [
-        getattr(config, attr, None) for attr in ("max_position_embeddings", "n_positions")
+        getattr(config, attr, 0) - offset for attr in ("max_position_embeddings", "n_positions")
     ] + [tokenizer.model_max_length]
     max_length = min(v for v in limits if isinstance(v, int) and 0 < v < 1_000_000)
     return LanguageModel(

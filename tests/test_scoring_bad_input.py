@@ -31,6 +31,14 @@ def test_over_long_sentence_is_an_error_not_truncated(gpt2_dir, bert_dir):
         scoring.score([long], bert_dir, "pll", cache=False)
 
 
+def test_roberta_limit_counts_its_position_offset(roberta_dir):
+    """RoBERTa numbers positions from padding_idx + 1: 66 positions hold 65 tokens, not 66."""
+    fits = " ".join(["cat"] * 63)  # + <s> and </s> = 65 tokens
+    assert len(scoring.score([fits], roberta_dir, "pll", cache=False, progress=False)) == 1
+    with pytest.raises(scoring.ScoringError, match="66 tokens, more than the 65"):
+        scoring.score([fits + " cat"], roberta_dir, "pll", cache=False, progress=False)
+
+
 def test_method_the_model_cannot_do(gpt2_dir, bert_dir, sentences):
     with pytest.raises(scoring.ScoringError, match="not a causal model.*use method 'pll'"):
         scoring.score(sentences, bert_dir, "logprob", cache=False)
