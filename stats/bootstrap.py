@@ -22,9 +22,10 @@ Metric = Callable | str | Sequence[str]
 
 
 def cell_statistic(metric: Metric, dataset: Dataset, scores: pd.DataFrame, units: Units,
-                   deltas=DEFAULT_DELTAS, max_delta: float = 5.0):
-    """The (model, metric) cells of ``metric`` and a vectorised statistic of unit
-    indices giving their values, shape (cells, resamples), as scipy expects.
+                   deltas=DEFAULT_DELTAS, max_delta: float = 5.0, by: str | None = None):
+    """The (model, metric) cells of ``metric`` ((model, ``by`` value, metric) with ``by``)
+    and a vectorised statistic of unit indices giving their values, shape (cells,
+    resamples), as scipy expects.
 
     ``stats.evaluate``, a metric name or a list of names take the fast path
     (:class:`~stats.bootstrap_arrays.MetricArrays`); any other function
@@ -36,13 +37,18 @@ def cell_statistic(metric: Metric, dataset: Dataset, scores: pd.DataFrame, units
             isinstance(metric, Sequence) and all(isinstance(m, str) for m in metric)):
         names = (metric_names(deltas) if metric is evaluate
                  else [metric] if isinstance(metric, str) else list(metric))
-        arrays = MetricArrays(dataset, scores, units, names, max_delta)
-        cells = pd.MultiIndex.from_product([arrays.models, names], names=["model", "metric"])
+        arrays = MetricArrays(dataset, scores, units, names, max_delta, by)
+        cells = (pd.MultiIndex.from_product([arrays.models, names], names=["model", "metric"])
+                 if by is None else pd.MultiIndex.from_product(
+                     [arrays.models, arrays.groups, names], names=["model", by, "metric"]))
 
         def fast(idx, axis=-1):
             values = arrays(counts_from_indices(idx, units.n))
             return values.reshape(len(cells), -1) if np.ndim(idx) > 1 else values.reshape(-1)
         return cells, fast
+    if by is not None:
+        raise ValueError("by= needs stats.evaluate or metric names; a function can split "
+                         "the data itself (one row per model and group, the group in `model`)")
 
     def cells_of(result) -> pd.Series:
         if np.isscalar(result):
@@ -65,7 +71,7 @@ def cell_statistic(metric: Metric, dataset: Dataset, scores: pd.DataFrame, units
 def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = 10_000,
               cluster: str | None = "type_id", ci: float = 0.95, method: str = "percentile",
               seed=None, deltas=DEFAULT_DELTAS, max_delta: float = 5.0,
-              distribution: bool = False, batch: int | None = 2_000):
+              distribution: bool = False, batch: int | None = 2_000, by: str | None = None):
     """Bootstrap intervals: one row per (model, metric) with ``estimate`` (the full
     data value), ``se``, ``lower``, ``upper``.
 
@@ -79,6 +85,9 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = 1
         phenomena. ``None``: the naive pair bootstrap (single pairs and sentences),
         which under-covers when pairs are clustered (see tests/test_bootstrap.py) and
         biases ``variability`` low (a drawn-twice sentence shrinks its type's SD).
+    by: a sentence or pair column (``"phenomenon"``, ``"dataset"``): one interval per
+        model, value of ``by`` and metric, split as ``evaluate(by=...)`` splits; each
+        resample is still drawn from, and z-scored over, the whole dataset.
     method: ``"percentile"`` or ``"bca"`` (Efron 1987; acceleration by jackknife over
         units), both by ``scipy.stats.bootstrap``. seed: for ``numpy.random.default_rng``.
 
@@ -91,7 +100,7 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = 1
     if method.lower() not in ("percentile", "bca"):
         raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
     units = resampling_units(dataset, cluster)
-    cells, statistic = cell_statistic(metric, dataset, scores, units, deltas, max_delta)
+    cells, statistic = cell_statistic(metric, dataset, scores, units, deltas, max_delta, by)
     res = sps.bootstrap((np.arange(units.n),), statistic, n_resamples=n, batch=batch,
                         vectorized=True, confidence_level=ci, rng=np.random.default_rng(seed),
                         method="BCa" if method.lower() == "bca" else "percentile")
@@ -104,14 +113,17 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = 1
     return table
 
 
-def with_intervals(table: pd.DataFrame, boot: pd.DataFrame) -> pd.DataFrame:
+def with_intervals(table: pd.DataFrame, boot: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
     """``evaluate``'s table with ``<metric>_lower``/``<metric>_upper`` beside each
-    bootstrapped metric column."""
+    bootstrapped metric column (matched on model, and the ``by`` column if given)."""
     out = table.copy()
+    keys = ["model"] if by is None else ["model", by]
+    rows_of = pd.MultiIndex.from_frame(out[keys])
     for metric, rows in boot.groupby("metric", sort=False):
-        bounds = rows.set_index("model")
+        bounds = rows.set_index(keys)
         at = out.columns.get_loc(metric) + 1
         for k, side in enumerate(("lower", "upper")):
-            out.insert(at + k, f"{metric}_{side}", out["model"].map(bounds[side]).to_numpy())
+            out.insert(at + k, f"{metric}_{side}",
+                       bounds[side].reindex(rows_of if by else rows_of.get_level_values(0)).to_numpy())
     out.attrs.update(boot.attrs)
     return out

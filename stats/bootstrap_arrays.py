@@ -64,7 +64,7 @@ class MetricArrays:
     matrix: ``MetricArrays(...)(counts)`` -> (models, metrics, resamples)."""
 
     def __init__(self, dataset: Dataset, scores: pd.DataFrame, units: Units,
-                 metrics_: list[str], max_delta: float = 5.0):
+                 metrics_: list[str], max_delta: float = 5.0, by: str | None = None):
         for m in metrics_:
             if m not in metric_names(()) and adc_delta(m) is None:
                 raise ValueError(f"unknown metric {m!r}; use {metric_names()} "
@@ -90,6 +90,7 @@ class MetricArrays:
         self.good = ids.get_indexer(p["good_id"])
         self.bad = ids.get_indexer(p["bad_id"])
         self.dh = self.human[self.good] - self.human[self.bad]
+        self.groups, self.sentence_in, self.pair_in = _groups(dataset, by)
 
     def _restandardise(self, dataset: Dataset, scores: pd.DataFrame) -> np.ndarray:
         if not {"ref_mean", "ref_sd"} <= set(scores.columns):
@@ -104,33 +105,48 @@ class MetricArrays:
         return ~has["all"].reindex(self.models).to_numpy(bool)
 
     def __call__(self, counts: np.ndarray) -> np.ndarray:
-        out = np.full((len(self.models), len(self.metrics), counts.shape[0]), np.nan)
+        """(models, metrics, resamples); with ``by``: (models, groups, metrics, resamples)."""
+        out = np.full((len(self.models), len(self.groups), len(self.metrics), counts.shape[0]),
+                      np.nan)
         for j in range(len(self.models)):
-            values = self._model(counts, j)
-            for k, m in enumerate(self.metrics):
-                out[j, k] = values[m]
-        return out
+            mean, scale = self._standardisation(counts, j)
+            for g in range(len(self.groups)):
+                values = self._model(counts, j, mean, scale, self.sentence_in[g], self.pair_in[g])
+                for k, m in enumerate(self.metrics):
+                    out[j, g, k] = values[m]
+        return out if self.groups != [None] else out[:, 0]
 
-    def _model(self, counts: np.ndarray, j: int) -> dict[str, np.ndarray]:
-        us, up = self.units.sentence, self.units.pair
+    def _lin(self, counts, units, *vs):
+        """counts @ per-unit sums of each v."""
+        sums = np.stack([np.bincount(units, weights=v, minlength=self.units.n) for v in vs], 1)
+        return list(_dot(counts, sums).T)
 
-        def lin(units, *vs):  # counts @ per-unit sums of each v
-            sums = np.stack([np.bincount(units, weights=v, minlength=self.units.n) for v in vs], 1)
-            return list(_dot(counts, sums).T)
-
+    def _standardisation(self, counts: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each resample's mean and 1 / SD of model j's full-data z-scores, over all sentences
+        (fixed 0 and 1 for scores standardised by a published reference)."""
         z = self.z[:, j]
         valid = ~np.isnan(z)
+        if not self.restandardise[j]:
+            return np.zeros(counts.shape[0]), np.ones(counts.shape[0])
         z0 = np.where(valid, z, 0.0)
-        b = counts.shape[0]
-        if self.restandardise[j]:
-            n, s1, s2 = lin(us, valid, z0, z0**2)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                mean = s1 / n
-            sd = metrics.sd_from_sums(n, s1, s2)
-            scale = np.where(sd > 0, 1 / np.where(sd > 0, sd, 1), np.nan)
-        else:
-            mean, scale = np.zeros(b), np.ones(b)
-        d0 = z[self.good] - z[self.bad]
+        n, s1, s2 = self._lin(counts, self.units.sentence, valid, z0, z0**2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = s1 / n
+        sd = metrics.sd_from_sums(n, s1, s2)
+        return mean, np.where(sd > 0, 1 / np.where(sd > 0, sd, 1), np.nan)
+
+    def _model(self, counts: np.ndarray, j: int, mean: np.ndarray, scale: np.ndarray,
+               sentence_in: np.ndarray, pair_in: np.ndarray) -> dict[str, np.ndarray]:
+        """Metrics of model j over the sentences and pairs selected by the two masks."""
+        us, up = self.units.sentence, self.units.pair
+
+        def lin(units, *vs):
+            return self._lin(counts, units, *vs)
+
+        z = self.z[:, j]
+        valid = ~np.isnan(z) & sentence_in
+        z0 = np.where(valid, z, 0.0)
+        d0 = np.where(pair_in, z[self.good] - z[self.bad], np.nan)
         wanted, out = set(self.metrics), {}
         if "blimp" in wanted:
             ok = ~np.isnan(d0)
@@ -229,6 +245,24 @@ class MetricArrays:
             n_pred = n_pred + step_sums(counts, us[free], -z[free], np.ones(free.sum()), -mean)
             n_both = n_both + step_sums(counts, us[free], -z[free], lab[free], -mean)
         return metrics.mcc_from_counts(n, n_pred, n_label, n_both)
+
+
+def _groups(dataset: Dataset, by: str | None) -> tuple[list, list[np.ndarray], list[np.ndarray]]:
+    """The values of ``by`` and, for each, masks of its sentences and pairs, as ``evaluate``
+    splits them: pairs without a ``by`` column take their good sentence's value; sentences
+    without one form a NaN group. ``by=None``: one group, [None], holding everything."""
+    s, p = dataset.sentences, dataset.pairs
+    if by is None:
+        return [None], [np.ones(len(s), bool)], [np.ones(len(p), bool)]
+    sent = s[by] if by in s.columns else pd.Series(np.nan, index=s.index)
+    pair = (p[by] if by in p.columns
+            else p["good_id"].map(s.set_index("sentence_id")[by]) if by in s.columns else None)
+    if pair is None:
+        raise KeyError(f"cannot break down by {by!r}: no such column in the sentences or pairs")
+    codes, groups = pd.factorize(pd.concat([pair, sent], ignore_index=True), use_na_sentinel=False)
+    pair_codes, sent_codes = codes[:len(p)], codes[len(p):]
+    return (list(groups), [sent_codes == g for g in range(len(groups))],
+            [pair_codes == g for g in range(len(groups))])
 
 
 def _dot(counts: np.ndarray, per_unit: np.ndarray) -> np.ndarray:

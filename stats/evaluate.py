@@ -59,10 +59,8 @@ def evaluate(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS, by: str | Non
 
     ``ci=True`` (or a level such as 0.9) adds ``<metric>_lower``/``<metric>_upper``
     beside each metric: percentile intervals from ``n_boot`` bootstrap resamples
-    clustered by ``cluster`` (see ``stats.bootstrap``); not with ``by``.
+    clustered by ``cluster`` (see ``stats.bootstrap``); with ``by``, per group.
     """
-    if ci and by is not None:
-        raise ValueError("ci= with by= is not supported: bootstrap each subset instead")
     deltas = tuple(float(d) for d in deltas)
     if any(not d > 0 for d in deltas):
         raise ValueError(f"deltas must be positive, got {deltas}")
@@ -90,5 +88,5 @@ def evaluate(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS, by: str | Non
     from stats.bootstrap import bootstrap, with_intervals  # bootstrap imports this module
     level = 0.95 if ci is True else float(ci)
     boot = bootstrap(evaluate, dataset, scores, n=n_boot, cluster=cluster, ci=level, seed=seed,
-                     deltas=deltas, max_delta=max_delta)
-    return with_intervals(pd.DataFrame(rows), boot)
+                     deltas=deltas, max_delta=max_delta, by=by)
+    return with_intervals(pd.DataFrame(rows), boot, by)

@@ -79,7 +79,7 @@ def type_sd_mean(values: np.ndarray, type_codes: np.ndarray, n_types: int) -> np
     type, averaged over types with at least two values. Reduces the last axis."""
     valid = ~np.isnan(values)
     v = np.where(valid, values, 0.0)
-    flat = v.reshape(-1, v.shape[-1])
+    flat = v.reshape(int(np.prod(v.shape[:-1])), v.shape[-1])  # -1 is ambiguous for 0 values
     fvalid = valid.reshape(flat.shape)
     out = np.empty(flat.shape[0])
     for i in range(flat.shape[0]):

@@ -99,6 +99,26 @@ def test_fast_path_equals_evaluate_on_resampled_datasets(li_adger, li_adger_scor
         assert np.allclose(fast[:, :, b], slow.to_numpy(), atol=1e-10)
 
 
+@pytest.mark.parametrize("by", ["dataset", "discard"])
+def test_fast_path_by_group_equals_evaluate_by_group_on_resampled_datasets(li_adger,
+                                                                            li_adger_scores, by):
+    """Per group (a column of sentences and pairs, or of pairs only: the sentence metrics
+    then form one NaN group, as in evaluate), z-scored over the whole resample."""
+    units = resampling_units(li_adger, "type_id")
+    names = metric_names()
+    arrays = MetricArrays(li_adger, li_adger_scores, units, names, by=by)
+    counts = np.vstack([np.ones(units.n), counts_from_indices(
+        np.random.default_rng(2).integers(0, units.n, (1, units.n)), units.n)])
+    fast = arrays(counts)  # (models, groups, metrics, resamples)
+    for b in range(2):
+        ds, sc = resample_dataset(li_adger, li_adger_scores, units, counts[b])
+        slow = stats.evaluate(ds, sc, by=by)
+        for g, group in enumerate(arrays.groups):
+            rows = slow[slow[by].isna()] if pd.isna(group) else slow[slow[by] == group]
+            expected = rows.set_index("model").reindex(arrays.models)[names].to_numpy(float)
+            np.testing.assert_allclose(fast[:, g, :, b], expected, atol=1e-10)
+
+
 def test_bootstrap_table_on_li_adger(li_adger, li_adger_scores):
     table, dist = bootstrap(stats.evaluate, li_adger, li_adger_scores, n=300, seed=3,
                             distribution=True)
@@ -187,8 +207,17 @@ def test_evaluate_ci_puts_intervals_beside_each_metric(li_adger, li_adger_scores
         assert cols[cols.index(m) + 1: cols.index(m) + 3] == [f"{m}_lower", f"{m}_upper"]
         assert (table[f"{m}_lower"] <= table[m]).all() and (table[m] <= table[f"{m}_upper"]).all()
     pd.testing.assert_frame_equal(table[list(plain.columns)], plain)
-    with pytest.raises(ValueError, match="by="):
-        stats.evaluate(li_adger, li_adger_scores, by="dataset", ci=True)
+    per_dataset = stats.evaluate(li_adger, li_adger_scores, by="dataset", ci=True, n_boot=200,
+                                 seed=0)
+    pd.testing.assert_frame_equal(per_dataset[list(plain.columns) + ["dataset"]].drop(
+        columns=[]), stats.evaluate(li_adger, li_adger_scores, by="dataset")[
+            list(plain.columns) + ["dataset"]])
+    assert len(per_dataset) == 16
+    for m in metric_names():
+        lower, value, upper = (per_dataset[f"{m}_lower"], per_dataset[m], per_dataset[f"{m}_upper"])
+        assert lower.notna().all() and (lower <= value).all() and (value <= upper).all()
+    with pytest.raises(ValueError, match="by= needs"):
+        bootstrap(lambda d, s: 0.0, li_adger, li_adger_scores, n=10, by="dataset")
 
 
 def test_bad_arguments(li_adger, li_adger_scores):
