@@ -1,12 +1,14 @@
 """``run``: score -> evaluate -> fit -> report into one folder, resumable.
 
-Each step writes its outputs into the folder and records a fingerprint of its inputs in
-``manifest.json``; a rerun skips a step whose outputs exist and whose fingerprint matches.
+Each step writes its outputs into the folder and records a fingerprint of its inputs and
+of the source code it runs in ``manifest.json``; a rerun skips a step whose outputs exist
+and whose fingerprint matches.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import pickle
@@ -31,6 +33,18 @@ def fingerprint(*parts) -> str:
     """A short hash of JSON-serialisable inputs."""
     text = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def code_hash(*packages: str) -> str:
+    """A short hash of the Python sources of ``packages``: an edited package (a fix, a
+    development checkout) reruns the steps that use it even when its version is unchanged."""
+    digest = hashlib.sha256()
+    for name in packages:
+        root = Path(importlib.import_module(name).__file__).parent
+        for file in sorted(root.rglob("*.py")):
+            digest.update(f"{name}/{file.relative_to(root).as_posix()}".encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 class Manifest:
@@ -114,13 +128,13 @@ def run(exp: Experiment, command: str | None = None, force: bool = False,
 
     scores_file = out / "scores.parquet"
     fp_score = fingerprint(exp.dataset, ds.checksums, _scores_source(exp),
-                           exp.scores_settings(), pkg)
+                           exp.scores_settings(), pkg, code_hash("data", "scoring"))
     step(1, "score", fp_score, ["scores.parquet"],
          lambda: data.write_scores(load_scores(exp, ds), scores_file),
          f"scores for {ds.name} ({exp.scores or 'scoring ' + ', '.join(exp.models)})")
     scores = data.read_scores(scores_file, ds)
 
-    fp_eval = fingerprint(fp_score, exp.analysis_settings(), pkg)
+    fp_eval = fingerprint(fp_score, exp.analysis_settings(), pkg, code_hash("stats", "reports"))
 
     def evaluate() -> None:
         results = analyse(ds, scores, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed,
@@ -133,7 +147,7 @@ def run(exp: Experiment, command: str | None = None, force: bool = False,
     step(2, "evaluate", fp_eval, ["analysis.pkl", "evaluation.csv"], evaluate,
          f"statistics for {scores['model'].nunique()} models (bootstrap n={exp.n_boot})")
 
-    fp_fit = fingerprint(fp_score, exp.formula, pkg)
+    fp_fit = fingerprint(fp_score, exp.formula, pkg, code_hash("stats"))
 
     def fit() -> None:
         fits = fit_models(ds, scores, exp.formula) if exp.formula else None
@@ -143,7 +157,7 @@ def run(exp: Experiment, command: str | None = None, force: bool = False,
 
     step(3, "fit", fp_fit, ["fits.pkl"], fit, f"mixed models: {exp.formula or 'none'}")
 
-    fp_report = fingerprint(fp_eval, fp_fit, command, pkg)
+    fp_report = fingerprint(fp_eval, fp_fit, command, pkg, code_hash("reports"))
     report_files = ["report.html", "report.md", "provenance.json"]
 
     def report() -> None:

@@ -8,6 +8,7 @@ import base64
 import contextlib
 import io
 import re
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -103,6 +104,21 @@ def test_rerun_resumes(out):
                      "--out", str(out)])
     assert code == 0 and err.count("up to date") == 4, err
     assert (out / "report.html").stat().st_mtime_ns == before
+
+
+def test_edited_code_reruns_the_steps_that_use_it(out, monkeypatch, tmp_path):
+    """A changed `reports` source reruns evaluate (and report), not score or fit."""
+    from reports import pipeline
+
+    copy = shutil.copytree(out, tmp_path / "copy")
+    real = pipeline.code_hash
+    monkeypatch.setattr(pipeline, "code_hash",
+                        lambda *pkgs: real(*pkgs) + ("-edited" if "reports" in pkgs else ""))
+    code, err = run(["run", "--dataset", "li-adger", "--scores", "published", "--n-boot", "200",
+                     "--out", str(copy)])
+    assert code == 0, err
+    assert "score: up to date" in err and "fit: up to date" in err
+    assert "evaluate: statistics" in err and "report: report into" in err
 
 
 def test_toml_experiment_gives_identical_numbers(out, tmp_path):
