@@ -94,7 +94,8 @@ def iter_pll(
                 copies.append(copy)
                 positions.append(pos)
                 targets.append(item.ids[pos])
-        per_pass = max(1, budget // len(copies[0])) if budget else len(copies)  # longest first
+        # copies[0] is the longest (batches are sorted longest first), so no pass exceeds budget
+        per_pass = max(1, budget // len(copies[0])) if budget else len(copies)
         logprobs = []
         for s in range(0, len(copies), per_pass):
             logprobs += _masked_logprobs(
