@@ -105,57 +105,50 @@ def _bert_config(vocab_size: int, **extra):
     )
 
 
+def _with_bert_tokenizer(path, model_for) -> str:
+    """Save the WordPiece tokenizer and `model_for(tokenizer)`, built after seeding, to `path`."""
+    fast = _bert_tokenizer()
+    fast.save_pretrained(path)
+    _seed()
+    model_for(fast).save_pretrained(path)
+    return str(path)
+
+
 def make_bert(path) -> str:
     """WordPiece tokenizer (small vocabulary, so words split into pieces) + BertForMaskedLM."""
     from transformers import BertForMaskedLM
 
-    fast = _bert_tokenizer()
-    fast.save_pretrained(path)
-    _seed()
-    BertForMaskedLM(_bert_config(len(fast))).save_pretrained(path)
-    return str(path)
+    return _with_bert_tokenizer(path, lambda fast: BertForMaskedLM(_bert_config(len(fast))))
 
 
 def make_distilbert(path) -> str:
     """DistilBertForMaskedLM: a masked LM outside the BERT family's module layout."""
     from transformers import DistilBertConfig, DistilBertForMaskedLM
 
-    fast = _bert_tokenizer()
-    fast.save_pretrained(path)
-    config = DistilBertConfig(
+    return _with_bert_tokenizer(path, lambda fast: DistilBertForMaskedLM(DistilBertConfig(
         vocab_size=len(fast), dim=32, n_layers=2, n_heads=2, hidden_dim=64,
         max_position_embeddings=MAX_POSITIONS,
-    )
-    _seed()
-    DistilBertForMaskedLM(config).save_pretrained(path)
-    return str(path)
+    )))
 
 
 def make_roberta(path) -> str:
     """RobertaForMaskedLM (BabyBERTa's architecture): BERT-family layers, positions offset by padding."""
     from transformers import RobertaConfig, RobertaForMaskedLM
 
-    fast = _bert_tokenizer()
-    fast.save_pretrained(path)
-    config = RobertaConfig(
+    return _with_bert_tokenizer(path, lambda fast: RobertaForMaskedLM(RobertaConfig(
         vocab_size=len(fast), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
         intermediate_size=64, max_position_embeddings=MAX_POSITIONS + 2,
         pad_token_id=fast.pad_token_id, bos_token_id=fast.cls_token_id, eos_token_id=fast.sep_token_id,
-    )
-    _seed()
-    RobertaForMaskedLM(config).save_pretrained(path)
-    return str(path)
+    )))
 
 
 def make_classifier(path) -> str:
     """BertForSequenceClassification with 2 labels (1 = acceptable, as in CoLA)."""
     from transformers import BertForSequenceClassification
 
-    fast = _bert_tokenizer()
-    fast.save_pretrained(path)
-    _seed()
-    BertForSequenceClassification(_bert_config(len(fast), num_labels=2)).save_pretrained(path)
-    return str(path)
+    return _with_bert_tokenizer(
+        path, lambda fast: BertForSequenceClassification(_bert_config(len(fast), num_labels=2))
+    )
 
 
 def _seed() -> None:
