@@ -19,18 +19,15 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from acceptability import data, scoring
 
-import data  # noqa: E402
-import scoring  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
 
 DATA_DIR = Path(os.environ.get("ACCEPTABILITY_DATA_DIR") or REPO.parent / "shared" / "data")
 MODELS = {"pll": ("bert-base-size", "masked"), "logprob": ("gpt2-size", "causal")}

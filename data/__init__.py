@@ -1,14 +1,14 @@
 """Datasets as validated tables: sentences, pairs, scores, forced-choice trials."""
 
-from data.blimp import load_blimp
-from data.cola import load_cola
-from data.dataset import Dataset, from_frames
-from data.errors import DataError
-from data.example import load_example
-from data.forced_choice import load_blimp_human_summary, load_blimp_trials
-from data.li_adger import load_li_adger, load_li_adger_scores
-from data.scores_io import read_scores, write_scores
-from data.tables import validate_pairs, validate_scores, validate_sentences, validate_trials
+from .blimp import load_blimp
+from .cola import load_cola
+from .dataset import Dataset, from_frames
+from .errors import DataError
+from .example import load_example
+from .forced_choice import load_blimp_human_summary, load_blimp_trials
+from .li_adger import load_li_adger, load_li_adger_scores
+from .scores_io import read_scores, write_scores
+from .tables import validate_pairs, validate_scores, validate_sentences, validate_trials
 
 __all__ = [
     "DataError", "Dataset", "from_frames", "load_blimp", "load_blimp_human_summary", "load_blimp_trials", "load_cola",

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from data.dataset import Dataset
-from data.errors import DataError
-from data.sources import checksum, fetch, registry
-from data.tables import validate_pairs, validate_sentences
+from .dataset import Dataset
+from .errors import DataError
+from .sources import checksum, fetch, registry
+from .tables import validate_pairs, validate_sentences
 
 NAME = "blimp"
 PREFIX_FIELDS = ["one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad",

@@ -7,10 +7,10 @@ import os
 
 import pandas as pd
 
-from data.dataset import Dataset
-from data.errors import DataError
-from data.sources import checksum, fetch
-from data.tables import require_columns, validate_sentences
+from .dataset import Dataset
+from .errors import DataError
+from .sources import checksum, fetch
+from .tables import require_columns, validate_sentences
 
 NAME = "cola"
 SPLITS = {

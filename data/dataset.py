@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from data.tables import validate_pairs, validate_sentences, validate_trials
+from .tables import validate_pairs, validate_sentences, validate_trials
 
 
 @dataclass

@@ -16,10 +16,10 @@ import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from data.dataset import Dataset
-from data.errors import DataError
-from data.sources import checksum, fetch
-from data.tables import require_columns, validate_pairs, validate_scores, validate_sentences
+from .dataset import Dataset
+from .errors import DataError
+from .sources import checksum, fetch
+from .tables import require_columns, validate_pairs, validate_scores, validate_sentences
 
 NAME = "li-adger"
 HUMAN_FILE = "human_ME_results_li-adger_sentences.csv"

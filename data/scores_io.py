@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from data.errors import DataError
-from data.tables import validate_scores
+from .errors import DataError
+from .tables import validate_scores
 
 
 def read_scores(path: str | os.PathLike, dataset=None) -> pd.DataFrame:

@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from data.errors import DataError
+from .errors import DataError
 
 DATA_DIR_ENV = "ACCEPTABILITY_DATA_DIR"
 CACHE_DIR_ENV = "ACCEPTABILITY_CACHE_DIR"

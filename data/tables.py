@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from data.errors import DataError
+from .errors import DataError
 
 SENTENCE_COLUMNS = ["sentence_id", "text", "dataset", "type_id", "item", "phenomenon",
                     "label", "human"]

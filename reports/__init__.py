@@ -5,11 +5,11 @@ out="report/")`` writes the report. ``reports.run(reports.from_toml("experiment.
 runs score -> evaluate -> fit -> report, resumable. Figure functions: ``reports.figures``.
 """
 
-from reports import figures, tables
-from reports.analysis import Fits, Results, analyse, fit_models
-from reports.experiment import Experiment, from_toml
-from reports.pipeline import run
-from reports.render import Report, build
+from . import figures, tables
+from .analysis import Fits, Results, analyse, fit_models
+from .experiment import Experiment, from_toml
+from .pipeline import run
+from .render import Report, build
 
 __all__ = ["Experiment", "Fits", "Report", "Results", "analyse", "build", "figures",
            "fit_models", "from_toml", "run", "tables"]

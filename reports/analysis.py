@@ -8,10 +8,11 @@ import warnings
 from dataclasses import dataclass, field
 
 import pandas as pd
+from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
 
-import stats
-from data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
-from reports.provenance import provenance
+from acceptability import stats
+
+from .provenance import provenance
 
 DEFAULT_FORMULA = "human ~ score + (1 + score | phenomenon)"
 # scipy warns when a metric is NaN in every resample (a model without human judgments);

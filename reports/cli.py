@@ -11,7 +11,7 @@ import shlex
 import sys
 from typing import NoReturn
 
-from data.errors import DataError
+from acceptability.data.errors import DataError
 
 EXAMPLES = """\
 examples:
@@ -34,7 +34,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def _delta(text: str) -> float:
-    from reports.experiment import check_delta
+    from .experiment import check_delta
 
     try:
         return check_delta(text)
@@ -49,7 +49,7 @@ def _command(args: argparse.Namespace) -> str:
 
 def _experiment(args: argparse.Namespace, **fixed):
     """An Experiment from the flags given (others keep their defaults)."""
-    from reports.experiment import Experiment, from_toml
+    from .experiment import Experiment, from_toml
 
     if getattr(args, "config", None):
         base = from_toml(args.config)
@@ -69,7 +69,7 @@ def _experiment(args: argparse.Namespace, **fixed):
 
 
 def _dataset_and_scores(args: argparse.Namespace, **fixed):
-    from reports.experiment import load_dataset, load_scores
+    from .experiment import load_dataset, load_scores
 
     exp = _experiment(args, **fixed)
     ds = load_dataset(exp)
@@ -78,8 +78,9 @@ def _dataset_and_scores(args: argparse.Namespace, **fixed):
 
 def cmd_score(args: argparse.Namespace) -> int:
     """Score the dataset's sentences with each --model and write the long scores table."""
-    import data
-    from reports.experiment import load_dataset, score_models
+    from acceptability import data
+
+    from .experiment import load_dataset, score_models
 
     exp = _experiment(args)
     ds = load_dataset(exp)
@@ -92,9 +93,10 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Evaluate scores against a dataset and print or save the one-row-per-model table."""
-    import stats
-    from reports.analysis import bootstrap_ci
-    from reports.tables import evaluation_with_ci
+    from acceptability import stats
+
+    from .analysis import bootstrap_ci
+    from .tables import evaluation_with_ci
 
     exp, ds, sc = _dataset_and_scores(args, n_boot=args.n_boot or 0)
     if args.by:
@@ -115,7 +117,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def cmd_fit(args: argparse.Namespace) -> int:
     """Fit one mixed-effects judgment model per language model and print the summaries."""
-    from reports.analysis import fit_models
+    from .analysis import fit_models
 
     exp, ds, sc = _dataset_and_scores(args)
     fits = fit_models(ds, sc, exp.formula)
@@ -131,8 +133,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Analyse and write the report (no resuming: see ``run``)."""
-    from reports.analysis import analyse
-    from reports.render import build
+    from .analysis import analyse
+    from .render import build
 
     exp, ds, sc = _dataset_and_scores(args)
     print(f"analysing {sc['model'].nunique()} models on {ds.name} ...", file=sys.stderr)
@@ -148,7 +150,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """score -> evaluate -> fit -> report into --out, skipping steps already done."""
-    from reports.pipeline import run
+    from .pipeline import run
 
     exp = _experiment(args)
     report = run(exp, command=_command(args), force=args.force)
@@ -157,7 +159,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _print_demo_tables(results) -> None:
-    from reports import tables
+    from . import tables
 
     cols = ["model", "n_pairs", "blimp", "adc_0.5", "adc_1", "adc_5", "adc_area", "r_sentence",
             "r_pair", "variability", "mcc"]
@@ -178,9 +180,10 @@ def _print_demo_tables(results) -> None:
 def cmd_demo(args: argparse.Namespace) -> int:
     """Evaluate LI-Adger with the published thesis scores when the data are available,
     else the bundled example, print the main tables and write the full report."""
-    import data
-    from reports.analysis import analyse
-    from reports.render import build
+    from acceptability import data
+
+    from .analysis import analyse
+    from .render import build
 
     try:
         ds, sc = data.load_li_adger(), data.load_li_adger_scores()

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from acceptability.data.errors import DataError
 
-import data
-from data.errors import DataError
-from reports.analysis import DEFAULT_FORMULA
+from acceptability import data
+
+from .analysis import DEFAULT_FORMULA
 
 DATASETS = ("li-adger", "blimp", "cola", "example")
 MAX_DELTA = 100.0
@@ -153,7 +154,7 @@ def score_models(dataset, models: tuple[str, ...], method: str,
                  revision: str | None = None) -> pd.DataFrame:
     """Score ``dataset`` with each model (``scoring.score``, imported lazily: torch)."""
     try:
-        import scoring
+        from acceptability import scoring
     except ImportError as err:
         raise DataError(f"scoring is not available ({err})",
                         fix="pip install 'acceptability[scoring]'") from None

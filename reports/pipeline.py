@@ -19,12 +19,14 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-import data
-from data.sources import checksum
-from reports.analysis import Fits, Results, analyse, fit_models
-from reports.experiment import Experiment, load_dataset, load_scores
-from reports.provenance import version
-from reports.render import Report, build
+from acceptability.data.sources import checksum
+
+from acceptability import data
+
+from .analysis import Fits, Results, analyse, fit_models
+from .experiment import Experiment, load_dataset, load_scores
+from .provenance import version
+from .render import Report, build
 
 STEPS = ("score", "evaluate", "fit", "report")
 
@@ -36,11 +38,12 @@ def fingerprint(*parts) -> str:
 
 
 def code_hash(*packages: str) -> str:
-    """A short hash of the Python sources of ``packages``: an edited package (a fix, a
-    development checkout) reruns the steps that use it even when its version is unchanged."""
+    """A short hash of the Python sources of the subpackages ``packages`` ("data", "stats",
+    ...): an edited package (a fix, a development checkout) reruns the steps that use it
+    even when its version is unchanged."""
     digest = hashlib.sha256()
     for name in packages:
-        root = Path(importlib.import_module(name).__file__).parent
+        root = Path(importlib.import_module(f"acceptability.{name}").__file__).parent
         for file in sorted(root.rglob("*.py")):
             digest.update(f"{name}/{file.relative_to(root).as_posix()}".encode())
             digest.update(file.read_bytes())

@@ -16,9 +16,9 @@ import matplotlib.pyplot as plt
 from markupsafe import Markup
 from matplotlib.figure import Figure
 
-from reports import figures, tables
-from reports.analysis import Results
-from reports.templates import HTML, MARKDOWN
+from . import figures, tables
+from .analysis import Results
+from .templates import HTML, MARKDOWN
 
 DPI = 110
 

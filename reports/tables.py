@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from acceptability.data.published import SEED_004_VARIABILITY
+from acceptability.stats.bootstrap import with_intervals
 
-from data.published import SEED_004_VARIABILITY
-from reports.analysis import Results
-from stats.bootstrap import with_intervals
+from .analysis import Results
 
 
 def data_summary(results: Results) -> pd.DataFrame:

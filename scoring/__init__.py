@@ -4,12 +4,16 @@ confidence, n-gram models, Lau et al. normalisations and BLiMP prefix methods, w
 torch and transformers are imported only when a model is loaded, so `import scoring` is fast.
 """
 
-from data import read_scores, write_scores  # the scores file format is data's (validated there)
-from scoring.api import score, sentences_frame, token_scores
-from scoring.cache import ScoreCache, default_cache_dir
-from scoring.errors import ScoringError
-from scoring.models import LanguageModel, load_model
-from scoring.ngram import (
+from acceptability.data import (  # the scores file format is data's (validated there)
+    read_scores,
+    write_scores,
+)
+
+from .api import score, sentences_frame, token_scores
+from .cache import ScoreCache, default_cache_dir
+from .errors import ScoringError
+from .models import LanguageModel, load_model
+from .ngram import (
     ArpaModel,
     KneserNey,
     UnigramModel,
@@ -18,9 +22,9 @@ from scoring.ngram import (
     train_unigram,
     unigram_from_frequencies,
 )
-from scoring.normalise import mean_logprob, norm_lp, slor
-from scoring.prefix import prefix_scores
-from scoring.runner import METHODS
+from .normalise import mean_logprob, norm_lp, slor
+from .prefix import prefix_scores
+from .runner import METHODS
 
 __all__ = [
     "METHODS",

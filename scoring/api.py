@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from scoring import normalise as norm
-from scoring.cache import ScoreCache
-from scoring.errors import ScoringError
-from scoring.ngram import UnigramModel
-from scoring.runner import compute, make_scorer
+from . import normalise as norm
+from .cache import ScoreCache
+from .errors import ScoringError
+from .ngram import UnigramModel
+from .runner import compute, make_scorer
 
 
 def sentences_frame(data: Any, text_column: str = "text") -> pd.DataFrame:

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from scoring.results import Scored
+from .results import Scored
 
 CHUNK = 500  # keys per SELECT ... IN (...) query, under SQLite's variable limit
 

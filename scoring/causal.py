@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from scoring.batches import head_rows, inference, length_sorted_batches, pad, target_logprobs
-from scoring.errors import ScoringError
-from scoring.models import LanguageModel
-from scoring.results import Scored
+from .batches import head_rows, inference, length_sorted_batches, pad, target_logprobs
+from .errors import ScoringError
+from .models import LanguageModel
+from .results import Scored
 
 
 @dataclass

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from scoring.batches import inference, length_sorted_batches, pad
-from scoring.errors import ScoringError
-from scoring.models import LanguageModel
-from scoring.results import Scored
+from .batches import inference, length_sorted_batches, pad
+from .errors import ScoringError
+from .models import LanguageModel
+from .results import Scored
 
 
 def encode(lm: LanguageModel, text: str) -> list[int]:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from scoring.batches import (
+from .batches import (
     bert_layers,
     head_rows,
     inference,
@@ -19,9 +19,9 @@ from scoring.batches import (
     pad,
     target_logprobs,
 )
-from scoring.errors import ScoringError
-from scoring.models import LanguageModel
-from scoring.results import Scored
+from .errors import ScoringError
+from .models import LanguageModel
+from .results import Scored
 
 # Measured on 2 cores (bert-base, LI-Adger): 64 sentences' copies in one pass (~80k tokens) ran
 # 35% slower than the same copies in passes of 4096 tokens, whose activations stay in cache.

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scoring.errors import ScoringError
-from scoring.prepack import prepack_linears
+from .errors import ScoringError
+from .prepack import prepack_linears
 
 # Which model heads each kind of scoring needs, by the suffix of the config's architecture name.
 HEAD_SUFFIXES = {

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoring.errors import ScoringError
+from .errors import ScoringError
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
 LN10 = math.log(10)

@@ -16,10 +16,10 @@ from typing import Any
 
 import pandas as pd
 
-from scoring.api import open_cache
-from scoring.cache import ScoreCache
-from scoring.errors import ScoringError
-from scoring.runner import compute, make_scorer
+from .api import open_cache
+from .cache import ScoreCache
+from .errors import ScoringError
+from .runner import compute, make_scorer
 
 FIELDS = {
     "one_prefix": ("one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad"),

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scoring import causal, classifier, masked
-from scoring.cache import ScoreCache, cache_key
-from scoring.errors import ScoringError
-from scoring.models import LanguageModel, load_model
-from scoring.ngram import ArpaModel, KneserNey, load_arpa
-from scoring.results import Scored
+from . import causal, classifier, masked
+from .cache import ScoreCache, cache_key
+from .errors import ScoringError
+from .models import LanguageModel, load_model
+from .ngram import ArpaModel, KneserNey, load_arpa
+from .results import Scored
 
 KIND_OF_METHOD = {
     "logprob": "causal",

@@ -3,17 +3,17 @@
 Never imports torch or transformers: ``import stats`` stays fast.
 """
 
-from stats import metrics
-from stats.bootstrap import bootstrap
-from stats.brm import BrmResult, brm, loo_compare
-from stats.compare import compare, compare_all, mcnemar_exact, steiger_z
-from stats.correlation import correlation_matrix, correlations
-from stats.criteria import adc, adc_curve, blimp_criterion
-from stats.deltas import pair_deltas, sentence_frame
-from stats.evaluate import evaluate
-from stats.forced_choice import elo_ratings, fc_accuracy, fc_elo, pair_preferences
-from stats.formula import parse_formula
-from stats.judgment_models import (
+from . import metrics
+from .bootstrap import bootstrap
+from .brm import BrmResult, brm, loo_compare
+from .compare import compare, compare_all, mcnemar_exact, steiger_z
+from .correlation import correlation_matrix, correlations
+from .criteria import adc, adc_curve, blimp_criterion
+from .deltas import pair_deltas, sentence_frame
+from .evaluate import evaluate
+from .forced_choice import elo_ratings, fc_accuracy, fc_elo, pair_preferences
+from .formula import parse_formula
+from .judgment_models import (
     FC_FORMULA,
     PAIR_FORMULA,
     SENTENCE_FORMULA,
@@ -26,12 +26,12 @@ from stats.judgment_models import (
     sentence_model,
     sentence_model_frame,
 )
-from stats.lmer import LmerResult, SingularFitWarning, anova, lmer
-from stats.overlap import reduced
-from stats.reliability import spearman_brown, split_half
-from stats.resample import resample_dataset, resampling_units
-from stats.variability import Variability, variability
-from stats.zscore import zscore
+from .lmer import LmerResult, SingularFitWarning, anova, lmer
+from .overlap import reduced
+from .reliability import spearman_brown, split_half
+from .resample import resample_dataset, resampling_units
+from .variability import Variability, variability
+from .zscore import zscore
 
 __all__ = [
     "BrmResult", "FCVBResult", "FC_FORMULA", "LmerResult", "PAIR_FORMULA", "SENTENCE_FORMULA",

@@ -11,12 +11,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
+from acceptability.data.dataset import Dataset
 from scipy import stats as sps
 
-from data.dataset import Dataset
-from stats.bootstrap_arrays import MetricArrays, metric_names
-from stats.evaluate import DEFAULT_DELTAS, evaluate
-from stats.resample import Units, counts_from_indices, resample_dataset, resampling_units
+from .bootstrap_arrays import MetricArrays, metric_names
+from .evaluate import DEFAULT_DELTAS, evaluate
+from .resample import Units, counts_from_indices, resample_dataset, resampling_units
 
 Metric = Callable | str | Sequence[str]
 

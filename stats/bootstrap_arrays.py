@@ -18,12 +18,12 @@ import re
 
 import numpy as np
 import pandas as pd
+from acceptability.data.dataset import Dataset
 from scipy.sparse import csr_matrix
 
-from data.dataset import Dataset
-from stats import metrics
-from stats.deltas import sentence_frame
-from stats.resample import Units
+from . import metrics
+from .deltas import sentence_frame
+from .resample import Units
 
 
 def metric_names(deltas=(0.5, 1.0, 5.0)) -> list[str]:

@@ -12,17 +12,17 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
+from acceptability.data.dataset import Dataset
 from scipy import stats as sps
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from data.dataset import Dataset
-from stats import metrics
-from stats.bootstrap import Metric, cell_statistic
-from stats.bootstrap_arrays import adc_delta
-from stats.deltas import pair_deltas, sentence_frame
-from stats.evaluate import DEFAULT_DELTAS
-from stats.resample import resampling_units
+from . import metrics
+from .bootstrap import Metric, cell_statistic
+from .bootstrap_arrays import adc_delta
+from .deltas import pair_deltas, sentence_frame
+from .evaluate import DEFAULT_DELTAS
+from .resample import resampling_units
 
 
 def mcnemar_exact(pass_a: np.ndarray, pass_b: np.ndarray) -> tuple[float, float]:

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from stats.deltas import pair_deltas, sentence_frame
+from .deltas import pair_deltas, sentence_frame
 
 
 def _corr_rows(frame: pd.DataFrame, x: str, y: str, level: str) -> list[dict]:

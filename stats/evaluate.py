@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from stats import metrics
-from stats.deltas import pair_deltas, sentence_frame
+from . import metrics
+from .deltas import pair_deltas, sentence_frame
 
 DEFAULT_DELTAS = (0.5, 1.0, 5.0)
 
@@ -85,7 +85,7 @@ def evaluate(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS, by: str | Non
         rows.append(dict(zip(keys, key, strict=True)) | _row(s, p, deltas, max_delta))
     if not ci:
         return pd.DataFrame(rows)
-    from stats.bootstrap import bootstrap, with_intervals  # bootstrap imports this module
+    from .bootstrap import bootstrap, with_intervals  # bootstrap imports this module
     level = 0.95 if ci is True else float(ci)
     boot = bootstrap(evaluate, dataset, scores, n=n_boot, cluster=cluster, ci=level, seed=seed,
                      deltas=deltas, max_delta=max_delta, by=by)

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-
-from data.tables import require_columns
+from acceptability.data.tables import require_columns
 
 
 def pair_preferences(trials: pd.DataFrame) -> pd.DataFrame:

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from acceptability.data.tables import require_columns
 
-from data.tables import require_columns
-from stats.metrics import pearson
+from .metrics import pearson
 
 _OUT = ["scope", "unit", "n_units", "n_participants", "n_splits", "n_defined", "r_half",
         "reliability", "ci_low", "ci_high", "ceiling", "seed"]

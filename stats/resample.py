@@ -16,10 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from acceptability.data.dataset import Dataset
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
-
-from data.dataset import Dataset
 
 
 @dataclass(frozen=True)

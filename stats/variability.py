@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from stats.deltas import sentence_frame
+from .deltas import sentence_frame
 
 
 @dataclass

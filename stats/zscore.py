@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-
-from data.tables import validate_scores
+from acceptability.data.tables import validate_scores
 
 
 def zscore(scores: pd.DataFrame, dataset=None) -> pd.DataFrame:

@@ -27,20 +27,20 @@ def li_adger_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def li_adger(li_adger_dir):
-    import data
+    from acceptability import data
 
     return data.load_li_adger(li_adger_dir)
 
 
 @pytest.fixture(scope="session")
 def li_adger_scores(li_adger_dir):
-    import data
+    from acceptability import data
 
     return data.load_li_adger_scores(li_adger_dir)
 
 
 @pytest.fixture(scope="session")
 def example():
-    import data
+    from acceptability import data
 
     return data.load_example()

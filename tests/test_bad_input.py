@@ -8,10 +8,9 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from acceptability.data import DataError, from_frames
 
-import data
-import stats
-from data import DataError, from_frames
+from acceptability import data, stats
 
 FILES = ["human_ME_results_li-adger_sentences.csv", "li-adger_min_pairs.csv"]
 
@@ -139,7 +138,7 @@ def test_bad_delta():
 
 
 def test_unknown_dataset_registry():
-    from data.sources import registry
+    from acceptability.data.sources import registry
 
     with pytest.raises(DataError, match="unknown dataset 'nope'"):
         registry("nope")

@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from acceptability.data.dataset import Dataset
+from acceptability.stats import metrics
+from acceptability.stats.bootstrap import bootstrap
+from acceptability.stats.bootstrap_arrays import MetricArrays, metric_names, step_sums
+from acceptability.stats.resample import counts_from_indices, resample_dataset, resampling_units
 from scipy import stats as sps
 
-import stats
-from data.dataset import Dataset
-from stats import metrics
-from stats.bootstrap import bootstrap
-from stats.bootstrap_arrays import MetricArrays, metric_names, step_sums
-from stats.resample import counts_from_indices, resample_dataset, resampling_units
+from acceptability import stats
 
 RNG = np.random.default_rng(0)
 

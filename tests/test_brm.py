@@ -10,9 +10,9 @@ import pytest
 
 pytest.importorskip("bambi")
 
-from stats.brm import brm, loo_compare  # noqa: E402
-from stats.judgment_models import SENTENCE_FORMULA, sentence_model_frame  # noqa: E402
-from stats.lmer import SingularFitWarning, lmer  # noqa: E402
+from acceptability.stats.brm import brm, loo_compare  # noqa: E402
+from acceptability.stats.judgment_models import SENTENCE_FORMULA, sentence_model_frame  # noqa: E402
+from acceptability.stats.lmer import SingularFitWarning, lmer  # noqa: E402
 
 
 @pytest.fixture(scope="module")

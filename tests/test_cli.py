@@ -9,11 +9,11 @@ import sys
 
 import pandas as pd
 import pytest
+from acceptability.data.errors import DataError
+from acceptability.reports import cli
+from acceptability.reports.experiment import from_toml
 
-import data
-from data.errors import DataError
-from reports import cli
-from reports.experiment import from_toml
+from acceptability import data
 
 
 def run_cli(args: list[str]) -> int:
@@ -111,7 +111,7 @@ def test_bad_input_is_one_line(case, bad_files, capsys):
 
 
 def test_console_script_bad_input_no_traceback():
-    proc = subprocess.run([sys.executable, "-m", "reports.cli", "evaluate", "--dataset",
+    proc = subprocess.run([sys.executable, "-m", "acceptability.reports.cli", "evaluate", "--dataset",
                            "example", "--delta", "-1"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "delta" in proc.stderr

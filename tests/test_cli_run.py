@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
+from acceptability.reports import cli
 from PIL import Image
-
-from data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
-from reports import cli
 
 pytestmark = pytest.mark.needs_data  # li_adger_dir (conftest) skips when the data are absent
 FIGURES = {"adc_curve", "accuracy_by_group", "corr_sentence", "corr_pair", "scatter_sentence",
@@ -108,7 +107,7 @@ def test_rerun_resumes(out):
 
 def test_edited_code_reruns_the_steps_that_use_it(out, monkeypatch, tmp_path):
     """A changed `reports` source reruns evaluate (and report), not score or fit."""
-    from reports import pipeline
+    from acceptability.reports import pipeline
 
     copy = shutil.copytree(out, tmp_path / "copy")
     real = pipeline.code_hash

@@ -9,8 +9,9 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 
-import data  # noqa: E402
-from reports import cli  # noqa: E402
+from acceptability.reports import cli  # noqa: E402
+
+from acceptability import data  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -8,12 +8,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from acceptability.data.errors import DataError
+from acceptability.data.forced_choice import load_blimp_human_summary, load_blimp_trials
+from acceptability.stats.forced_choice import elo_ratings, fc_accuracy, fc_elo, pair_preferences
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from data.errors import DataError
-from data.forced_choice import load_blimp_human_summary, load_blimp_trials
-from stats.forced_choice import elo_ratings, fc_accuracy, fc_elo, pair_preferences
 
 DATA = Path(os.environ.get("ACCEPTABILITY_DATA_DIR",
                            Path(__file__).resolve().parents[2] / "shared" / "data"))

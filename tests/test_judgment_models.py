@@ -9,8 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-from stats.judgment_models import (
+from acceptability.stats.judgment_models import (
     fc_model,
     fc_model_frame,
     fc_model_vb,
@@ -18,7 +17,7 @@ from stats.judgment_models import (
     pair_model_frame,
     sentence_model_frame,
 )
-from stats.lmer import SingularFitWarning
+from acceptability.stats.lmer import SingularFitWarning
 
 DATA = Path(os.environ.get("ACCEPTABILITY_DATA_DIR",
                            Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -40,7 +39,7 @@ R_PAIR_LOGLIK = -1594.222849
 
 @pytest.fixture(scope="module")
 def li_adger():
-    import data
+    from acceptability import data
 
     return data.load_li_adger(LI_ADGER), data.load_li_adger_scores(LI_ADGER)
 
@@ -79,8 +78,9 @@ def test_pair_model_matches_lme4(li_adger):
 def blimp_fc():
     """BLiMP human FC trials with a real shallow predictor: minus the sentence length in
     words (shorter sentences preferred), z-scored like any model score."""
-    import data
-    from data.forced_choice import load_blimp_trials
+    from acceptability.data.forced_choice import load_blimp_trials
+
+    from acceptability import data
 
     trials = load_blimp_trials(BLIMP)
     pairs = trials.drop_duplicates("pair_id")[["pair_id", "paradigm", "good_text", "bad_text"]]
@@ -126,7 +126,7 @@ def test_fc_bayesian_model_on_blimp_subset(blimp_fc):
 
 
 def test_fc_frame_needs_trials():
-    import data
+    from acceptability import data
 
     s = pd.DataFrame({"sentence_id": ["a", "b"], "text": ["A.", "B."]})
     p = pd.DataFrame({"pair_id": ["p"], "good_id": ["a"], "bad_id": ["b"]})

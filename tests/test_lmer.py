@@ -7,10 +7,9 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-
-from stats.formula import parse_formula
-from stats.judgment_models import SENTENCE_FORMULA, sentence_model_frame
-from stats.lmer import SingularFitWarning, anova, lmer
+from acceptability.stats.formula import parse_formula
+from acceptability.stats.judgment_models import SENTENCE_FORMULA, sentence_model_frame
+from acceptability.stats.lmer import SingularFitWarning, anova, lmer
 
 # lme4 1.1.31 (R 4.2, Debian r-cran-lme4), produced by benchmarks/lme4_reference.R on the
 # frame of stats.judgment_models.sentence_model_frame(load_li_adger(), load_li_adger_scores(),

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import data
-import stats
+from acceptability import data, stats
 from tests.conftest import need_data
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from acceptability.data import from_frames
+from acceptability.stats import metrics
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 from sklearn.metrics import matthews_corrcoef
 
-import stats
-from data import from_frames
-from stats import metrics
+from acceptability import stats
 
 RNG = np.random.default_rng(0)
 

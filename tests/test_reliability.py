@@ -8,9 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-from stats.metrics import pearson
-from stats.reliability import spearman_brown, split_half
+from acceptability.stats.metrics import pearson
+from acceptability.stats.reliability import spearman_brown, split_half
 
 DATA = Path(os.environ.get("ACCEPTABILITY_DATA_DIR",
                            Path(__file__).resolve().parents[2] / "shared" / "data"))
@@ -77,7 +76,7 @@ def test_undefined_when_no_variance() -> None:
                     reason=f"BLiMP reference data not found in {BLIMP} "
                     "(set ACCEPTABILITY_DATA_DIR)")
 def test_blimp_noise_ceiling() -> None:
-    from data.forced_choice import load_blimp_trials
+    from acceptability.data.forced_choice import load_blimp_trials
 
     t = load_blimp_trials(path=BLIMP)
     r = split_half(t[t["in_blimp"]], n_splits=200, seed=0).set_index(["scope", "unit"])

@@ -10,12 +10,11 @@ import re
 import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
+from acceptability.reports import figures, tables
 from matplotlib.figure import Figure
 from PIL import Image
 
-import reports
-import stats
-from reports import figures, tables
+from acceptability import reports, stats
 
 EXPECTED_FIGURES = {"adc_curve", "corr_sentence", "corr_pair", "scatter_sentence",
                     "scatter_pair", "type_mean_sd", "type_correlations"}

@@ -9,8 +9,7 @@ import subprocess
 import pytest
 from PIL import Image
 
-import data
-import reports
+from acceptability import data, reports
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(

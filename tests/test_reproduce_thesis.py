@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
-import stats
-from data.published import (
+from acceptability.data.published import (
     SEED_004_VARIABILITY,
     THESIS_TABLE_2_3,
     THESIS_TABLE_2_6_3_6,
     THESIS_TABLE_3_1,
 )
+
+from acceptability import stats
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import scoring
+from acceptability import scoring
 
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 

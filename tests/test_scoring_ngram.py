@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from acceptability.scoring.ngram import BOS, EOS, UNK
 
-import scoring
-from scoring.ngram import BOS, EOS, UNK
+from acceptability import scoring
 
 CORPUS = [
     "the cat sat on the mat",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-import scoring
+from acceptability import scoring
 
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 

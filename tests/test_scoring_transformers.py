@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import scoring
+from acceptability import scoring
 
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 
