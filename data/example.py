@@ -25,7 +25,7 @@ def load_example() -> tuple[Dataset, pd.DataFrame]:
     ``stats.zscore`` keeps them as printed. Values a table does not print are missing
     and are excluded (and counted) by the metrics.
     """
-    folder = resources.files("data").joinpath("examples")
+    folder = resources.files(__package__).joinpath("examples")
     with resources.as_file(folder) as path:
         sents = pd.read_csv(path / "published_sentences.csv", comment="#")
         pairs = pd.read_csv(path / "published_pairs.csv", comment="#")

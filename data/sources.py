@@ -24,11 +24,11 @@ CACHE_DIR_ENV = "ACCEPTABILITY_CACHE_DIR"
 def registry(dataset: str) -> dict[str, tuple[str, str]]:
     """``{relative path: (checksum, url)}`` for a dataset's files."""
     try:
-        text = resources.files("data").joinpath("registry", f"{dataset}.txt").read_text()
+        text = resources.files(__package__).joinpath("registry", f"{dataset}.txt").read_text()
     except FileNotFoundError:
         known = sorted(
             p.name.removesuffix(".txt")
-            for p in resources.files("data").joinpath("registry").iterdir()
+            for p in resources.files(__package__).joinpath("registry").iterdir()
         )
         raise DataError(f"unknown dataset {dataset!r}", fix=f"use one of {known}") from None
     entries = {}
