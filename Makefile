@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.installed
 # Tests and the demo read the reference data beside the checkout unless told otherwise.
 export ACCEPTABILITY_DATA_DIR ?= $(abspath ../shared/data)
 
-.PHONY: install demo test lint bench clean
+.PHONY: install demo test lint bench wheel test-wheel clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -26,8 +26,24 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(VENV)/bin/pytest -q -n 2
 
+# The wheel and sdist, built from this checkout (what a user installs from the index).
+wheel: $(STAMP)
+	rm -rf dist
+	$(PY) -m build --sdist --wheel --outdir dist .
+
+# The test suite against the installed wheel, in a throwaway venv: no editable install, no
+# source tree on the import path (the repository root holds no `acceptability` folder).
+WHEEL_VENV ?= $(abspath build/wheel-venv)
+test-wheel: wheel
+	rm -rf $(WHEEL_VENV)
+	python3 -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/pip install --quiet --upgrade pip
+	$(WHEEL_VENV)/bin/pip install --quiet torch==2.13.0
+	$(WHEEL_VENV)/bin/pip install --quiet "$$(ls dist/acceptability-*.whl)[all,dev]"
+	ACCEPTABILITY_TEST_INSTALLED=1 $(WHEEL_VENV)/bin/pytest -q -n 2 -p no:cacheprovider
+
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache build dist *.egg-info

@@ -42,7 +42,7 @@ class Dataset:
 
 def from_frames(sentences: pd.DataFrame, pairs: pd.DataFrame, trials: pd.DataFrame | None = None,
                 name: str = "user") -> Dataset:
-    """A Dataset from the user's own tables (validated; see DESIGN.md for the columns).
+    """A Dataset from the user's own tables (validated; the columns are defined in docs/tables.md).
 
     ``pairs`` may be empty for a sentence-only dataset.
     """

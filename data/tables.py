@@ -1,4 +1,4 @@
-"""The tables that flow between packages (DESIGN.md), and their validation.
+"""The tables that flow between packages (docs/tables.md), and their validation.
 
 Every check raises :class:`data.errors.DataError` naming the table (or file), the row
 and the column, and saying how to fix it. ``line_offset`` turns a row position into a
@@ -33,7 +33,7 @@ def require_columns(df: pd.DataFrame, columns: list[str], source: str) -> None:
         raise DataError(
             f"missing column(s) {missing}; found {list(df.columns)}",
             source=source,
-            fix="rename the columns to the names above (see DESIGN.md, 'The tables')",
+            fix="rename the columns to the names above (the tables are defined in docs/tables.md)",
         )
     if df.empty:
         raise DataError("the table is empty", source=source, fix="pass at least one row")

@@ -1,6 +1,6 @@
 """Statistics relating z-scored model scores to human acceptability judgments.
 
-Never imports torch or transformers: ``import stats`` stays fast.
+Never imports torch or transformers: ``import acceptability.stats`` stays fast.
 """
 
 from . import metrics

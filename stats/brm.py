@@ -4,7 +4,7 @@ Fitted with bambi on PyMC (Capretto et al. 2022, J. Stat. Softw. 103(15)); nutpi
 NUTS sampler when installed. Diagnostics, LOO and Bayes factors come from arviz
 (Kumar et al. 2019); PSIS-LOO after Vehtari, Gelman & Gabry (2017); the Savage–Dickey
 density ratio after Wagenmakers et al. (2010). Crossed random effects are allowed.
-bambi, pymc and arviz are imported inside the functions so that ``import stats`` is fast.
+bambi, pymc and arviz are imported inside the functions so that ``import acceptability.stats`` is fast.
 """
 
 from __future__ import annotations
