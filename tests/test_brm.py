@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-pytest.importorskip("bambi")
+from tests.conftest import need_module
+
+need_module("bambi")
 
 from acceptability.stats.brm import brm, loo_compare  # noqa: E402
 from acceptability.stats.judgment_models import SENTENCE_FORMULA, sentence_model_frame  # noqa: E402

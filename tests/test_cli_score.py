@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
+from tests.conftest import need_module
+
+need_module("torch")
+need_module("transformers")
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 
 from acceptability.reports import cli  # noqa: E402

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -14,13 +13,10 @@ from acceptability.stats.forced_choice import elo_ratings, fc_accuracy, fc_elo, 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-DATA = Path(os.environ.get("ACCEPTABILITY_DATA_DIR",
-                           Path(__file__).resolve().parents[2] / "shared" / "data"))
-BLIMP = DATA / "blimp"
-needs_data = pytest.mark.skipif(
-    not (BLIMP / "raw_results" / "human_responses.csv").is_file(),
-    reason=f"BLiMP reference data not found in {BLIMP} (set ACCEPTABILITY_DATA_DIR)",
-)
+from tests.conftest import DATA_DIR
+
+BLIMP = DATA_DIR / "blimp"
+needs_data = pytest.mark.needs_data("blimp", "raw_results/human_responses.csv")
 
 
 # --- a tiny raw MTurk file: 3 assignments, item 3 is the attention check -------------

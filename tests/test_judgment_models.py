@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,22 +17,19 @@ from acceptability.stats.judgment_models import (
 )
 from acceptability.stats.lmer import SingularFitWarning
 
-DATA = Path(os.environ.get("ACCEPTABILITY_DATA_DIR",
-                           Path(__file__).resolve().parents[2] / "shared" / "data"))
-LI_ADGER, BLIMP = DATA / "li-adger", DATA / "blimp"
-needs_li_adger = pytest.mark.skipif(
-    not (LI_ADGER / "li-adger_min_pairs.csv").is_file(),
-    reason=f"LI-Adger reference data not found in {LI_ADGER} (set ACCEPTABILITY_DATA_DIR)")
-needs_blimp = pytest.mark.skipif(
-    not (BLIMP / "raw_results" / "human_responses.csv").is_file(),
-    reason=f"BLiMP reference data not found in {BLIMP} (set ACCEPTABILITY_DATA_DIR)")
+from tests.conftest import DATA_DIR
+
+LI_ADGER, BLIMP = DATA_DIR / "li-adger", DATA_DIR / "blimp"
+needs_li_adger = pytest.mark.needs_data("li-adger", "li-adger_min_pairs.csv")
+needs_blimp = pytest.mark.needs_data("blimp", "raw_results/human_responses.csv")
 
 # lme4 1.1.31: lmer(dh ~ dlm + (1 | phenomenon), REML = TRUE) on pair_model_frame(...,
-# model="bert-large-cased_mlm") written to CSV (2365 pairs), then fixef(m), logLik(m) and
-# as.data.frame(VarCorr(m))$vcov.
-R_PAIR_FIXEF = {"(Intercept)": 1.0588582995, "dlm": 0.1729868025}
-R_PAIR_VCOV = {"phenomenon": 0.2660977213, "Residual": 0.1668506101}
-R_PAIR_LOGLIK = -1594.222849
+# model="bert-large-cased_mlm") written to CSV (2365 pairs), then fixef(m), logLik(m),
+# as.data.frame(VarCorr(m))$vcov and ngrps(m) (230 phenomena have pairs).
+R_PAIR_FIXEF = {"(Intercept)": 1.05544907049, "dlm": 0.18151775554}
+R_PAIR_VCOV = {"phenomenon": 0.25748719592, "Residual": 0.18390547149}
+R_PAIR_LOGLIK = -1662.6884244
+R_PAIR_NGRPS = 230
 
 
 @pytest.fixture(scope="module")
@@ -66,12 +61,13 @@ def test_pair_model_matches_lme4(li_adger):
         warnings.simplefilter("ignore", SingularFitWarning)
         m = pair_model(ds, scores, model="bert-large-cased_mlm")
     assert m.n_dropped == int(fr[["dh", "dlm"]].isna().any(axis=1).sum())
+    assert len(m.ranef["phenomenon"]) == fr["phenomenon"].nunique() == R_PAIR_NGRPS
     for name, value in R_PAIR_FIXEF.items():
-        assert m.fixef[name] == pytest.approx(value, abs=1e-3)
-    assert m.logLik == pytest.approx(R_PAIR_LOGLIK, abs=0.01)
+        assert m.fixef[name] == pytest.approx(value, abs=1e-5)
+    assert m.logLik == pytest.approx(R_PAIR_LOGLIK, abs=1e-4)
     vc = m.VarCorr.set_index("grp")["vcov"]
     for grp, value in R_PAIR_VCOV.items():
-        assert vc[grp] == pytest.approx(value, abs=1e-3)
+        assert vc[grp] == pytest.approx(value, abs=1e-5)
 
 
 @pytest.fixture(scope="module")

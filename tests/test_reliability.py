@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 from acceptability.stats.metrics import pearson
 from acceptability.stats.reliability import spearman_brown, split_half
 
-DATA = Path(os.environ.get("ACCEPTABILITY_DATA_DIR",
-                           Path(__file__).resolve().parents[2] / "shared" / "data"))
-BLIMP = DATA / "blimp"
+from tests.conftest import DATA_DIR
+
+BLIMP = DATA_DIR / "blimp"
 
 
 def test_spearman_brown() -> None:
@@ -72,9 +69,7 @@ def test_undefined_when_no_variance() -> None:
     assert (r["n_defined"] == 0).all() and r["reliability"].isna().all()
 
 
-@pytest.mark.skipif(not (BLIMP / "raw_results" / "human_responses.csv").is_file(),
-                    reason=f"BLiMP reference data not found in {BLIMP} "
-                    "(set ACCEPTABILITY_DATA_DIR)")
+@pytest.mark.needs_data("blimp", "raw_results/human_responses.csv")
 def test_blimp_noise_ceiling() -> None:
     from acceptability.data.forced_choice import load_blimp_trials
 

@@ -9,6 +9,7 @@ import pytest
 from acceptability.scoring.ngram import BOS, EOS, UNK
 
 from acceptability import scoring
+from tests.conftest import need_module
 
 CORPUS = [
     "the cat sat on the mat",
@@ -49,7 +50,7 @@ def test_sentence_score_is_the_chain_rule_product(trigram):
 
 
 def test_arpa_file_read_through_kenlm_gives_the_same_scores(tmp_path, trigram):
-    pytest.importorskip("kenlm")
+    need_module("kenlm")
     path = tmp_path / "tri.arpa"
     trigram.write_arpa(path)
     arpa = scoring.load_arpa(path, tokenize=str.split)
