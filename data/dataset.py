@@ -30,8 +30,11 @@ class Dataset:
     def __repr__(self) -> str:
         n_ex = int(self.exclusions["n"].sum()) if len(self.exclusions) else 0
         trials = f", {len(self.trials)} trials" if self.trials is not None else ""
+        same = int(self.pairs["identical_text"].sum()) if "identical_text" in self.pairs else 0
+        flag = f" ({same} pairs with identical texts, kept)" if same else ""
         return (f"<Dataset {self.name!r}: {len(self.sentences)} sentences, "
-                f"{len(self.pairs)} pairs{trials}, {n_ex} rows excluded; from {self.source}>")
+                f"{len(self.pairs)} pairs{flag}{trials}, {n_ex} rows excluded; "
+                f"from {self.source}>")
 
     def subset(self, pair_ids: pd.Index | list[str]) -> Dataset:
         """The same dataset restricted to some pairs (and all its sentences)."""

@@ -72,6 +72,12 @@ def load_li_adger(path: str | os.PathLike | None = None, keep_discarded: bool = 
     Pairs marked ``discard=X`` (28) are dropped unless ``keep_discarded``, leaving the 2365
     pairs of thesis Table 3.1. Marginal sentences (``?``/``??``) get ``label`` NaN and
     ``marginal`` True: they stay in pairs but leave label-based metrics (MCC).
+
+    Pairs column ``identical_text`` flags pairs whose good and bad sentences have the
+    same text (2 kept pairs: ``34.4.boskovic.4c.g.01|34.4.boskovic.3c.*.01`` and
+    ``ch8.62.g.06|ch8.64.*.06``). They stay, as in the thesis; every model scores their
+    two sentences alike (model delta exactly 0), so whether they pass the ADC depends
+    on its sign convention (``stats.metrics.adc_pass``). ``repr(dataset)`` counts them.
     """
     human_f, pairs_f = fetch(NAME, HUMAN_FILE, path), fetch(NAME, PAIRS_FILE, path)
     raw = pd.read_csv(human_f)
@@ -97,10 +103,12 @@ def load_li_adger(path: str | os.PathLike | None = None, keep_discarded: bool = 
         "discard": discard,
     })
     pairs = validate_pairs(pairs, sentences, source=str(pairs_f), line_offset=2)
-    kept = pairs if keep_discarded else pairs[~pairs["discard"]]
-    sentence_type = sentences.set_index("sentence_id")["type_id"]
-    sentences["phenomenon"] = phenomena(sentences["type_id"], kept, sentence_type)
-    pairs["phenomenon"] = pairs["good_id"].map(sentences.set_index("sentence_id")["phenomenon"])
+    by_id = sentences.set_index("sentence_id")
+    text = by_id["text"]
+    pairs["identical_text"] = pairs["good_id"].map(text).eq(pairs["bad_id"].map(text))
+    kept = pairs if keep_discarded else pairs[~pairs["discard"]].copy()
+    sentences["phenomenon"] = phenomena(sentences["type_id"], kept, by_id["type_id"])
+    kept["phenomenon"] = kept["good_id"].map(sentences.set_index("sentence_id")["phenomenon"])
 
     exclusions = pd.DataFrame([
         {"table": "pairs", "reason": "discard=X in li-adger_min_pairs.csv",

@@ -67,3 +67,31 @@ def test_example_matches_li_adger_human_values(example, li_adger):
     ours = ds.sentences.set_index("sentence_id")["human"].dropna()
     full = li_adger.sentences.set_index("sentence_id")["human"]
     assert np.allclose(ours, full.loc[ours.index], atol=1e-6)
+
+
+def test_li_adger_pairs_carry_their_sentences_phenomenon(li_adger, li_adger_scores):
+    """A pair's phenomenon is the connected component both its sentences belong to
+    (236 phenomena; 6 are single sentence types whose only pairs are discarded)."""
+    s, p = li_adger.sentences, li_adger.pairs
+    phen = s.set_index("sentence_id")["phenomenon"]
+    assert (p["phenomenon"] == p["good_id"].map(phen)).all()
+    assert (p["phenomenon"] == p["bad_id"].map(phen)).all()
+    assert s["phenomenon"].nunique() == 236 and p["phenomenon"].nunique() == 230
+    pairless = set(s["phenomenon"]) - set(p["phenomenon"])
+    assert pairless == {"34.1.phillips.92b.g", "34.1.phillips.93b.?*", "34.4.lasnik.10a.*",
+                        "34.4.lasnik.11a.g", "35.1.bhatt.94a.*", "35.1.bhatt.94b.g"}
+    by = stats.evaluate(li_adger, li_adger_scores, by="phenomenon")
+    assert (by.groupby("model").size() == 236).all()
+    assert (by.groupby("model")["n_pairs"].apply(lambda n: (n == 0).sum()) == 6).all()
+
+
+def test_li_adger_flags_pairs_with_identical_texts(li_adger, li_adger_dir):
+    """Two kept pairs have the same text twice; they are flagged and kept, not dropped."""
+    p, text = li_adger.pairs, li_adger.sentences.set_index("sentence_id")["text"]
+    assert p["identical_text"].dtype == bool and len(p) == 2365
+    assert sorted(p.loc[p["identical_text"], "pair_id"]) == [
+        "34.4.boskovic.4c.g.01|34.4.boskovic.3c.*.01", "ch8.62.g.06|ch8.64.*.06"]
+    same = p["good_id"].map(text) == p["bad_id"].map(text)
+    assert (same == p["identical_text"]).all()
+    assert "2 pairs with identical texts" in repr(li_adger)
+    assert data.load_li_adger(li_adger_dir, keep_discarded=True).pairs["identical_text"].sum() == 2
