@@ -3,6 +3,8 @@ display forms (HTML, Markdown, LaTeX with booktabs)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 from acceptability.data.published import SEED_004_VARIABILITY
@@ -149,13 +151,28 @@ def formatted(table: pd.DataFrame) -> pd.DataFrame:
     return out.astype(str)
 
 
+# Characters that are not plain text in LaTeX (the ten specials, and < > | which the
+# default OT1 font encoding prints as other glyphs), and the Unicode dashes and minus the
+# tables use, spelled so that pdflatex needs no extra package.
+LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                 "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                 "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+                 "|": r"\textbar{}", "\u2013": "--", "\u2014": "---", "\u2212": "$-$"}
+_LATEX_SPECIAL = re.compile("|".join(map(re.escape, LATEX_SPECIAL)))
+
+
+def latex_escape(text: object) -> str:
+    """``text`` as LaTeX source that prints it as written (see ``LATEX_SPECIAL``)."""
+    return _LATEX_SPECIAL.sub(lambda m: LATEX_SPECIAL[m.group()], str(text))
+
+
 def to_latex(table: pd.DataFrame, caption: str, label: str) -> str:
-    """A booktabs LaTeX table (pandas Styler)."""
-    shown = formatted(table)
-    styler = shown.style.hide(axis="index").format(escape="latex")
-    return styler.format_index(escape="latex", axis=1).to_latex(
+    """A booktabs LaTeX table (pandas Styler); cells, headers and caption escaped."""
+    shown = formatted(table).map(latex_escape)
+    shown.columns = [latex_escape(c) for c in shown.columns]
+    return shown.style.hide(axis="index").to_latex(
         column_format="l" + "r" * (shown.shape[1] - 1),
-        caption=caption, label=f"tab:{label}", hrules=True, position="htbp",
+        caption=latex_escape(caption), label=f"tab:{label}", hrules=True, position="htbp",
         position_float="centering")
 
 
