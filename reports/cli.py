@@ -9,9 +9,11 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import warnings
 from typing import NoReturn
 
 from acceptability.data.errors import DataError
+from acceptability.stats.evaluate import DEFAULT_N_BOOT
 
 EXAMPLES = """\
 examples:
@@ -95,23 +97,22 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     """Evaluate scores against a dataset and print or save the one-row-per-model table."""
     from acceptability import stats
 
-    from .analysis import bootstrap_ci
-    from .tables import evaluation_with_ci
+    from .analysis import NAN_WARNING
+    from .tables import formatted
 
-    exp, ds, sc = _dataset_and_scores(args, n_boot=args.n_boot or 0)
-    if args.by:
-        table = stats.evaluate(ds, sc, deltas=exp.deltas, by=args.by)
-    else:
-        notes: dict[str, str] = {}
-        boot = bootstrap_ci(ds, sc, exp.deltas, exp.n_boot, exp.seed, notes)
-        if exp.n_boot and notes:
-            print(notes["bootstrap"], file=sys.stderr)
-        table = evaluation_with_ci(stats.evaluate(ds, sc, deltas=exp.deltas), boot)
+    exp, ds, sc = _dataset_and_scores(args)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=NAN_WARNING)
+        table = stats.evaluate(ds, sc, deltas=exp.deltas, by=args.by, ci=exp.n_boot > 0,
+                               n_boot=exp.n_boot, seed=exp.seed)
     if args.out:
         table.to_csv(args.out, index=False)
         print(f"wrote {args.out}")
     else:
-        print(table.to_string(index=False, float_format="%.3f"))
+        print(formatted(table).to_string(index=False))
+    if exp.n_boot:
+        print(f"95% intervals from {exp.n_boot:,} cluster-bootstrap resamples (--n-boot 0: "
+              "none)", file=sys.stderr)
     return 0
 
 
@@ -224,8 +225,8 @@ def _analysis_args(p: argparse.ArgumentParser, report: bool = True) -> None:
     g.add_argument("--delta", type=_delta, nargs="+", metavar="D",
                    help="ADC deltas in (0, 100] (default: 0.5 1 5)")
     g.add_argument("--n-boot", type=int, metavar="N",
-                   help="bootstrap resamples for confidence intervals (default: 1000 for "
-                        "reports, 0 for evaluate; 0 = none)")
+                   help=f"bootstrap resamples for confidence intervals and comparisons "
+                        f"(default: {DEFAULT_N_BOOT:,}; 0 = none)")
     g.add_argument("--seed", type=int, help="random seed for the bootstrap (default: 0)")
     if report:
         g.add_argument("--by", help="column for per-group accuracy bars (default: paradigm, "
@@ -307,7 +308,8 @@ def parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="the full report for LI-Adger (published scores) or the "
                                     "bundled example, offline", description=cmd_demo.__doc__)
     d.add_argument("--out", default="report", help="report folder (default: report)")
-    d.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    d.add_argument("--n-boot", type=int, default=DEFAULT_N_BOOT,
+                   help=f"bootstrap resamples (default: {DEFAULT_N_BOOT:,})")
     d.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     d.set_defaults(func=cmd_demo)
     return p

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 from acceptability.data.errors import DataError
 
-from acceptability import data
+from acceptability import data, stats
 
 from .analysis import DEFAULT_FORMULA
 
@@ -48,7 +48,7 @@ class Experiment:
     method: str = "logprob"
     revision: str | None = None
     deltas: tuple[float, ...] = (0.5, 1.0, 5.0)
-    n_boot: int = 1000
+    n_boot: int = stats.DEFAULT_N_BOOT
     seed: int = 0
     by: str | None = "auto"
     formula: str = DEFAULT_FORMULA

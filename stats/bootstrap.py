@@ -15,7 +15,7 @@ from acceptability.data.dataset import Dataset
 from scipy import stats as sps
 
 from .bootstrap_arrays import MetricArrays, metric_names
-from .evaluate import DEFAULT_DELTAS, evaluate
+from .evaluate import DEFAULT_DELTAS, DEFAULT_N_BOOT, evaluate
 from .resample import Units, counts_from_indices, resample_dataset, resampling_units
 
 Metric = Callable | str | Sequence[str]
@@ -68,7 +68,7 @@ def cell_statistic(metric: Metric, dataset: Dataset, scores: pd.DataFrame, units
     return cells, general
 
 
-def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = 10_000,
+def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = DEFAULT_N_BOOT,
               cluster: str | None = "type_id", ci: float = 0.95, method: str = "percentile",
               seed=None, deltas=DEFAULT_DELTAS, max_delta: float = 5.0,
               distribution: bool = False, batch: int | None = 2_000, by: str | None = None):

@@ -21,7 +21,7 @@ from . import metrics
 from .bootstrap import Metric, cell_statistic
 from .bootstrap_arrays import adc_delta
 from .deltas import pair_deltas, sentence_frame
-from .evaluate import DEFAULT_DELTAS
+from .evaluate import DEFAULT_DELTAS, DEFAULT_N_BOOT
 from .resample import resampling_units
 
 
@@ -83,7 +83,7 @@ def _classical(dataset, scores, a: str, b: str, metric: str) -> dict:
 
 def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
                 models: list[str] | None = None, correction: str | None = "holm",
-                n: int = 10_000, cluster: str | None = "type_id", ci: float = 0.95,
+                n: int = DEFAULT_N_BOOT, cluster: str | None = "type_id", ci: float = 0.95,
                 method: str = "percentile", seed=None, deltas=DEFAULT_DELTAS,
                 max_delta: float = 5.0) -> pd.DataFrame:
     """Every pair of ``models`` (default all) on one ``metric``: one row each with
