@@ -124,6 +124,7 @@ def score(
         model accepts raise ScoringError (never truncated). `text_column` picks another column
         (e.g. POS tags for a tag n-gram model). Scores are cached on disk (`cache`: True for
         $ACCEPTABILITY_CACHE_DIR or ~/.cache/acceptability, a directory, or False).
+    progress: a progress bar on a terminal or in a notebook; none in a log file or a pipe.
     """
     if normalise is not None:
         _check_normalise(normalise, unigram)

@@ -10,6 +10,7 @@ from typing import Any
 
 from .errors import ScoringError
 from .prepack import prepack_linears
+from .progress import hf_progress_quiet
 
 # Which model heads each kind of scoring needs, by the suffix of the config's architecture name.
 HEAD_SUFFIXES = {
@@ -156,11 +157,12 @@ def load_model(
     # float rounding, ~1e-7); the five operations took ~15% of a GPT-2 forward pass on CPU here.
     fast_gelu = {"activation_function": "gelu_pytorch_tanh"}
     overrides = fast_gelu if getattr(config, "activation_function", None) == "gelu_new" else {}
-    model = auto.from_pretrained(name, revision=revision, dtype=torch_dtype, **overrides)
+    with hf_progress_quiet():  # transformers' bars would flood a log file
+        model = auto.from_pretrained(name, revision=revision, dtype=torch_dtype, **overrides)
+        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
     model = model.to(device).eval()
     if prepack and device == "cpu" and torch_dtype == torch.float32:
         prepack_linears(model)
-    tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
     if not tokenizer.is_fast:
         raise ScoringError(f"model {name!r} has no fast tokenizer; scoring needs token offsets")
     local = Path(name).expanduser()

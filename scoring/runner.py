@@ -139,8 +139,12 @@ def compute(
             encoded.append(scorer.encode(inputs[i]))
         except ScoringError as err:
             raise ScoringError(f"{labels[i]}: {err}") from None
+    # disable=None: tqdm draws only on a terminal (and in notebooks), so a log file or a
+    # pipe gets no carriage-return redraws
     with tqdm(
-        total=len(todo), disable=not progress or not todo, desc=f"{scorer.method} {scorer.label}"
+        total=len(todo),
+        disable=None if progress and todo else True,
+        desc=f"{scorer.method} {scorer.label}",
     ) as bar:
         for batch, results in scorer.run(encoded, batch_size):
             new = {full[todo[b]]: r for b, r in zip(batch, results, strict=True)}
