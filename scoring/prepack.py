@@ -12,8 +12,9 @@ checked against the plain one, and left alone where the operators are missing or
 from __future__ import annotations
 
 import os
-import warnings
 from typing import Any
+
+from acceptability._warnings import warn
 
 PACK_BATCH_HINT = 64  # rows oneDNN tunes the packed layout for; any number of rows works
 # (linear, activation) attribute pairs of a module computing activation(linear(x)):
@@ -80,10 +81,9 @@ def prepack_linears(model: Any) -> int:
     needed = sum(m.weight.numel() * m.weight.element_size() for m in linears)
     free = _free_memory()
     if free is not None and needed > free / 2:
-        warnings.warn(
+        warn(
             f"not packing linear layers for oneDNN: the copies would take {needed / 2**30:.1f} GiB "
-            f"of {free / 2**30:.1f} GiB free; scoring runs at PyTorch's default speed",
-            stacklevel=2,
+            f"of {free / 2**30:.1f} GiB free; scoring runs at PyTorch's default speed"
         )
         return 0
     fused = {}  # linear module -> (its parent, activation attribute, oneDNN GELU kind)
@@ -103,7 +103,7 @@ def prepack_linears(model: Any) -> int:
             activation = getattr(parent, act_attr) if parent is not None else None
             width = module.weight.shape[0 if isinstance(module, Conv1D) else 1]
             if not _agrees(forward, original, activation, width):
-                warnings.warn("oneDNN packed linear disagrees with nn.Linear; not packing", stacklevel=2)
+                warn("oneDNN packed linear disagrees with nn.Linear; not packing")
                 return packed
             module.forward = forward
             if parent is not None:

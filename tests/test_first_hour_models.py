@@ -35,3 +35,12 @@ def test_progress_bar_is_quiet_off_a_terminal(gpt2_dir, sentences, capsys, monke
     monkeypatch.setattr(sys, "stderr", terminal)
     scoring.score(sentences, gpt2_dir, cache=False, batch_size=2)
     assert "\r" in terminal.getvalue() and "logprob" in terminal.getvalue()
+
+
+def test_scoring_warnings_point_at_the_callers_line(gpt2_dir, sentences, monkeypatch):
+    from acceptability.scoring import prepack
+
+    monkeypatch.setattr(prepack, "_free_memory", lambda: 1024)  # too little to pack
+    with pytest.warns(UserWarning, match="not packing") as caught:
+        scoring.score(sentences, gpt2_dir, cache=False, device="cpu")
+    assert [w.filename for w in caught if "not packing" in str(w.message)] == [__file__]
