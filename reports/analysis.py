@@ -109,14 +109,34 @@ def _compare(dataset, scores, metric: str, correction: str, n_boot: int, seed: i
                            deltas=deltas)
 
 
+def _pair_level(formula: str) -> bool:
+    return formula.split("~", 1)[0].strip() == "dh"
+
+
+def check_formula(dataset, formula: str) -> None:
+    """Raise ``ValueError`` naming the problem when ``formula`` fits no model at all: a
+    syntax error, or a column that the model frame lacks (a typo such as ``scor``).
+    Needs no scores (the frame's columns do not depend on them), so it runs first."""
+    parsed = stats.parse_formula(formula)
+    frame_of = stats.pair_model_frame if _pair_level(formula) else stats.sentence_model_frame
+    stand_in = pd.DataFrame({"sentence_id": dataset.sentences["sentence_id"], "model": "-",
+                             "score": 0.0})
+    frame = frame_of(dataset, stand_in)
+    try:
+        parsed.check_columns(frame)
+    except KeyError as err:
+        raise ValueError(f"formula {formula!r}: {err.args[0]}") from None
+
+
 def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) -> Fits:
     """One linear mixed model per language model (``stats.judgment_models``, fitted by
     ``stats.lmer``): a sentence-level model with ``score`` = the model's z-score, or a
-    pair-level one when the response is ``dh`` (predictor ``dlm``). A model whose fit
-    fails is skipped, the reason in ``notes``.
+    pair-level one when the response is ``dh`` (predictor ``dlm``). A formula that fits
+    no model (:func:`check_formula`) is an error; a model whose fit fails is skipped,
+    the reason in ``notes``.
     """
-    pair_level = formula.split("~", 1)[0].strip() == "dh"
-    fit = stats.pair_model if pair_level else stats.sentence_model
+    check_formula(dataset, formula)
+    fit = stats.pair_model if _pair_level(formula) else stats.sentence_model
     rows, summaries, notes = [], {}, []
     for model in dict.fromkeys(scores["model"]):
         try:
@@ -150,6 +170,8 @@ def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
     ``extra`` go into the reproducibility block.
     """
     deltas = tuple(float(d) for d in deltas)
+    if formula:
+        check_formula(dataset, formula)  # before the slow parts
     notes: dict[str, str] = {}
     has_pairs = len(dataset.pairs) > 0
     evaluation = stats.evaluate(dataset, scores, deltas=deltas)

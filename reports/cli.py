@@ -122,6 +122,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
     exp, ds, sc = _dataset_and_scores(args)
     fits = fit_models(ds, sc, exp.formula)
+    if not fits.summaries:
+        raise ValueError(f"no model could be fitted with {exp.formula!r}: {fits.notes[0]}")
     for model, text in fits.summaries.items():
         print(f"=== {model}\n{text}\n")
     for note in fits.notes:
@@ -134,10 +136,12 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Analyse and write the report (no resuming: see ``run``)."""
-    from .analysis import analyse
+    from .analysis import analyse, check_formula
     from .render import build
 
     exp, ds, sc = _dataset_and_scores(args)
+    if exp.formula:
+        check_formula(ds, exp.formula)  # before the progress line: one line on a typo
     print(f"analysing {sc['model'].nunique()} models on {ds.name} ...", file=sys.stderr)
     results = analyse(ds, sc, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed, by=exp.by,
                       formula=exp.formula or None, compare_metric=exp.compare_metric,

@@ -23,7 +23,7 @@ from acceptability.data.sources import checksum
 
 from acceptability import data
 
-from .analysis import Fits, Results, analyse, fit_models
+from .analysis import Fits, Results, analyse, check_formula, fit_models
 from .experiment import Experiment, load_dataset, load_scores
 from .provenance import version
 from .render import Report, build
@@ -116,6 +116,8 @@ def run(exp: Experiment, command: str | None = None, force: bool = False,
     manifest = Manifest(out)
     pkg = version("acceptability")
     ds = load_dataset(exp)
+    if exp.formula:
+        check_formula(ds, exp.formula)  # a typo fails now, not after scoring
 
     def step(i: int, name: str, fp: str, outputs: list[str], work: Callable[[], None],
              what: str) -> bool:

@@ -4,6 +4,7 @@ and bad input (one clear line, non-zero exit, no traceback)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -85,6 +86,14 @@ BAD_INPUT = {
     "bad experiment file": ["run", "--config", "{badtoml}"],
     "unknown experiment key": ["run", "--config", "{unknownkey}"],
     "no published scores": ["evaluate", "--dataset", "cola"],
+    "formula typo (fit)": ["fit", "--dataset", "example", "--formula",
+                           "human ~ scor + (1 | phenomenon)"],
+    "formula typo (report)": ["report", "--dataset", "example", "--n-boot", "0", "--formula",
+                              "human ~ score + (1 | phenomenom)", "--out", "{tmp}/rep"],
+    "formula typo (run)": ["run", "--dataset", "example", "--n-boot", "0", "--formula",
+                           "dh ~ dml + (1 | phenomenon)", "--out", "{tmp}/run"],
+    "formula syntax": ["fit", "--dataset", "example", "--formula", "human ~ (1 | phenomenon"],
+    "formula fits no model": ["fit", "--dataset", "example", "--formula", "human ~ score"],
 }
 
 
@@ -108,6 +117,10 @@ def test_bad_input_is_one_line(case, bad_files, capsys):
     assert len(lines) == 1, captured.err
     assert lines[0].startswith("acceptability ") and "error" in lines[0]
     assert "Traceback" not in captured.err + captured.out
+    if "formula" in case:  # names the problem
+        assert re.search(r"'(scor|phenomenom|dml)'|unbalanced|no model could be fitted",
+                         lines[0]), lines[0]
+        assert not os.path.exists(os.path.join(bad_files["tmp"], "rep", "report.html"))
 
 
 def test_console_script_bad_input_no_traceback():
