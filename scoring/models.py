@@ -94,8 +94,30 @@ def model_kind(config: Any) -> str | None:
     return None
 
 
+def looks_local(name: str) -> bool:
+    """True when `name` means a folder on this machine, not a hub id ("gpt2", "org/name"):
+    it exists, starts with '.', '/' or '~', holds a backslash or more than one '/', or
+    its parent folder exists (e.g. "models/gpt2-tiny" where "models" is a folder)."""
+    path = Path(name).expanduser()
+    return (path.exists() or name.startswith((".", "/", "~")) or "\\" in name
+            or name.count("/") > 1 or (len(path.parts) > 1 and path.parent.is_dir()))
+
+
+def check_local(name: str) -> None:
+    """A ScoringError, before any hub request, when `name` looks like a local path
+    (:func:`looks_local`) but is no folder: a misspelt path must not go to the hub."""
+    path = Path(name).expanduser()
+    if looks_local(name) and not path.is_dir():
+        what = "is a file, not a model folder" if path.exists() else "does not exist"
+        raise ScoringError(
+            f"model folder {name!r} {what} ({path.resolve()}). Check the path (a folder "
+            "saved with save_pretrained()); a hub id looks like 'gpt2' or 'org/name'."
+        )
+
+
 def load_config(name: str, revision: str | None = None):
     """The model's config, or one clear ScoringError when `name` is neither a directory nor a hub id."""
+    check_local(name)
     from transformers import AutoConfig
 
     try:
@@ -123,6 +145,7 @@ def load_model(
     On the CPU in float32 the linear layers run through oneDNN with packed weights (`prepack`,
     see scoring.prepack): faster, same scores, about twice the memory for the linear weights.
     """
+    check_local(name)  # before the slow imports
     import torch
     from transformers import (
         AutoModelForCausalLM,

@@ -18,6 +18,25 @@ def test_unknown_model_id_gives_one_clear_error(monkeypatch):
     assert err.value.__cause__ is None and err.value.__suppress_context__
 
 
+@pytest.mark.parametrize("where", ["./no-such-model", "~/no/such/model", "a/b/c", "{tmp}/gpt2-tny",
+                                   "{gpt2}/config.json"])
+def test_misspelt_local_path_fails_fast_without_the_hub(where, tmp_path, gpt2_dir, monkeypatch):
+    """A path that is no folder is an error at once, not a hub request retried for ~30 s."""
+    import time
+
+    import transformers
+
+    def no_hub(*args, **kwargs):
+        raise AssertionError("a local path was sent to the Hugging Face hub")
+
+    monkeypatch.setattr(transformers.AutoConfig, "from_pretrained", no_hub)
+    name = where.format(tmp=tmp_path, gpt2=gpt2_dir)
+    start = time.perf_counter()
+    with pytest.raises(scoring.ScoringError, match=r"model folder .*(does not exist|is a file)"):
+        scoring.score(["A sentence."], name, "logprob", cache=False)
+    assert time.perf_counter() - start < 1.0
+
+
 def test_empty_sentence_names_its_id(gpt2_dir):
     with pytest.raises(scoring.ScoringError, match="empty or missing 'text'.*sentence_id 1"):
         scoring.score(["Fine.", "  "], gpt2_dir, "logprob", cache=False)
