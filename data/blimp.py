@@ -8,8 +8,10 @@ section 6.4 are kept on the pairs.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -27,10 +29,30 @@ PAIR_FIELDS = ["field", "simple_LM_method", "one_prefix_method", "two_prefix_met
                "lexically_identical", *PREFIX_FIELDS]
 
 
-def paradigms() -> list[str]:
-    """The 67 BLiMP paradigm UIDs."""
+def blimp_paradigms() -> list[str]:
+    """The 67 BLiMP paradigm UIDs (``adjunct_island``, ``anaphor_gender_agreement``, ...)."""
     return sorted(p.removeprefix("data/").removesuffix(".jsonl")
                   for p in registry(NAME) if p.startswith("data/"))
+
+
+def check_paradigms(names: Iterable[str] | str | None) -> list[str]:
+    """The paradigm UIDs to load, in the order given (all 67 for None); an unknown name
+    is an error that lists the closest UIDs."""
+    known = blimp_paradigms()
+    if names is None:
+        return known
+    wanted = list(dict.fromkeys([names] if isinstance(names, str) else names))
+    if not wanted:
+        raise DataError("no BLiMP paradigm selected", source=NAME,
+                        fix="pass paradigm UIDs, or paradigms=None for all 67")
+    for name in wanted:
+        if name not in known:
+            close = difflib.get_close_matches(str(name), known, n=3, cutoff=0.5)
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise DataError(f"unknown BLiMP paradigm {name!r}{hint}", source=NAME,
+                            fix="use the UIDs of data.blimp_paradigms() (67 names such as "
+                                "'adjunct_island')")
+    return wanted
 
 
 def _read_paradigm(uid: str, path) -> tuple[pd.DataFrame, Path]:
@@ -54,17 +76,14 @@ def _read_paradigm(uid: str, path) -> tuple[pd.DataFrame, Path]:
 
 
 def load_blimp(path: str | os.PathLike | None = None,
-               paradigms_: list[str] | None = None) -> Dataset:
-    """BLiMP as sentences + pairs (all 67 paradigms, or the UIDs in ``paradigms_``).
+               paradigms: Iterable[str] | str | None = None) -> Dataset:
+    """BLiMP as sentences + pairs: all 67 paradigms, or the UIDs in ``paradigms``
+    (``data.blimp_paradigms()`` lists them; only those files are read).
 
     ``path``: a folder holding ``data/<UID>.jsonl``; default ``$ACCEPTABILITY_DATA_DIR/
     blimp``, else a checksummed download from github.com/alexwarstadt/blimp.
     """
-    wanted = paradigms_ or paradigms()
-    unknown = sorted(set(wanted) - set(paradigms()))
-    if unknown:
-        raise DataError(f"unknown BLiMP paradigm(s) {unknown}", source=NAME,
-                        fix="see data.blimp.paradigms() for the 67 UIDs")
+    wanted = check_paradigms(paradigms)
     frames, sums, folder = [], {}, None
     for uid in wanted:
         df, f = _read_paradigm(uid, path)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
+from .errors import DataError
 from .tables import validate_pairs, validate_sentences, validate_trials
 
 
@@ -36,11 +38,77 @@ class Dataset:
                 f"{len(self.pairs)} pairs{flag}{trials}, {n_ex} rows excluded; "
                 f"from {self.source}>")
 
-    def subset(self, pair_ids: pd.Index | list[str]) -> Dataset:
-        """The same dataset restricted to some pairs (and all its sentences)."""
-        pairs = self.pairs[self.pairs["pair_id"].isin(pair_ids)].reset_index(drop=True)
-        return Dataset(self.name, self.sentences, pairs, self.trials, self.source,
-                       self.checksums, self.exclusions)
+    def subset(self, pair_ids: Iterable[str] | None = None, *,
+               sentence_ids: Iterable[str] | None = None) -> Dataset:
+        """The same dataset restricted to the pairs ``pair_ids`` with the sentences they
+        use, and/or to the sentences ``sentence_ids`` with the pairs both of whose
+        sentences are among them (both given: the union of the two).
+
+        An unknown id is an error. Trials follow their pairs. ``exclusions`` stays
+        consistent: what the subset leaves out is counted, and a row that lists its
+        ``ids`` (sentences or pairs flagged but kept, such as a missing human judgment)
+        is recounted over the rows kept.
+        """
+        if pair_ids is None and sentence_ids is None:
+            raise TypeError("subset() needs pair_ids and/or sentence_ids")
+        keep_pairs = pd.Series(False, index=self.pairs.index)
+        keep_sents = pd.Series(False, index=self.sentences.index)
+        if pair_ids is not None:
+            keep_pairs |= self.pairs["pair_id"].isin(_known(pair_ids, self.pairs["pair_id"],
+                                                            "pair"))
+            used = self.pairs.loc[keep_pairs, ["good_id", "bad_id"]].stack()
+            keep_sents |= self.sentences["sentence_id"].isin(used)
+        if sentence_ids is not None:
+            keep_sents |= self.sentences["sentence_id"].isin(
+                _known(sentence_ids, self.sentences["sentence_id"], "sentence"))
+            kept = self.sentences.loc[keep_sents, "sentence_id"]
+            keep_pairs |= self.pairs["good_id"].isin(kept) & self.pairs["bad_id"].isin(kept)
+        if not keep_sents.any():
+            raise DataError("the subset keeps no sentences", source="Dataset.subset",
+                            fix="pass some pair or sentence ids")
+        pairs = self.pairs[keep_pairs].reset_index(drop=True)
+        sentences = self.sentences[keep_sents].reset_index(drop=True)
+        trials = self.trials
+        if trials is not None and "pair_id" in trials:
+            trials = trials[trials["pair_id"].astype(str).isin(pairs["pair_id"])]
+            trials = trials.reset_index(drop=True)
+        exclusions = _recount(self.exclusions, {"sentences": self.sentences["sentence_id"],
+                                                "pairs": self.pairs["pair_id"]},
+                              {"sentences": sentences["sentence_id"],
+                               "pairs": pairs["pair_id"]})
+        return replace(self, sentences=sentences, pairs=pairs, trials=trials,
+                       exclusions=exclusions)
+
+
+def _known(ids: Iterable[str], have: pd.Series, what: str) -> list[str]:
+    """``ids`` as strings; one that ``have`` lacks is an error."""
+    ids = [ids] if isinstance(ids, str) else [str(i) for i in ids]
+    unknown = pd.Index(ids).difference(have)
+    if len(unknown):
+        raise DataError(f"unknown {what} id {unknown[0]!r} ({len(unknown)} such ids)",
+                        source="Dataset.subset", fix=f"pass {what} ids of this dataset")
+    return ids
+
+
+def _recount(exclusions: pd.DataFrame, before: dict[str, pd.Series],
+             after: dict[str, pd.Series]) -> pd.DataFrame:
+    """Exclusions after a subset: rows with ``ids`` of rows still in a table recounted
+    over the kept rows, plus one row per table for what the subset left out."""
+    had = {table: set(ids) for table, ids in before.items()}
+    kept = {table: set(ids) for table, ids in after.items()}
+    rows = []
+    for row in exclusions.to_dict("records"):
+        ids, table = row.get("ids"), row.get("table")
+        if isinstance(ids, (list, tuple, set, frozenset)) and set(ids) <= had.get(table, set()):
+            ids = tuple(i for i in ids if i in kept[table])
+            row |= {"ids": ids, "n": len(ids)}
+        rows.append(row)
+    for table in ("pairs", "sentences"):
+        n = len(before[table]) - len(after[table])
+        if n:
+            rows.append({"table": table, "reason": "not in the subset (Dataset.subset)", "n": n})
+    columns = list(dict.fromkeys([*exclusions.columns, "table", "reason", "n"]))
+    return pd.DataFrame(rows, columns=columns)
 
 
 def from_frames(sentences: pd.DataFrame, pairs: pd.DataFrame, trials: pd.DataFrame | None = None,

@@ -110,14 +110,17 @@ def load_li_adger(path: str | os.PathLike | None = None, keep_discarded: bool = 
     sentences["phenomenon"] = phenomena(sentences["type_id"], kept, by_id["type_id"])
     kept["phenomenon"] = kept["good_id"].map(sentences.set_index("sentence_id")["phenomenon"])
 
-    exclusions = pd.DataFrame([
+    ids = {"discarded": () if keep_discarded else tuple(pairs.loc[discard, "pair_id"]),
+           "no human": tuple(sentences.loc[sentences["human"].isna(), "sentence_id"]),
+           "marginal": tuple(sentences.loc[sentences["marginal"], "sentence_id"])}
+    exclusions = pd.DataFrame([  # ids: Dataset.subset recounts the rows it keeps
         {"table": "pairs", "reason": "discard=X in li-adger_min_pairs.csv",
-         "n": 0 if keep_discarded else int(discard.sum())},
+         "ids": ids["discarded"]},
         {"table": "sentences", "reason": "missing human judgment (pairs using them are "
-         "left out of human-based metrics)", "n": int(sentences["human"].isna().sum())},
+         "left out of human-based metrics)", "ids": ids["no human"]},
         {"table": "sentences", "reason": "marginal expert label (?, ??): left out of "
-         "label-based metrics (MCC)", "n": int(sentences["marginal"].sum())},
-    ])
+         "label-based metrics (MCC)", "ids": ids["marginal"]},
+    ]).assign(n=lambda e: e["ids"].map(len))
     return Dataset(
         name=NAME, sentences=sentences.reset_index(drop=True),
         pairs=kept.reset_index(drop=True), source=str(human_f.parent),

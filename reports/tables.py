@@ -33,7 +33,7 @@ def exclusions(results: Results) -> pd.DataFrame:
     if not len(ex):
         return pd.DataFrame({"table": ["-"], "reason": ["nothing excluded by the loader"],
                              "n": [0]})
-    return ex.reset_index(drop=True)
+    return ex.drop(columns="ids", errors="ignore").reset_index(drop=True)  # ids: for subset
 
 
 def counts(results: Results) -> pd.DataFrame:

@@ -24,11 +24,11 @@ def test_blimp_all_paradigms():
 
 def test_blimp_subset_and_unknown_paradigm():
     need_data("blimp")
-    ds = data.load_blimp(paradigms_=["adjunct_island"])
+    ds = data.load_blimp(paradigms=["adjunct_island"])
     assert ds.pairs.loc[0, "good_id"] == "adjunct_island_0_good"
     assert ds.sentences.set_index("sentence_id").loc["adjunct_island_0_bad", "label"] == 0
-    with pytest.raises(data.DataError, match="unknown BLiMP paradigm"):
-        data.load_blimp(paradigms_=["nope"])
+    with pytest.raises(data.DataError, match="unknown BLiMP paradigm 'nope'"):
+        data.load_blimp(paradigms=["nope"])
 
 
 @pytest.mark.parametrize("split,n", [("in_domain_train", 8551), ("out_of_domain_test", 533),

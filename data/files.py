@@ -1,0 +1,73 @@
+"""The user's own data from files: a sentences file and optionally a pairs file (CSV,
+TSV or Parquet, by suffix; CSV/TSV may be compressed, e.g. ``.csv.gz``), read through
+:func:`data.from_frames` with its validation. Errors name the file and its line."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+
+from .dataset import Dataset, from_frames
+from .errors import DataError
+from .sources import checksum
+from .tables import validate_pairs, validate_sentences
+
+SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+PARQUET = (".parquet", ".pq")
+COMPRESSION = (".gz", ".bz2", ".xz", ".zip", ".zst")
+# read as text whatever they look like: "01" and "1.10" are ids, not the numbers 1 and 1.1
+TEXT_COLUMNS = ("sentence_id", "pair_id", "good_id", "bad_id", "text", "model")
+
+
+def table_format(path: Path) -> str:
+    """The file's format by its suffix (a compression suffix skipped): ``.csv``, ``.tsv``,
+    ``.tab`` or ``.parquet``; anything else is an error."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in COMPRESSION:
+        suffixes.pop()
+    suffix = suffixes[-1] if suffixes else ""
+    if suffix in PARQUET:
+        return ".parquet"
+    if suffix not in SEPARATORS:
+        raise DataError(f"unknown file type {suffix or '(no suffix)'!r}", source=str(path),
+                        fix="save the table as .csv, .tsv or .parquet")
+    return suffix
+
+
+def read_table(path: str | os.PathLike, what: str = "table") -> tuple[pd.DataFrame, int | None]:
+    """A CSV/TSV/Parquet file as a DataFrame, and the line offset that turns a row
+    position into a file line (2 for CSV/TSV with a header line, None for Parquet)."""
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"no such {what} file", source=str(p), fix="check the path")
+    fmt = table_format(p)
+    try:
+        if fmt == ".parquet":
+            return pd.read_parquet(p), None
+        dtypes = dict.fromkeys(TEXT_COLUMNS, str)
+        return pd.read_csv(p, sep=SEPARATORS[fmt], dtype=dtypes), 2
+    except Exception as err:  # pandas/pyarrow raise many parser error types
+        raise DataError(f"unreadable {what} file ({type(err).__name__}: {err})", source=str(p),
+                        fix=f"write it as {fmt[1:].upper()} with a header line") from None
+
+
+def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None = None,
+                 name: str | None = None) -> Dataset:
+    """A Dataset from a sentences file and optionally a pairs file (the columns of
+    docs/tables.md), validated by :func:`data.from_frames`; named after the sentences
+    file unless ``name`` is given, with the files' checksums as its provenance."""
+    s_path = Path(sentences)
+    s_frame, s_offset = read_table(s_path, "sentences")
+    s_frame = validate_sentences(s_frame, source=str(s_path), line_offset=s_offset)
+    files = {s_path.name: checksum(s_path)}
+    p_frame = None
+    if pairs is not None:
+        p_path = Path(pairs)
+        p_frame, p_offset = read_table(p_path, "pairs")
+        p_frame = validate_pairs(p_frame, s_frame, source=str(p_path), line_offset=p_offset)
+        files[p_path.name] = checksum(p_path)
+    ds = from_frames(s_frame, p_frame, name=name or s_path.name.split(".")[0])
+    return replace(ds, source=str(s_path.resolve().parent), checksums=files)
