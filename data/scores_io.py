@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .atomic import atomic_path
 from .files import SEPARATORS, read_table
 from .tables import validate_scores
 
@@ -22,13 +23,12 @@ def read_scores(path: str | os.PathLike, dataset=None) -> pd.DataFrame:
 
 def write_scores(scores: pd.DataFrame, path: str | os.PathLike) -> Path:
     """Write a scores table as ``.parquet``, TSV (``.tsv``, ``.tab``) or CSV (any other
-    suffix), atomically."""
+    suffix), compressed by a last suffix ``.gz``, ``.bz2``, ``.xz``, ``.zip`` or ``.zst``
+    (``scores.csv.gz``), atomically."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    if p.suffix == ".parquet":
-        scores.to_parquet(tmp, index=False)
-    else:
-        scores.to_csv(tmp, index=False, sep=SEPARATORS.get(p.suffix.lower(), ","))
-    os.replace(tmp, p)
+    with atomic_path(p) as tmp:  # tmp keeps the suffix: pandas infers the compression
+        if p.suffix == ".parquet":
+            scores.to_parquet(tmp, index=False)
+        else:
+            scores.to_csv(tmp, index=False, sep=SEPARATORS.get(p.suffix.lower(), ","))
     return p

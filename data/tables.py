@@ -132,6 +132,12 @@ def validate_scores(df: pd.DataFrame, sentences: pd.DataFrame | None = None,
     """
     require_columns(df, SCORE_COLUMNS, source)
     out = df.copy()
+    for col in ("sentence_id", "model"):  # a row without them belongs to no model/sentence
+        blank = out[col].isna() | (out[col].astype(str).str.strip() == "")
+        if blank.any():
+            raise DataError(f"missing {col} ({int(blank.sum())} rows)", source=source,
+                            row=_where(out, blank, line_offset), column=col,
+                            fix=f"fill in the {col} of every score, or drop those rows")
     out["sentence_id"] = out["sentence_id"].astype(str)
     out["model"] = out["model"].astype(str)
     out["score"] = numeric_column(out, "score", source, line_offset)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
-import os
 import pickle
 import sys
 import time
@@ -19,6 +18,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from acceptability.data.atomic import atomic_path, write_text
 from acceptability.data.sources import checksum
 
 from acceptability import data
@@ -68,9 +68,7 @@ class Manifest:
     def record(self, step: str, fp: str, outputs: list[str], seconds: float) -> None:
         self.steps[step] = {"fingerprint": fp, "outputs": outputs, "seconds": round(seconds, 2),
                             "finished": datetime.now(UTC).isoformat(timespec="seconds")}
-        tmp = self.path.with_name("manifest.json.tmp")
-        tmp.write_text(json.dumps({"steps": self.steps}, indent=2))
-        os.replace(tmp, self.path)
+        write_text(self.path, json.dumps({"steps": self.steps}, indent=2))
 
 
 def _stderr(message: str) -> None:
@@ -78,10 +76,8 @@ def _stderr(message: str) -> None:
 
 
 def _pickle(obj, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as f:
+    with atomic_path(path) as tmp, tmp.open("wb") as f:
         pickle.dump(obj, f)
-    os.replace(tmp, path)
 
 
 def _unpickle(path: Path):

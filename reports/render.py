@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jinja2
 import matplotlib.pyplot as plt
+from acceptability.data.atomic import write_text
 from markupsafe import Markup
 from matplotlib.figure import Figure
 
@@ -137,12 +138,6 @@ def _write_figure(fig: Figure, path: Path) -> str:
     return base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def build(results: Results, out: str | os.PathLike = "report",
           title: str | None = None) -> Report:
     """Write the report for ``results`` into ``out``: ``report.html`` (self-contained),
@@ -162,7 +157,7 @@ def build(results: Results, out: str | os.PathLike = "report",
                 continue
             csv, tex = out / "tables" / f"{key}.csv", out / "tables" / f"{key}.tex"
             table.to_csv(csv, index=False)
-            _atomic_write(tex, tables.to_latex(table, caption, key))
+            write_text(tex, tables.to_latex(table, caption, key))
             table_files[f"{key}.csv"], table_files[f"{key}.tex"] = csv, tex
             ts.append({"caption": caption, "html": Markup(tables.to_html(table)),  # escaped
                        "markdown": tables.to_markdown(table),
@@ -198,9 +193,9 @@ def build(results: Results, out: str | os.PathLike = "report",
                                 keep_trailing_newline=True)
     markdown = re.sub(r"\n{3,}", "\n\n", md_env.from_string(MARKDOWN).render(context))
     html_path, md_path = out / "report.html", out / "report.md"
-    _atomic_write(html_path, html)
-    _atomic_write(md_path, markdown)
+    write_text(html_path, html)
+    write_text(md_path, markdown)
     prov = out / "provenance.json"
-    _atomic_write(prov, json.dumps(results.provenance, indent=2, default=str))
+    write_text(prov, json.dumps(results.provenance, indent=2, default=str))
     return Report(out=out, html=html_path, markdown=md_path, provenance=prov,
                   figures=figure_files, tables=table_files)
