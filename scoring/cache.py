@@ -1,7 +1,8 @@
 """On-disk score cache: one SQLite table, key = sha256(model identity, method, options, text).
 
 SQLite (stdlib) gives atomic, crash-safe writes: each batch is committed in one transaction, so
-an interrupted run keeps every finished batch and resumes without recomputing it.
+an interrupted run keeps every finished batch and resumes without recomputing it. One
+``ScoreCache`` may be shared by threads: its connection is used under a lock.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -31,12 +33,15 @@ def cache_key(identity: str, method: str, options: Mapping, text: str) -> str:
 
 
 class ScoreCache:
-    """Scores by key in `<directory>/scores.sqlite`."""
+    """Scores by key in `<directory>/scores.sqlite`; safe to share between threads."""
 
     def __init__(self, directory: str | Path | None = None):
         self.path = Path(directory or default_cache_dir()).expanduser() / "scores.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(self.path, timeout=60)
+        # one connection for every thread, each use under the lock (sqlite3 objects are
+        # not safe to use from two threads at once)
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("CREATE TABLE IF NOT EXISTS scores (key TEXT PRIMARY KEY, value TEXT)")
         self._conn.commit()
@@ -46,22 +51,24 @@ class ScoreCache:
         found: dict[str, Scored] = {}
         for start in range(0, len(keys), CHUNK):
             chunk = keys[start : start + CHUNK]
-            rows = self._conn.execute(
-                f"SELECT key, value FROM scores WHERE key IN ({','.join('?' * len(chunk))})", chunk
-            )
+            with self._lock:
+                rows = self._conn.execute(
+                    f"SELECT key, value FROM scores WHERE key IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                ).fetchall()
             found.update((k, Scored.from_dict(json.loads(v))) for k, v in rows)
         return found
 
     def put_many(self, scores: Mapping[str, Scored]) -> None:
         """Write all `scores` in one transaction (all or nothing)."""
-        with self._conn:
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO scores (key, value) VALUES (?, ?)",
-                [(k, json.dumps(s.to_dict())) for k, s in scores.items()],
-            )
+        rows = [(k, json.dumps(s.to_dict())) for k, s in scores.items()]
+        with self._lock, self._conn:
+            self._conn.executemany("INSERT OR REPLACE INTO scores (key, value) VALUES (?, ?)", rows)
 
     def __len__(self) -> int:
-        return self._conn.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
+        with self._lock:
+            return self._conn.execute("SELECT COUNT(*) FROM scores").fetchone()[0]
 
     def close(self) -> None:
-        self._conn.close()
+        with self._lock:
+            self._conn.close()

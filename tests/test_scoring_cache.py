@@ -101,3 +101,28 @@ def test_hub_id_is_loaded_from_the_hub_cache_and_keyed_by_its_commit(monkeypatch
     lm = scoring.load_model("org/tiny", "causal")
     assert lm.identity.startswith(f"hub:org/tiny@{commit}|causal")
     assert scoring.score(["A cat."], lm, cache=False, progress=False)["model"][0] == "org/tiny_logprob"
+
+
+def test_one_cache_shared_by_threads(tmp_path):
+    """A ScoreCache used from several threads (sqlite3 connections refuse that by default)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from acceptability.scoring.results import Scored
+
+    cache = scoring.ScoreCache(tmp_path)
+
+    def work(t: int) -> dict:
+        batches = [{f"{t}-{b}-{i}": Scored(float(t * 1000 + b * 10 + i), i) for i in range(10)}
+                   for b in range(20)]
+        for batch in batches:
+            cache.put_many(batch)
+            assert cache.get_many(batch) == batch
+            len(cache)
+        return {k: v for batch in batches for k, v in batch.items()}
+
+    with ThreadPoolExecutor(4) as pool:
+        written = [f.result() for f in [pool.submit(work, t) for t in range(4)]]
+    everything = {k: v for w in written for k, v in w.items()}
+    assert len(cache) == len(everything) == 800
+    assert cache.get_many(everything) == everything
+    cache.close()
