@@ -34,14 +34,16 @@ def run_lme4(frame: pd.DataFrame) -> pd.Series | None:
     if shutil.which("Rscript") is None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
-        src, out = Path(tmp) / "frame.csv", Path(tmp) / "lme4.csv"
-        frame[["human", "score", "phenomenon", "type_id"]].to_csv(src, index=False)
-        proc = subprocess.run(["Rscript", str(R_SCRIPT), str(src), str(out)],
+        out = Path(tmp) / "lme4.csv"
+        frame[["human", "score", "phenomenon", "type_id"]].to_csv(Path(tmp) / "sentence.csv",
+                                                                   index=False)
+        proc = subprocess.run(["Rscript", str(R_SCRIPT), tmp, str(out)],
                               capture_output=True, text=True, check=False)
         if proc.returncode:
             print(f"lme4 reference failed:\n{proc.stderr[-2000:]}")
             return None
-        return pd.read_csv(out).set_index("name")["value"]
+        values = pd.read_csv(out).set_index("name")["value"]
+        return values[values.index.str.startswith("sentence|")].rename(lambda n: n[9:])
 
 
 def main() -> None:
@@ -67,17 +69,17 @@ def main() -> None:
 
     vc = m.VarCorr
     rows = {
-        "fixef (Intercept)": (m.fixef["(Intercept)"], "fixef|(Intercept)"),
-        "fixef score": (m.fixef["score"], "fixef|score"),
-        "SE (Intercept)": (m.se["(Intercept)"], "se|(Intercept)"),
-        "SE score": (m.se["score"], "se|score"),
-        "var type (Intercept)": (vc.vcov.iloc[0], "vcov|phenomenon:type_id|(Intercept)|"),
-        "var phenomenon (Intercept)": (vc.vcov.iloc[1], "vcov|phenomenon|(Intercept)|"),
-        "var phenomenon score": (vc.vcov.iloc[2], "vcov|phenomenon|score|"),
-        "cov phenomenon (Intercept),score": (vc.vcov.iloc[3], "vcov|phenomenon|(Intercept)|score"),
-        "residual variance": (vc.vcov.iloc[4], "vcov|Residual|NA|"),
-        "logLik (REML)": (m.logLik, "logLik_REML"),
-        "logLik (ML)": (ml_loglik, "logLik_ML"),
+        "fixef (Intercept)": (m.fixef["(Intercept)"], "REML|fixef|(Intercept)"),
+        "fixef score": (m.fixef["score"], "REML|fixef|score"),
+        "SE (Intercept)": (m.se["(Intercept)"], "REML|se|(Intercept)"),
+        "SE score": (m.se["score"], "REML|se|score"),
+        "var type (Intercept)": (vc.vcov.iloc[0], "REML|vcov|phenomenon:type_id|(Intercept)|"),
+        "var phenomenon (Intercept)": (vc.vcov.iloc[1], "REML|vcov|phenomenon|(Intercept)|"),
+        "var phenomenon score": (vc.vcov.iloc[2], "REML|vcov|phenomenon|score|"),
+        "cov phenomenon (Intercept),score": (vc.vcov.iloc[3], "REML|vcov|phenomenon|(Intercept)|score"),
+        "residual variance": (vc.vcov.iloc[4], "REML|vcov|Residual||"),
+        "logLik (REML)": (m.logLik, "REML|logLik"),
+        "logLik (ML)": (ml_loglik, "ML|logLik"),
     }
     table = pd.DataFrame({
         "stats.lmer": {k: v for k, (v, _) in rows.items()},

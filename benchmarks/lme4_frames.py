@@ -1,0 +1,42 @@
+"""Write the frames that benchmarks/lme4_reference.R fits with lme4.
+
+    python benchmarks/lme4_frames.py DIR && Rscript benchmarks/lme4_reference.R DIR
+
+DIR/sentence.csv and DIR/pair.csv: LI-Adger human judgments against z-scored
+bert-large-cased PLL, built by the package's own frame builders (the reference data are
+read from $ACCEPTABILITY_DATA_DIR). DIR/nested.csv: the synthetic nested design of
+tests/test_lmer.py. The R output holds every lme4 constant in tests/test_lmer.py and
+tests/test_judgment_models.py.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from acceptability.stats.judgment_models import pair_model_frame, sentence_model_frame
+
+from acceptability import data
+
+REPO = Path(__file__).resolve().parents[1]
+MODEL = "bert-large-cased_mlm"
+
+
+def main(out: Path) -> None:
+    sys.path.insert(0, str(REPO))
+    from tests.test_lmer import nested_frame
+
+    out.mkdir(parents=True, exist_ok=True)
+    ds, scores = data.load_li_adger(), data.load_li_adger_scores()
+    sentences = sentence_model_frame(ds, scores, model=MODEL)
+    sentences[["human", "score", "phenomenon", "type_id"]].to_csv(out / "sentence.csv", index=False)
+    pairs = pair_model_frame(ds, scores, model=MODEL)
+    pairs[["dh", "dlm", "phenomenon"]].to_csv(out / "pair.csv", index=False)
+    nested_frame().to_csv(out / "nested.csv", index=False)
+    print(f"wrote sentence.csv, pair.csv, nested.csv to {out}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(Path(sys.argv[1]))
