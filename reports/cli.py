@@ -13,7 +13,7 @@ import warnings
 from typing import NoReturn
 
 from acceptability.data.errors import DataError
-from acceptability.stats.evaluate import DEFAULT_N_BOOT
+from acceptability.stats.evaluate import DEFAULT_N_BOOT, DEFAULT_SEED
 
 EXAMPLES = """\
 examples:
@@ -231,7 +231,8 @@ def _analysis_args(p: argparse.ArgumentParser, report: bool = True) -> None:
     g.add_argument("--n-boot", type=int, metavar="N",
                    help=f"bootstrap resamples for confidence intervals and comparisons "
                         f"(default: {DEFAULT_N_BOOT:,}; 0 = none)")
-    g.add_argument("--seed", type=int, help="random seed for the bootstrap (default: 0)")
+    g.add_argument("--seed", type=int,
+                   help=f"random seed for the bootstrap (default: {DEFAULT_SEED})")
     if report:
         g.add_argument("--by", help="column for per-group accuracy bars (default: paradigm, "
                                     "else sub-dataset, else phenomenon)")
@@ -314,7 +315,8 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--out", default="report", help="report folder (default: report)")
     d.add_argument("--n-boot", type=int, default=DEFAULT_N_BOOT,
                    help=f"bootstrap resamples (default: {DEFAULT_N_BOOT:,})")
-    d.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    d.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help=f"random seed (default: {DEFAULT_SEED})")
     d.set_defaults(func=cmd_demo)
     return p
 

@@ -49,7 +49,7 @@ class Experiment:
     revision: str | None = None
     deltas: tuple[float, ...] = (0.5, 1.0, 5.0)
     n_boot: int = stats.DEFAULT_N_BOOT
-    seed: int = 0
+    seed: int = stats.DEFAULT_SEED
     by: str | None = "auto"
     formula: str = DEFAULT_FORMULA
     compare_metric: str = "adc_1"

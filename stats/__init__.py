@@ -10,7 +10,7 @@ from .compare import compare, compare_all, mcnemar_exact, steiger_z
 from .correlation import correlation_matrix, correlations
 from .criteria import adc, adc_curve, blimp_criterion
 from .deltas import pair_deltas, sentence_frame
-from .evaluate import DEFAULT_N_BOOT, evaluate
+from .evaluate import DEFAULT_N_BOOT, DEFAULT_SEED, evaluate
 from .forced_choice import elo_ratings, fc_accuracy, fc_elo, pair_preferences
 from .formula import parse_formula
 from .judgment_models import (
@@ -34,8 +34,8 @@ from .variability import Variability, variability
 from .zscore import zscore
 
 __all__ = [
-    "DEFAULT_N_BOOT", "BrmResult", "FCVBResult", "FC_FORMULA", "LmerResult", "PAIR_FORMULA",
-    "SENTENCE_FORMULA",
+    "DEFAULT_N_BOOT", "DEFAULT_SEED", "BrmResult", "FCVBResult", "FC_FORMULA", "LmerResult",
+    "PAIR_FORMULA", "SENTENCE_FORMULA",
     "SingularFitWarning", "Variability", "adc", "adc_curve", "anova", "blimp_criterion",
     "bootstrap", "brm", "compare", "compare_all", "correlation_matrix", "correlations",
     "elo_ratings", "evaluate", "fc_accuracy", "fc_elo", "fc_model", "fc_model_frame",

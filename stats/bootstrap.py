@@ -15,7 +15,7 @@ from acceptability.data.dataset import Dataset
 from scipy import stats as sps
 
 from .bootstrap_arrays import MetricArrays, metric_names
-from .evaluate import DEFAULT_DELTAS, DEFAULT_N_BOOT, evaluate
+from .evaluate import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED, evaluate
 from .resample import Units, counts_from_indices, resample_dataset, resampling_units
 
 Metric = Callable | str | Sequence[str]
@@ -70,7 +70,7 @@ def cell_statistic(metric: Metric, dataset: Dataset, scores: pd.DataFrame, units
 
 def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = DEFAULT_N_BOOT,
               cluster: str | None = "type_id", ci: float = 0.95, method: str = "percentile",
-              seed=None, deltas=DEFAULT_DELTAS, max_delta: float = 5.0,
+              seed: int | None = DEFAULT_SEED, deltas=DEFAULT_DELTAS, max_delta: float = 5.0,
               distribution: bool = False, batch: int | None = 2_000, by: str | None = None):
     """Bootstrap intervals: one row per (model, metric) with ``estimate`` (the full
     data value), ``se``, ``lower``, ``upper``.
@@ -89,7 +89,9 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = D
         model, value of ``by`` and metric, split as ``evaluate(by=...)`` splits; each
         resample is still drawn from, and z-scored over, the whole dataset.
     method: ``"percentile"`` or ``"bca"`` (Efron 1987; acceleration by jackknife over
-        units), both by ``scipy.stats.bootstrap``. seed: for ``numpy.random.default_rng``.
+        units), both by ``scipy.stats.bootstrap``. seed: for ``numpy.random.default_rng``
+        (default 0: the same call gives the same intervals; None: fresh entropy); kept,
+        with n, cluster, ci and method, in the table's ``attrs``.
 
     Every resample is the statistic applied to a resampled dataset: model scores are
     z-scored again over its sentences (which moves the ADC, variability and MCC; r and
@@ -108,6 +110,7 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = D
         estimate=statistic(np.arange(units.n)), se=res.standard_error,
         lower=res.confidence_interval.low, upper=res.confidence_interval.high)
     table.attrs.update(n=n, cluster=cluster, n_units=units.n, ci=ci, method=method.lower())
+    table.attrs["seed"] = seed
     if distribution:
         return table, pd.DataFrame(res.bootstrap_distribution.T, columns=cells)
     return table

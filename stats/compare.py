@@ -21,7 +21,7 @@ from . import metrics
 from .bootstrap import Metric, cell_statistic
 from .bootstrap_arrays import adc_delta
 from .deltas import pair_deltas, sentence_frame
-from .evaluate import DEFAULT_DELTAS, DEFAULT_N_BOOT
+from .evaluate import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
 from .resample import resampling_units
 
 
@@ -84,7 +84,8 @@ def _classical(dataset, scores, a: str, b: str, metric: str) -> dict:
 def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
                 models: list[str] | None = None, correction: str | None = "holm",
                 n: int = DEFAULT_N_BOOT, cluster: str | None = "type_id", ci: float = 0.95,
-                method: str = "percentile", seed=None, deltas=DEFAULT_DELTAS,
+                method: str = "percentile", seed: int | None = DEFAULT_SEED,
+                deltas=DEFAULT_DELTAS,
                 max_delta: float = 5.0) -> pd.DataFrame:
     """Every pair of ``models`` (default all) on one ``metric``: one row each with
     ``estimate_a``, ``estimate_b``, ``difference`` (a - b), its paired bootstrap
@@ -143,7 +144,7 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
             out.loc[tested, "p_test_adj"] = multipletests(out.loc[tested, "p_test"],
                                                           method=correction)[1]
     out.attrs.update(n=n, cluster=cluster, n_units=units.n, ci=ci, method=method.lower(),
-                     correction=correction)
+                     seed=seed, correction=correction)
     return out
 
 

@@ -229,3 +229,22 @@ def test_bad_arguments(li_adger, li_adger_scores):
     mixed.loc[mixed.index[:5], ["ref_mean", "ref_sd"]] = [0.0, 1.0]
     with pytest.raises(ValueError, match="some rows"):
         bootstrap("adc_1", li_adger, mixed, n=10)
+
+
+def test_default_seed_makes_every_resampling_reproducible(example):
+    """bootstrap, compare_all and evaluate(ci=True) draw from stats.DEFAULT_SEED (0) unless
+    told otherwise, so two calls agree, and the seed is recorded with the table."""
+    ds, sc = example
+    assert stats.DEFAULT_SEED == 0
+    runs = {
+        "bootstrap": lambda **kw: bootstrap(stats.evaluate, ds, sc, n=300, **kw),
+        "compare_all": lambda **kw: stats.compare_all(ds, sc, "blimp", n=300, **kw),
+        "evaluate": lambda **kw: stats.evaluate(ds, sc, ci=True, n_boot=300, **kw),
+    }
+    for name, run in runs.items():
+        first, again = run(), run()
+        pd.testing.assert_frame_equal(first, again, obj=name)
+        assert first.attrs["seed"] == 0, name
+        fresh = [run(seed=None) for _ in range(2)]  # without a seed: different intervals
+        assert not fresh[0].equals(fresh[1]), name
+        assert fresh[0].attrs["seed"] is None
