@@ -13,11 +13,10 @@ import os
 
 import numpy as np
 import pandas as pd
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from .dataset import Dataset
 from .errors import DataError
+from .graph import components
 from .sources import checksum, fetch
 from .tables import require_columns, validate_pairs, validate_scores, validate_sentences
 
@@ -58,8 +57,7 @@ def phenomena(type_ids: pd.Series, pairs: pd.DataFrame, sentence_type: pd.Series
     types = pd.Index(sorted(type_ids.unique()))
     a = types.get_indexer(pairs["good_id"].map(sentence_type))
     b = types.get_indexer(pairs["bad_id"].map(sentence_type))
-    graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(len(types), len(types)))
-    _, comp = connected_components(graph, directed=False)
+    comp = components(len(types), a, b)
     first = pd.Series(types, index=types).groupby(comp).transform("min")
     return type_ids.map(pd.Series(first.to_numpy(), index=types))
 

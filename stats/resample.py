@@ -17,8 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from acceptability.data.dataset import Dataset
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
+from acceptability.data.graph import components
 
 
 @dataclass(frozen=True)
@@ -48,8 +47,7 @@ def resampling_units(dataset: Dataset, cluster: str | None = "type_id") -> Units
     ids = pd.Index(s["sentence_id"])
     good = ids.get_indexer(p["good_id"])
     bad = ids.get_indexer(p["bad_id"])
-    graph = coo_matrix((np.ones(len(p)), (base[good], base[bad])), shape=(k, k))
-    _, comp = connected_components(graph, directed=False)
+    comp = components(k, base[good], base[bad])
     # number units by first appearance so that codes follow the sentence order
     sentence, _ = pd.factorize(comp[base])
     nested = bool((pd.Series(sentence).groupby(s["type_id"].to_numpy()).nunique() == 1).all())
