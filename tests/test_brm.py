@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as sps
 
 from tests.conftest import need_module
 
@@ -68,7 +69,7 @@ def crossed_fits():
             brm("y ~ 1 + (1 | subj) + (1 | item)", df, **kw))
 
 
-def test_crossed_effects_ppc_rope_bayes_factor(crossed_fits):
+def test_crossed_effects_ppc_rope(crossed_fits):
     m1, _ = crossed_fits
     assert set(m1.summary().index) >= {"Intercept", "x", "z", "sigma", "1|subj_sigma", "1|item_sigma"}
     assert abs(m1.fixef["x"] - 0.8) < 0.15
@@ -76,9 +77,30 @@ def test_crossed_effects_ppc_rope_bayes_factor(crossed_fits):
     assert list(ppc["statistic"]) == ["mean", "sd"] and ppc["p_value"].between(0.01, 0.99).all()
     rope = m1.rope("x", (-0.1, 0.1))
     assert rope["p_in_rope"] == 0 and rope["hdi_low"] > 0.1
-    bf = m1.bayes_factor("x")
-    assert bf["BF10"] > 100  # strong evidence for a non-zero slope (Savage–Dickey)
-    assert m1.bayes_factor("z")["BF01"] > 1  # evidence for the null on an unrelated predictor
+
+
+def _savage_dickey_scipy(fit, name: str, ref_val: float) -> float:
+    """BF01 computed independently of stats.brm: scipy's Gaussian KDE of the posterior
+    draws over scipy's normal density of bambi's prior for ``name``, at ``ref_val``."""
+    comp = fit.model.components[fit.model.family.likelihood.parent]
+    prior = comp.common_terms[name].prior
+    assert prior.name == "Normal"
+    density = sps.norm(float(prior.args["mu"]), float(prior.args["sigma"])).pdf(ref_val)
+    return float(sps.gaussian_kde(fit.draws(name))(ref_val)[0] / density)
+
+
+def test_savage_dickey_bayes_factor_equals_density_ratio(crossed_fits):
+    m1, _ = crossed_fits
+    z = m1.bayes_factor("z")  # unrelated to y: evidence for the null
+    assert 1 < z["BF01"] < np.inf and z["BF10"] == pytest.approx(1 / z["BF01"])
+    assert z["BF01"] == pytest.approx(_savage_dickey_scipy(m1, "z", 0.0), rel=0.02)
+    x = m1.bayes_factor("x", ref_val=0.8)  # the true slope: evidence for it
+    assert x["BF01"] > 1
+    assert x["BF01"] == pytest.approx(_savage_dickey_scipy(m1, "x", 0.8), rel=0.02)
+    # no posterior draw comes near 0 (slope 0.8, posterior SD ~0.04): no KDE estimate there
+    assert m1.draws("x").min() > 0.5 and m1.bayes_factor("x") == {"BF10": np.inf, "BF01": 0.0}
+    with pytest.raises(KeyError, match="not a fixed effect"):
+        m1.bayes_factor("1|subj_sigma")
 
 
 def test_loo_comparison_prefers_true_model(crossed_fits):
