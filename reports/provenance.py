@@ -12,8 +12,9 @@ import pandas as pd
 
 DEPENDENCIES = ("numpy", "scipy", "pandas", "statsmodels", "pingouin", "scikit-learn",
                 "matplotlib", "seaborn", "jinja2", "pyarrow", "torch", "transformers")
-# Columns a scores table may carry that identify where a model's scores came from.
-MODEL_ID_COLUMNS = ("method", "model_id", "revision", "checkpoint")
+# Columns a scores table may carry that identify where a model's scores came from;
+# scoring.score writes model_source: the weights' hash (a local folder) or hub commit.
+MODEL_ID_COLUMNS = ("method", "model_source", "model_id", "revision", "checkpoint")
 
 
 def version(package: str) -> str:

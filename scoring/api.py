@@ -107,7 +107,9 @@ def score(
     cache: bool | str | Path | ScoreCache = True,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """Long scores table (`sentence_id`, `model`, `score`, `method`, `n_tokens`), one row per sentence.
+    """Long scores table (`sentence_id`, `model`, `score`, `method`, `n_tokens`, and for a
+    transformer `model_source`: "dir:<sha256 of the folder's files>" or "hub:<id>@<commit>"),
+    one row per sentence.
 
     data: a Dataset, a sentences DataFrame (`sentence_id`, `text`) or a list of strings.
     model: hub id or local directory (loaded with `from_pretrained`), a `load_model()` result,
@@ -118,8 +120,9 @@ def score(
     normalise: None, "mean" (score / n_tokens), "slor" or "normlp" (Lau et al. 2017, need
         `unigram`; length = the unigram tokenizer's word count); the method column then reads
         e.g. "logprob_slor". The model column defaults to "<model>_<method>" (like the
-        published "bert-base-uncased_mlm"), so one model scored by two methods stays two
-        systems in the scores table; `model_name` overrides it.
+        published "bert-base-uncased_mlm"; a local folder by its own name, not its path), so
+        one model scored by two methods stays two systems in the scores table; `model_name`
+        overrides it.
     dtype/device: float32 on the best available device unless given. Sentences longer than the
         model accepts raise ScoringError (never truncated). `text_column` picks another column
         (e.g. POS tags for a tag n-gram model). Scores are cached on disk (`cache`: True for
@@ -148,15 +151,23 @@ def score(
     if normalise is not None:
         values = _normalised(values, n_tokens, list(frame["text"]), normalise, unigram)
         label = f"{method}_{normalise}"
-    return pd.DataFrame(
+    out = pd.DataFrame(
         {
             "sentence_id": frame["sentence_id"],
-            "model": model_name or f"{scorer.label}_{label}",
+            "model": model_name or f"{display_name(scorer.label)}_{label}",
             "score": values,
             "method": label,
             "n_tokens": n_tokens,
         }
     )
+    return out.assign(model_source=scorer.source) if scorer.source else out
+
+
+def display_name(name: str) -> str:
+    """A model's name in the scores table: a local folder or file by its own name (not
+    where it sits on this machine), a hub id as it is."""
+    path = Path(name).expanduser()
+    return path.resolve().name if path.exists() else name
 
 
 def _check_normalise(how: str, unigram: UnigramModel | None) -> None:
@@ -226,7 +237,7 @@ def token_scores(
         units = _words(text, s) if level == "word" and s.offsets else _tokens(s)
         rows += [(sid, i, unit, lp, n) for i, (unit, lp, n) in enumerate(units)]
     out = pd.DataFrame(rows, columns=["sentence_id", "index", level, "logprob", "n_tokens"])
-    out.insert(1, "model", model_name or scorer.label)
+    out.insert(1, "model", model_name or display_name(scorer.label))
     out.insert(2, "method", method)
     out["surprisal"] = -out["logprob"] / math.log(2)
     return out if level == "word" else out.drop(columns="n_tokens")

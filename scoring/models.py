@@ -27,7 +27,11 @@ METHODS_BY_KIND = {
 
 @dataclass
 class LanguageModel:
-    """A loaded transformer with its tokenizer; `identity` keys the score cache."""
+    """A loaded transformer with its tokenizer; `identity` keys the score cache.
+
+    `source` says which weights these are, for provenance: "dir:<sha256 of the folder's
+    files>" for a local folder, "hub:<id>@<commit>" for a hub model.
+    """
 
     name: str
     kind: str
@@ -36,6 +40,7 @@ class LanguageModel:
     device: str
     identity: str
     max_length: int
+    source: str = ""
 
 
 def pick_device(device: str | None = None) -> str:
@@ -209,4 +214,5 @@ def load_model(
         device=device,
         identity=f"{source}|{kind}|{torch_dtype}",
         max_length=max_length,
+        source=source,
     )

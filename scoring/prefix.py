@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from .api import open_cache
+from .api import display_name, open_cache
 from .cache import ScoreCache
 from .errors import ScoringError
 from .runner import compute, make_scorer
@@ -90,7 +90,7 @@ def prefix_scores(
     out = pd.DataFrame(
         {
             "pair_id": ids,
-            "model": model_name or scorer.label,
+            "model": model_name or display_name(scorer.label),
             "method": method,
             "good_score": [s.score for s in scored[:n]],
             "bad_score": [s.score for s in scored[n:]],

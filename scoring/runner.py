@@ -35,6 +35,7 @@ class Scorer:
     run: Callable[[list[Any], int], Iterator[tuple[list[int], list[Scored]]]]
     identity: str | None = None  # None: not cached (fast n-gram models)
     options: dict = field(default_factory=dict)
+    source: str | None = None  # which weights (LanguageModel.source), for provenance
 
 
 def make_scorer(
@@ -69,6 +70,7 @@ def make_scorer(
             lambda items, bs: causal.iter_logprobs(lm, items, bs),
             lm.identity,
             {"prepend_bos": prepend_bos},
+            source=lm.source,
         )
     if method in ("pll", "pll_word_l2r"):
         l2r = method == "pll_word_l2r"
@@ -78,6 +80,7 @@ def make_scorer(
             lambda text: masked.encode(lm, text, word_l2r=l2r),
             lambda items, bs: masked.iter_pll(lm, items, bs),
             lm.identity,
+            source=lm.source,
         )
     return Scorer(
         lm.name,
@@ -86,6 +89,7 @@ def make_scorer(
         lambda items, bs: classifier.iter_signed_confidence(lm, items, bs, acceptable_label),
         lm.identity,
         {"acceptable_label": acceptable_label},
+        source=lm.source,
     )
 
 
