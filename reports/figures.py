@@ -18,6 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
+from acceptability.stats import metrics  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from statsmodels.stats.proportion import proportion_confint  # noqa: E402
 
@@ -75,7 +76,7 @@ def _scatter(frame: pd.DataFrame, x: str, y: str, xlabel: str, ylabel: str,
         ax.scatter(xs, g[y], s=4, alpha=ALPHA, linewidths=0, color="tab:blue", rasterized=True)
         slope, intercept = np.polyfit(g[x], g[y], 1)
         line = np.linspace(g[x].min(), g[x].max(), 2)
-        r = np.corrcoef(g[x], g[y])[0, 1]
+        r = float(metrics.pearson(g[x].to_numpy(float), g[y].to_numpy(float)))
         ax.plot(line, slope * line + intercept, color="red", lw=1.5, label=f"r = {r:.2f}")
         ax.legend(loc="upper left", fontsize=8, frameon=False)
     return fig

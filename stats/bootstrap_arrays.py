@@ -213,11 +213,9 @@ class MetricArrays:
         types, us = self.types[valid], self.units.sentence[valid]
         zv = z0[valid]
         if self.units.types_nested:
-            n_t = np.bincount(types, minlength=self.types.max() + 1)
-            sd_t = metrics.sd_from_sums(n_t, np.bincount(types, zv, len(n_t)),
-                                        np.bincount(types, zv**2, len(n_t)), ddof=1)
-            ok = n_t >= 2
-            unit_t = np.zeros(len(n_t), dtype=int)
+            sd_t = metrics.type_sds(zv, types, self.types.max() + 1)
+            ok = ~np.isnan(sd_t)
+            unit_t = np.zeros(len(sd_t), dtype=int)
             unit_t[types] = us
             sums = np.stack([np.bincount(unit_t[ok], sd_t[ok], self.units.n),
                              np.bincount(unit_t[ok], minlength=self.units.n)], 1)

@@ -74,8 +74,8 @@ def _classical(dataset, scores, a: str, b: str, metric: str) -> dict:
             frame = sentence_frame(dataset, scores)
             wide = frame.pivot(index="sentence_id", columns="model", values="z")
             h = dataset.sentences.set_index("sentence_id")["human"].reindex(wide.index)
-        x = pd.DataFrame({"h": h, "a": wide[a], "b": wide[b]}).dropna().to_numpy()
-        r = np.corrcoef(x.T)
+        x = pd.DataFrame({"h": h, "a": wide[a], "b": wide[b]}).dropna().to_numpy().T
+        r = metrics.pearson_matrix(x)
         stat, pval = steiger_z(r[0, 1], r[0, 2], r[1, 2], len(x))
         return {"test": "steiger_z", "statistic": stat, "p_test": pval, "n_test": len(x)}
     return NO_TEST

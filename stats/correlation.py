@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from . import metrics
 from .deltas import pair_deltas, sentence_frame
 
 
@@ -15,12 +16,14 @@ def _corr_rows(frame: pd.DataFrame, x: str, y: str, level: str) -> list[dict]:
     for model, g in frame.groupby("model", sort=False):
         ok = g[[x, y]].dropna()
         row = {"model": model, "level": level, "n": len(ok), "n_excluded": len(g) - len(ok)}
-        if len(ok) > 2:
-            pr, sr = sps.pearsonr(ok[x], ok[y]), sps.spearmanr(ok[x], ok[y])
-            row |= {"pearson": pr.statistic, "pearson_p": pr.pvalue,
-                    "spearman": sr.statistic, "spearman_p": sr.pvalue}
-        else:
+        xs, ys = ok[x].to_numpy(float), ok[y].to_numpy(float)
+        r = float(metrics.pearson(xs, ys))  # NaN: under 3 pairs or a constant variable
+        if np.isnan(r):
             row |= dict.fromkeys(["pearson", "pearson_p", "spearman", "spearman_p"], np.nan)
+        else:
+            sr = sps.spearmanr(xs, ys)
+            row |= {"pearson": r, "pearson_p": sps.pearsonr(xs, ys).pvalue,
+                    "spearman": sr.statistic, "spearman_p": sr.pvalue}
         rows.append(row)
     return rows
 
@@ -50,4 +53,7 @@ def correlation_matrix(dataset, scores: pd.DataFrame, level: str = "sentence",
         raise ValueError(f"level must be 'sentence' or 'pair', got {level!r}")
     wide.insert(0, "human", human.reindex(wide.index))
     wide.columns.name = None
-    return wide.corr(method=method)
+    if method != "pearson":
+        return wide.corr(method=method)
+    r = metrics.pearson_matrix(wide.to_numpy(float).T)  # the one Pearson policy
+    return pd.DataFrame(r, index=wide.columns, columns=wide.columns)

@@ -46,21 +46,43 @@ def adc_area(dh: np.ndarray, dlm: np.ndarray, max_delta: float = 5.0) -> np.ndar
     return _nanmean(credit, valid)
 
 
-def pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r over the last axis, leaving out positions where either is NaN."""
-    valid = ~(np.isnan(x) | np.isnan(y))
-    n = valid.sum(axis=-1)
-    xm = _nanmean(x, valid)[..., None]
-    ym = _nanmean(y, valid)[..., None]
-    dx = np.where(valid, x - xm, 0)
-    dy = np.where(valid, y - ym, 0)
-    sxx, syy = (dx**2).sum(-1), (dy**2).sum(-1)
+# Pearson r has one policy everywhere (evaluate, bootstrap, correlations, comparisons,
+# reliability, figures): NaN unless there are at least 3 complete pairs and both
+# variables vary. A variable is constant when its centred sum of squares is at most FLAT
+# times its raw sum of squares (relative SD below 1e-5): equal values leave only rounding
+# residue there, up to about n * 1e-16 in the one-pass sums of the bootstrap.
+FLAT = 1e-10
+
+
+def _r(n, cxx, cyy, cxy, sxx, syy) -> np.ndarray:
+    """r = cxy / sqrt(cxx cyy) from centred sums, NaN under the policy above (sxx, syy:
+    the raw sums of squares)."""
+    flat = (cxx <= FLAT * sxx) | (cyy <= FLAT * syy)
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = (dx * dy).sum(-1) / np.sqrt(sxx * syy)
-    # a variance that is only rounding residue (all values equal) has no correlation
-    flat = (sxx <= 1e-20 * np.where(valid, x * x, 0).sum(-1)) | (
-        syy <= 1e-20 * np.where(valid, y * y, 0).sum(-1))
+        r = cxy / np.sqrt(np.where(flat, np.nan, cxx * cyy))
     return np.where((n > 2) & ~flat, r, np.nan)
+
+
+def pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r over the last axis, leaving out positions where either is NaN; NaN for
+    fewer than 3 complete pairs or a constant variable (``FLAT``)."""
+    valid = ~(np.isnan(x) | np.isnan(y))
+    dx = np.where(valid, x - _nanmean(x, valid)[..., None], 0)
+    dy = np.where(valid, y - _nanmean(y, valid)[..., None], 0)
+    return _r(valid.sum(axis=-1), (dx**2).sum(-1), (dy**2).sum(-1), (dx * dy).sum(-1),
+              np.where(valid, x * x, 0).sum(-1), np.where(valid, y * y, 0).sum(-1))
+
+
+def pearson_matrix(x: np.ndarray) -> np.ndarray:
+    """Pearson r of every pair of rows of ``x`` (variables x observations), each over
+    the observations both have (:func:`pearson`; a constant row is NaN, on the diagonal
+    too)."""
+    k = len(x)
+    out = np.full((k, k), np.nan)
+    for i in range(k):
+        for j in range(i, k):
+            out[i, j] = out[j, i] = pearson(x[i], x[j])
+    return out
 
 
 def mcc(pred: np.ndarray, label: np.ndarray) -> np.ndarray:
@@ -74,33 +96,37 @@ def mcc(pred: np.ndarray, label: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(r) & ~np.isnan(pearson(label, label)), 0.0, r)
 
 
-def type_sd_mean(values: np.ndarray, type_codes: np.ndarray, n_types: int) -> np.ndarray:
-    """Within-type variability (seed 004): SD (ddof=1) of the values of each sentence
-    type, averaged over types with at least two values. Reduces the last axis."""
+def type_sds(values: np.ndarray, type_codes: np.ndarray, n_types: int) -> np.ndarray:
+    """SD (ddof=1) of the non-NaN ``values`` (1-D) of each sentence type, coded 0 to
+    ``n_types`` - 1; NaN for a type with fewer than two values. The one within-type SD
+    (seed 004's variability, ``stats.variability``, the bootstrap)."""
     valid = ~np.isnan(values)
     v = np.where(valid, values, 0.0)
-    flat = v.reshape(int(np.prod(v.shape[:-1])), v.shape[-1])  # -1 is ambiguous for 0 values
-    fvalid = valid.reshape(flat.shape)
-    out = np.empty(flat.shape[0])
-    for i in range(flat.shape[0]):
-        n = np.bincount(type_codes, weights=fvalid[i], minlength=n_types)
-        s = np.bincount(type_codes, weights=flat[i], minlength=n_types)
-        ss = np.bincount(type_codes, weights=flat[i] ** 2, minlength=n_types)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            var = (ss - s**2 / n) / (n - 1)
-        ok = n >= 2
-        out[i] = np.sqrt(np.clip(var[ok], 0, None)).mean() if ok.any() else np.nan
+
+    def per_type(w: np.ndarray) -> np.ndarray:
+        return np.bincount(type_codes, weights=w, minlength=n_types)
+
+    return sd_from_sums(per_type(valid.astype(float)), per_type(v), per_type(v * v), ddof=1)
+
+
+def type_sd_mean(values: np.ndarray, type_codes: np.ndarray, n_types: int) -> np.ndarray:
+    """Within-type variability (seed 004): :func:`type_sds` averaged over the types with
+    at least two values. Reduces the last axis."""
+    rows = values.reshape(int(np.prod(values.shape[:-1])), values.shape[-1])  # not -1: 0 values
+    out = np.full(len(rows), np.nan)
+    for i, row in enumerate(rows):
+        sd = type_sds(row, type_codes, n_types)
+        if (ok := ~np.isnan(sd)).any():
+            out[i] = sd[ok].mean()
     return out.reshape(values.shape[:-1])
 
 
 def pearson_from_sums(n, sx, sy, sxx, syy, sxy) -> np.ndarray:
     """Pearson r from (frequency-weighted) sums: n = sum w, sx = sum w x, ..., sxy =
-    sum w x y. The bootstrap's weighted form of :func:`pearson` (equal to it at unit
-    weights); NaN unless n > 2."""
+    sum w x y. The bootstrap's weighted form of :func:`pearson`, with its policy (NaN
+    for n <= 2 or a constant variable); equal to it at unit weights."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        cov = sxy - sx * sy / n
-        r = cov / np.sqrt((sxx - sx**2 / n) * (syy - sy**2 / n))
-    return np.where(n > 2, r, np.nan)
+        return _r(n, sxx - sx**2 / n, syy - sy**2 / n, sxy - sx * sy / n, sxx, syy)
 
 
 def mcc_from_counts(n, n_pred, n_label, n_both) -> np.ndarray:

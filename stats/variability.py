@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from . import metrics
 from .deltas import sentence_frame
 
 
@@ -31,8 +32,18 @@ class Variability:
 
 
 def _per_type(values: pd.DataFrame, source_col: str, value_col: str) -> pd.DataFrame:
-    g = values.dropna(subset=[value_col]).groupby([source_col, "type_id"], sort=False)[value_col]
-    return g.agg(mean="mean", sd=lambda s: s.std(ddof=1), n="size").reset_index()
+    kept = values.dropna(subset=[value_col])
+    g = kept.groupby([source_col, "type_id"], sort=False)[value_col]
+    out = g.agg(mean="mean", n="size").reset_index()
+    out.insert(len(out.columns) - 1, "sd", metrics.type_sds(
+        kept[value_col].to_numpy(float), g.ngroup().to_numpy(), len(out)))
+    return out
+
+
+def _corr(wide: pd.DataFrame) -> pd.DataFrame:
+    """Pearson r of the columns (``metrics.pearson_matrix``: pairwise complete)."""
+    r = metrics.pearson_matrix(wide.to_numpy(float).T)
+    return pd.DataFrame(r, index=wide.columns, columns=wide.columns)
 
 
 def variability(dataset, scores: pd.DataFrame) -> Variability:
@@ -50,4 +61,4 @@ def variability(dataset, scores: pd.DataFrame) -> Variability:
     wide_sd = types.pivot(index="type_id", columns="source", values="sd")
     order = list(summary["source"])
     return Variability(types=types, summary=summary,
-                       mean_corr=wide_mean[order].corr(), sd_corr=wide_sd[order].corr())
+                       mean_corr=_corr(wide_mean[order]), sd_corr=_corr(wide_sd[order]))
