@@ -159,8 +159,8 @@ def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) ->
 
 
 def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
-            n_boot: int = stats.DEFAULT_N_BOOT,
-            seed: int = stats.DEFAULT_SEED, by: str | None = "auto", formula: str | None = DEFAULT_FORMULA,
+            n_boot: int = stats.DEFAULT_N_BOOT, seed: int = stats.DEFAULT_SEED,
+            by: str | None = "auto", formula: str | None = DEFAULT_FORMULA,
             compare_metric: str = "adc_1", correction: str = "holm",
             command: str | None = None, extra: dict | None = None) -> Results:
     """Every statistic of the report for ``scores`` on ``dataset``.
