@@ -7,13 +7,15 @@ from .errors import DataError
 from .example import load_example
 from .files import read_dataset
 from .forced_choice import load_blimp_human_summary, load_blimp_trials
-from .li_adger import load_li_adger, load_li_adger_scores
+from .li_adger import load_li_adger, load_li_adger_scores, load_li_adger_thesis_labels
 from .scores_io import read_scores, write_scores
 from .tables import validate_pairs, validate_scores, validate_sentences, validate_trials
 
 __all__ = [
     "DataError", "Dataset", "blimp_paradigms", "from_frames", "load_blimp", "load_blimp_human_summary", "load_blimp_trials", "load_cola",
     "load_example",
-    "load_li_adger", "load_li_adger_scores", "read_dataset", "read_scores", "write_scores",
+    "load_li_adger", "load_li_adger_scores", "load_li_adger_thesis_labels", "read_dataset",
+    "read_scores",
+    "write_scores",
     "validate_pairs", "validate_scores", "validate_sentences", "validate_trials",
 ]

@@ -49,6 +49,7 @@ class Results:
     sentence_frame: pd.DataFrame
     pair_deltas: pd.DataFrame | None
     by: str | None = None
+    sign: str = "strict"
     by_group: pd.DataFrame | None = None
     bootstrap: pd.DataFrame | None = None
     comparisons: pd.DataFrame | None = None
@@ -85,7 +86,7 @@ def _reference(dataset, models: list[str]) -> dict[str, pd.DataFrame]:
 
 
 def bootstrap_ci(dataset, scores: pd.DataFrame, deltas, n_boot: int, seed: int,
-                 notes: dict) -> pd.DataFrame | None:
+                 notes: dict, sign: str = "strict") -> pd.DataFrame | None:
     """Cluster (sentence type) bootstrap of every ``stats.evaluate`` metric, tidy
     ``model, metric, estimate, lower, upper``; None (and a note) when not run."""
     if n_boot <= 0:
@@ -94,11 +95,11 @@ def bootstrap_ci(dataset, scores: pd.DataFrame, deltas, n_boot: int, seed: int,
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=NAN_WARNING)
         return stats.bootstrap(stats.evaluate, dataset, scores, n=n_boot, cluster="type_id", seed=seed,
-                    deltas=deltas)
+                    deltas=deltas, sign=sign)
 
 
 def _compare(dataset, scores, metric: str, correction: str, n_boot: int, seed: int, deltas,
-             notes: dict) -> pd.DataFrame | None:
+             notes: dict, sign: str = "strict") -> pd.DataFrame | None:
     if scores["model"].nunique() < 2 or n_boot <= 0:
         notes["comparisons"] = ("Model comparisons need at least two models and bootstrap "
                                 "resamples (n_boot > 0).")
@@ -106,7 +107,7 @@ def _compare(dataset, scores, metric: str, correction: str, n_boot: int, seed: i
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=NAN_WARNING)
         return stats.compare_all(dataset, scores, metric, correction=correction, n=n_boot, seed=seed,
-                           deltas=deltas)
+                           deltas=deltas, sign=sign)
 
 
 def _pair_level(formula: str) -> bool:
@@ -162,21 +163,26 @@ def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
             n_boot: int = stats.DEFAULT_N_BOOT, seed: int = stats.DEFAULT_SEED,
             by: str | None = "auto", formula: str | None = DEFAULT_FORMULA,
             compare_metric: str = "adc_1", correction: str = "holm",
-            command: str | None = None, extra: dict | None = None) -> Results:
+            command: str | None = None, extra: dict | None = None,
+            sign: str = "strict") -> Results:
     """Every statistic of the report for ``scores`` on ``dataset``.
 
     ``by="auto"`` picks the per-group breakdown (:func:`choose_by`); ``formula=None``
     skips the mixed models (fit them later with :func:`fit_models`). ``command`` and
-    ``extra`` go into the reproducibility block.
+    ``extra`` go into the reproducibility block. ``sign``: the ADC's sign convention,
+    ``"strict"`` or ``"thesis"`` (``stats.metrics.sign_agree``; "thesis" reproduces the
+    thesis' tables).
     """
+    stats.metrics.check_sign(sign)
     deltas = tuple(float(d) for d in deltas)
     if formula:
         check_formula(dataset, formula)  # before the slow parts
     notes: dict[str, str] = {}
     has_pairs = len(dataset.pairs) > 0
-    evaluation = stats.evaluate(dataset, scores, deltas=deltas)
+    evaluation = stats.evaluate(dataset, scores, deltas=deltas, sign=sign)
     by = choose_by(dataset) if by == "auto" else by
-    by_group = stats.evaluate(dataset, scores, deltas=deltas, by=by) if by and has_pairs else None
+    by_group = (stats.evaluate(dataset, scores, deltas=deltas, by=by, sign=sign)
+                if by and has_pairs else None)
     if by_group is None:
         notes["by_group"] = ("No per-group breakdown: the dataset has no grouping column with "
                              f"2 to {MAX_GROUPS} groups (or no pairs).")
@@ -190,21 +196,22 @@ def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
         correlations=stats.correlations(dataset, scores),
         corr_sentence=stats.correlation_matrix(dataset, scores, level="sentence"),
         corr_pair=stats.correlation_matrix(dataset, scores, level="pair") if has_pairs else None,
-        adc_curve=stats.adc_curve(dataset, scores) if has_pairs else pd.DataFrame(
+        adc_curve=stats.adc_curve(dataset, scores, sign=sign) if has_pairs else pd.DataFrame(
             columns=["model", "delta", "pass_rate"]),
         variability=stats.variability(dataset, scores),
         sentence_frame=stats.sentence_frame(dataset, scores),
         pair_deltas=stats.pair_deltas(dataset, scores) if has_pairs else None,
-        by=by, by_group=by_group,
-        bootstrap=bootstrap_ci(dataset, scores, deltas, n_boot, seed, notes) if has_pairs else None,
+        by=by, sign=sign, by_group=by_group,
+        bootstrap=(bootstrap_ci(dataset, scores, deltas, n_boot, seed, notes, sign)
+                   if has_pairs else None),
         comparisons=_compare(dataset, scores, compare_metric, correction, n_boot, seed, deltas,
-                             notes) if has_pairs else None,
+                             notes, sign) if has_pairs else None,
         fits=fits,
         reference=_reference(dataset, list(evaluation["model"])),
         notes=notes,
         provenance=provenance(dataset, scores, seed=seed, n_boot=n_boot, command=command,
                               extra=(extra or {}) | {"deltas": list(deltas), "by": by,
-                                                     "formula": formula,
+                                                     "formula": formula, "sign": sign,
                                                      "compare_metric": compare_metric,
                                                      "correction": correction}),
     )

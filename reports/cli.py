@@ -61,7 +61,7 @@ def _experiment(args: argparse.Namespace, **fixed):
         base = Experiment(scores=None if scoring else "published",
                           models=tuple(args.model or ()))
     names = ("dataset", "data_path", "scores", "method", "revision", "n_boot", "seed", "by",
-             "formula", "compare_metric", "correction", "out")
+             "formula", "compare_metric", "correction", "sign", "out")
     changes = {n: getattr(args, n, None) for n in names} | fixed
     if getattr(args, "model", None):
         changes["models"] = tuple(args.model)
@@ -104,7 +104,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=NAN_WARNING)
         table = stats.evaluate(ds, sc, deltas=exp.deltas, by=args.by, ci=exp.n_boot > 0,
-                               n_boot=exp.n_boot, seed=exp.seed)
+                               n_boot=exp.n_boot, seed=exp.seed, sign=exp.sign)
     if args.out:
         table.to_csv(args.out, index=False)
         print(f"wrote {args.out}")
@@ -146,7 +146,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     results = analyse(ds, sc, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed, by=exp.by,
                       formula=exp.formula or None, compare_metric=exp.compare_metric,
                       correction=exp.correction, command=_command(args),
-                      extra=exp.scores_settings())
+                      extra=exp.scores_settings(), sign=exp.sign)
     report = build(results, exp.out)
     print(f"wrote {report.html}, {report.markdown}, {len(report.figures)} figures and "
           f"{len(report.tables)} table files in {report.out}")
@@ -174,7 +174,9 @@ def _print_demo_tables(results) -> None:
         t = tables.table_3_1(results)
         show = ["model"] + [c for k in ("blimp", "adc_0.5", "adc_1", "adc_5")
                             for c in (k, f"{k} (thesis)")]
-        print("\nThesis Table 3.1, ours beside the published values:")
+        print("\nThesis Table 3.1, ours beside the published values (ADC sign convention "
+              "'thesis', (dh > 0) == (dlm > 0); the default 'strict', np.sign, fails the 2 "
+              "pairs with identical texts):")
         print(t[show].to_string(index=False, float_format="%.3f"))
     print("\nWithin-type variability (seed 004: human 0.288, trigram log-prob 0.331):")
     print(results.variability.summary.to_string(index=False, float_format="%.3f"))
@@ -184,7 +186,8 @@ def _print_demo_tables(results) -> None:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Evaluate LI-Adger with the published thesis scores when the data are available,
-    else the bundled example, print the main tables and write the full report."""
+    else the bundled example, print the main tables and write the full report. The ADC
+    uses the thesis' sign convention (``--sign thesis``), so Table 3.1 matches it."""
     from acceptability import data
 
     from .analysis import analyse
@@ -197,7 +200,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"LI-Adger not available ({err}).\nUsing the bundled example instead: minimal "
               "pairs printed in the papers, with the z-scores they print.\n")
         ds, sc = data.load_example()
-    results = analyse(ds, sc, n_boot=args.n_boot, seed=args.seed, command=_command(args))
+    results = analyse(ds, sc, n_boot=args.n_boot, seed=args.seed, command=_command(args),
+                      sign="thesis")
     _print_demo_tables(results)
     report = build(results, args.out)
     print(f"\nFull report: {report.html} (Markdown: {report.markdown}; LaTeX tables and "
@@ -233,6 +237,9 @@ def _analysis_args(p: argparse.ArgumentParser, report: bool = True) -> None:
                         f"(default: {DEFAULT_N_BOOT:,}; 0 = none)")
     g.add_argument("--seed", type=int,
                    help=f"random seed for the bootstrap (default: {DEFAULT_SEED})")
+    g.add_argument("--sign", choices=["strict", "thesis"],
+                   help="ADC sign agreement: strict = np.sign(dh) == np.sign(dlm), eq. 1.1 "
+                        "(default); thesis = (dh > 0) == (dlm > 0), as in the thesis' tables")
     if report:
         g.add_argument("--by", help="column for per-group accuracy bars (default: paradigm, "
                                     "else sub-dataset, else phenomenon)")

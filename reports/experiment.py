@@ -27,7 +27,7 @@ TOML_KEYS = {
                "revision": "revision"},
     "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
                  "formula": "formula", "compare_metric": "compare_metric",
-                 "correction": "correction"},
+                 "correction": "correction", "sign": "sign"},
 }
 
 
@@ -38,7 +38,8 @@ class Experiment:
     ``scores``: ``"published"`` (the dataset's published model scores), a scores file, or
     None to score ``models`` with ``scoring.score``; with scores given, ``models`` selects
     some of their models. ``by="auto"`` picks the per-group breakdown; ``formula=""``
-    skips the mixed models.
+    skips the mixed models. ``sign``: the ADC's sign convention, ``"strict"`` or
+    ``"thesis"`` (``stats.metrics.sign_agree``).
     """
 
     dataset: str = "li-adger"
@@ -54,6 +55,7 @@ class Experiment:
     formula: str = DEFAULT_FORMULA
     compare_metric: str = "adc_1"
     correction: str = "holm"
+    sign: str = "strict"
     out: str = "report"
 
     def __post_init__(self) -> None:
@@ -63,6 +65,9 @@ class Experiment:
         object.__setattr__(self, "models", tuple(self.models))
         if self.n_boot < 0:
             raise DataError(f"n_boot must be >= 0, got {self.n_boot}")
+        if self.sign not in stats.metrics.SIGNS:
+            raise DataError(f"unknown sign convention {self.sign!r}",
+                            fix=f"use one of {list(stats.metrics.SIGNS)}")
         if self.scores is None and not self.models:
             raise DataError("no scores and no models to score",
                             fix="give --scores (published or a file) or --model")
@@ -82,7 +87,7 @@ class Experiment:
         """The settings that determine the statistics (for fingerprints and provenance)."""
         return {"deltas": list(self.deltas), "n_boot": self.n_boot, "seed": self.seed,
                 "by": self.by, "compare_metric": self.compare_metric,
-                "correction": self.correction}
+                "correction": self.correction, "sign": self.sign}
 
 
 def check_delta(value: float | str) -> float:

@@ -21,7 +21,10 @@ def data_summary(results: Results) -> pd.DataFrame:
         ("dataset", ds.name), ("source", ds.source),
         ("sentences", len(s)), ("sentences with a human judgment", int(s["human"].notna().sum())),
         ("sentence types", s["type_id"].nunique()), ("phenomena", s["phenomenon"].nunique()),
-        ("minimal pairs", len(ds.pairs)), ("models", sc["model"].nunique()),
+        ("minimal pairs", len(ds.pairs)),
+        *([("pairs whose two texts are identical (kept)", int(ds.pairs["identical_text"].sum()))]
+          if "identical_text" in ds.pairs else []),
+        ("models", sc["model"].nunique()),
         ("scored sentences (all models)", len(sc)),
     ]
     return pd.DataFrame(rows, columns=["quantity", "value"]).astype({"value": str})
@@ -124,7 +127,8 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
         "exclusions": ("Rows excluded by the loader, and why", exclusions(results)),
         "counts": ("Sentences and pairs used per model", counts(results)),
         "table_3_1": (f"{metric_list}, with the thesis values (thesis Table 3.1); 95% "
-                      "cluster-bootstrap intervals in brackets when computed",
+                      "cluster-bootstrap intervals in brackets when computed; ADC sign "
+                      f"convention '{results.sign}'",
                       table_3_1(results)),
         "correlations": ("Correlations with human judgments (thesis Table 2.3)",
                          correlations(results)),

@@ -22,7 +22,8 @@ Metric = Callable | str | Sequence[str]
 
 
 def cell_statistic(metric: Metric, dataset: Dataset, scores: pd.DataFrame, units: Units,
-                   deltas=DEFAULT_DELTAS, max_delta: float = 5.0, by: str | None = None):
+                   deltas=DEFAULT_DELTAS, max_delta: float = 5.0, by: str | None = None,
+                   sign: str = "strict"):
     """The (model, metric) cells of ``metric`` ((model, ``by`` value, metric) with ``by``)
     and a vectorised statistic of unit indices giving their values, shape (cells,
     resamples), as scipy expects.
@@ -37,7 +38,7 @@ def cell_statistic(metric: Metric, dataset: Dataset, scores: pd.DataFrame, units
             isinstance(metric, Sequence) and all(isinstance(m, str) for m in metric)):
         names = (metric_names(deltas) if metric is evaluate
                  else [metric] if isinstance(metric, str) else list(metric))
-        arrays = MetricArrays(dataset, scores, units, names, max_delta, by)
+        arrays = MetricArrays(dataset, scores, units, names, max_delta, by, sign)
         cells = (pd.MultiIndex.from_product([arrays.models, names], names=["model", "metric"])
                  if by is None else pd.MultiIndex.from_product(
                      [arrays.models, arrays.groups, names], names=["model", by, "metric"]))
@@ -71,7 +72,8 @@ def cell_statistic(metric: Metric, dataset: Dataset, scores: pd.DataFrame, units
 def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = DEFAULT_N_BOOT,
               cluster: str | None = "type_id", ci: float = 0.95, method: str = "percentile",
               seed: int | None = DEFAULT_SEED, deltas=DEFAULT_DELTAS, max_delta: float = 5.0,
-              distribution: bool = False, batch: int | None = 2_000, by: str | None = None):
+              distribution: bool = False, batch: int | None = 2_000, by: str | None = None,
+              sign: str = "strict"):
     """Bootstrap intervals: one row per (model, metric) with ``estimate`` (the full
     data value), ``se``, ``lower``, ``upper``.
 
@@ -92,6 +94,8 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = D
         units), both by ``scipy.stats.bootstrap``. seed: for ``numpy.random.default_rng``
         (default 0: the same call gives the same intervals; None: fresh entropy); kept,
         with n, cluster, ci and method, in the table's ``attrs``.
+    sign: the ADC's sign convention for metric names and ``evaluate``, ``"strict"`` or
+        ``"thesis"`` (``stats.metrics.sign_agree``).
 
     Every resample is the statistic applied to a resampled dataset: model scores are
     z-scored again over its sentences (which moves the ADC, variability and MCC; r and
@@ -102,7 +106,8 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = D
     if method.lower() not in ("percentile", "bca"):
         raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
     units = resampling_units(dataset, cluster)
-    cells, statistic = cell_statistic(metric, dataset, scores, units, deltas, max_delta, by)
+    cells, statistic = cell_statistic(metric, dataset, scores, units, deltas, max_delta, by,
+                                      sign)
     res = sps.bootstrap((np.arange(units.n),), statistic, n_resamples=n, batch=batch,
                         vectorized=True, confidence_level=ci, rng=np.random.default_rng(seed),
                         method="BCa" if method.lower() == "bca" else "percentile")

@@ -64,12 +64,14 @@ class MetricArrays:
     matrix: ``MetricArrays(...)(counts)`` -> (models, metrics, resamples)."""
 
     def __init__(self, dataset: Dataset, scores: pd.DataFrame, units: Units,
-                 metrics_: list[str], max_delta: float = 5.0, by: str | None = None):
+                 metrics_: list[str], max_delta: float = 5.0, by: str | None = None,
+                 sign: str = "strict"):
         for m in metrics_:
             if m not in metric_names(()) and adc_delta(m) is None:
                 raise ValueError(f"unknown metric {m!r}; use {metric_names()} "
                                  "(any adc_<delta>) or pass a function")
         self.metrics, self.units, self.max_delta = list(metrics_), units, max_delta
+        self.sign = metrics.check_sign(sign)
         s, p = dataset.sentences, dataset.pairs
         ids = pd.Index(s["sentence_id"])
         sent = sentence_frame(dataset, scores)
@@ -157,7 +159,7 @@ class MetricArrays:
         if "r_pair" in wanted:
             out["r_pair"] = metrics.pearson_from_sums(*lin(upb, np.ones_like(dh), dh, dl, dh**2,
                                                           dl**2, dh * dl))
-        agree = np.sign(dh) == np.sign(dl)
+        agree = metrics.sign_agree(dh, dl, self.sign)  # a resample's scale > 0 keeps signs
         n_both = lin(upb, np.ones_like(dh))[0]
         for m in self.metrics:
             if adc_delta(m) is not None:
@@ -179,10 +181,12 @@ class MetricArrays:
         return {m: np.where(np.isnan(scale), np.nan, v) for m, v in out.items()}
 
     def _adc(self, counts, units, dh, dl, delta, scale) -> np.ndarray:
-        # |dh - dl * a| < delta  <=>  a in (lo, hi); dl == 0 (then dh == 0): always
+        # |dh - dl * a| < delta  <=>  a in (lo, hi); dl == 0: always if |dh| < delta, else
+        # never (an empty interval at +inf)
         with np.errstate(divide="ignore", invalid="ignore"):
             e1, e2 = (dh - delta) / dl, (dh + delta) / dl
-        lo = np.where(dl > 0, e1, np.where(dl < 0, e2, -np.inf))
+        flat = np.where(np.abs(dh) < delta, -np.inf, np.inf)
+        lo = np.where(dl > 0, e1, np.where(dl < 0, e2, flat))
         hi = np.where(dl > 0, e2, np.where(dl < 0, e1, np.inf))
         x = np.concatenate([lo, hi])
         v = np.concatenate([np.ones_like(lo), -np.ones_like(hi)])

@@ -48,7 +48,7 @@ def steiger_z(r_ha: float, r_hb: float, r_ab: float, n: int) -> tuple[float, flo
 NO_TEST = {"test": None, "statistic": np.nan, "p_test": np.nan, "n_test": np.nan}
 
 
-def _classical(dataset, scores, a: str, b: str, metric: str) -> dict:
+def _classical(dataset, scores, a: str, b: str, metric: str, sign: str = "strict") -> dict:
     """The classical test of ``metric`` for models a and b on the full data."""
     delta = adc_delta(metric)
     if metric == "blimp" or delta is not None:
@@ -61,8 +61,8 @@ def _classical(dataset, scores, a: str, b: str, metric: str) -> dict:
         else:
             ok = p[[a, b]].notna().all(axis=1) & dh.notna()
             h = dh[ok].to_numpy()
-            pa = metrics.adc_pass(h, p.loc[ok, a].to_numpy(), delta)
-            pb = metrics.adc_pass(h, p.loc[ok, b].to_numpy(), delta)
+            pa = metrics.adc_pass(h, p.loc[ok, a].to_numpy(), delta, sign)
+            pb = metrics.adc_pass(h, p.loc[ok, b].to_numpy(), delta, sign)
         stat, pval = mcnemar_exact(pa, pb)
         return {"test": "mcnemar_exact", "statistic": stat, "p_test": pval, "n_test": int(ok.sum())}
     if metric in ("r_pair", "r_sentence"):
@@ -86,7 +86,7 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
                 n: int = DEFAULT_N_BOOT, cluster: str | None = "type_id", ci: float = 0.95,
                 method: str = "percentile", seed: int | None = DEFAULT_SEED,
                 deltas=DEFAULT_DELTAS,
-                max_delta: float = 5.0) -> pd.DataFrame:
+                max_delta: float = 5.0, sign: str = "strict") -> pd.DataFrame:
     """Every pair of ``models`` (default all) on one ``metric``: one row each with
     ``estimate_a``, ``estimate_b``, ``difference`` (a - b), its paired bootstrap
     ``se``, ``lower``, ``upper`` and ``p_boot``, and the classical ``test``,
@@ -96,13 +96,14 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
     ``cluster``, ``method``, ``seed``). ``p_boot`` is two-sided, from the share of
     resampled differences on either side of 0: (1 + count) / (1 + n), doubled. With
     ``correction`` ("holm", "fdr_bh", or any ``multipletests`` method) the columns
-    ``p_boot_adj`` and ``p_test_adj`` hold the corrected p-values.
+    ``p_boot_adj`` and ``p_test_adj`` hold the corrected p-values. ``sign``: the ADC's
+    sign convention, ``"strict"`` or ``"thesis"`` (``stats.metrics.sign_agree``).
     """
     if not (isinstance(metric, str) or callable(metric)):
         raise TypeError("compare a single metric: a name such as 'r_pair', or a function")
     units = resampling_units(dataset, cluster)
     cells, statistic = cell_statistic([metric] if isinstance(metric, str) else metric,
-                                      dataset, scores, units, deltas, max_delta)
+                                      dataset, scores, units, deltas, max_delta, sign=sign)
     names = cells.get_level_values("metric").unique()
     if len(names) != 1:
         raise ValueError(f"the function gives several metrics {list(names)}; compare one")
@@ -133,7 +134,7 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
                "difference": ea - eb, "se": np.atleast_1d(res.standard_error)[k],
                "lower": np.atleast_1d(res.confidence_interval.low)[k],
                "upper": np.atleast_1d(res.confidence_interval.high)[k], "p_boot": p_boot[k]}
-        rows.append(row | (_classical(dataset, scores, a, b, metric)
+        rows.append(row | (_classical(dataset, scores, a, b, metric, sign)
                            if isinstance(metric, str) else NO_TEST))
     out = pd.DataFrame(rows)
     if correction is not None:

@@ -28,7 +28,7 @@ def predicted_label(frame: pd.DataFrame) -> np.ndarray:
     return np.where(np.isnan(value), np.nan, (value > 0).astype(float))
 
 
-def _row(sent: pd.DataFrame, pairs: pd.DataFrame, deltas, max_delta: float) -> dict:
+def _row(sent: pd.DataFrame, pairs: pd.DataFrame, deltas, max_delta: float, sign: str) -> dict:
     dh, dlm = pairs["dh"].to_numpy(float), pairs["dlm"].to_numpy(float)
     z, human = sent["z"].to_numpy(float), sent["human"].to_numpy(float)
     label = sent["label"].to_numpy(float)
@@ -43,8 +43,8 @@ def _row(sent: pd.DataFrame, pairs: pd.DataFrame, deltas, max_delta: float) -> d
         "blimp": float(metrics.blimp_rate(dlm)),
     }
     for d in deltas:
-        row[f"adc_{d:g}"] = float(metrics.adc_rate(dh, dlm, d))
-    row["adc_area"] = float(metrics.adc_area(dh, dlm, max_delta))
+        row[f"adc_{d:g}"] = float(metrics.adc_rate(dh, dlm, d, sign))
+    row["adc_area"] = float(metrics.adc_area(dh, dlm, max_delta, sign))
     row["r_sentence"] = float(metrics.pearson(human, z))
     row["r_pair"] = float(metrics.pearson(dh, dlm))
     row["variability"] = float(metrics.type_sd_mean(z, codes, len(uniques)))
@@ -56,7 +56,8 @@ def _row(sent: pd.DataFrame, pairs: pd.DataFrame, deltas, max_delta: float) -> d
 
 def evaluate(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS, by: str | None = None,
              max_delta: float = 5.0, ci: bool | float = False, n_boot: int = DEFAULT_N_BOOT,
-             cluster: str | None = "type_id", seed: int | None = DEFAULT_SEED) -> pd.DataFrame:
+             cluster: str | None = "type_id", seed: int | None = DEFAULT_SEED,
+             sign: str = "strict") -> pd.DataFrame:
     """One row per model (per group with ``by``): ``n_pairs``, ``blimp``, ``adc_<delta>``
     for each delta, ``adc_area``, ``r_sentence``, ``r_pair``, ``variability``, ``mcc``,
     and the counts behind them (pairs/sentences used and excluded for NaN).
@@ -67,7 +68,12 @@ def evaluate(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS, by: str | Non
     ``ci=True`` (or a level such as 0.9) adds ``<metric>_lower``/``<metric>_upper``
     beside each metric: percentile intervals from ``n_boot`` bootstrap resamples
     clustered by ``cluster`` (see ``stats.bootstrap``); with ``by``, per group.
+
+    ``sign``: when an ADC pair's deltas agree in sign (``stats.metrics.sign_agree``):
+    ``"strict"`` (np.sign, thesis eq. 1.1 as written) or ``"thesis"`` ((dh > 0) ==
+    (dlm > 0), which reproduces the thesis' tables; they differ on zero deltas only).
     """
+    metrics.check_sign(sign)
     deltas = tuple(float(d) for d in deltas)
     if any(not d > 0 for d in deltas):
         raise ValueError(f"deltas must be positive, got {deltas}")
@@ -89,11 +95,11 @@ def evaluate(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS, by: str | Non
     for key in dict.fromkeys(list(pgroups) + list(sgroups)):
         s = sgroups.get(key, sent.iloc[:0])
         p = pgroups.get(key, pairs.iloc[:0])
-        rows.append(dict(zip(keys, key, strict=True)) | _row(s, p, deltas, max_delta))
+        rows.append(dict(zip(keys, key, strict=True)) | _row(s, p, deltas, max_delta, sign))
     if not ci:
         return pd.DataFrame(rows)
     from .bootstrap import bootstrap, with_intervals  # bootstrap imports this module
     level = 0.95 if ci is True else float(ci)
     boot = bootstrap(evaluate, dataset, scores, n=n_boot, cluster=cluster, ci=level, seed=seed,
-                     deltas=deltas, max_delta=max_delta, by=by)
+                     deltas=deltas, max_delta=max_delta, by=by, sign=sign)
     return with_intervals(pd.DataFrame(rows), boot, by)

@@ -22,19 +22,46 @@ def blimp_rate(dlm: np.ndarray) -> np.ndarray:
     return _nanmean(dlm > 0, valid)
 
 
-def adc_pass(dh: np.ndarray, dlm: np.ndarray, delta: float) -> np.ndarray:
-    """Acceptability Delta Criterion per pair (thesis eq. 1.1-1.2):
-    sign(dh) == sign(dlm) and |dh - dlm| < delta."""
-    return (np.sign(dh) == np.sign(dlm)) & (np.abs(dh - dlm) < delta)
+SIGNS = ("strict", "thesis")
 
 
-def adc_rate(dh: np.ndarray, dlm: np.ndarray, delta: float) -> np.ndarray:
+def check_sign(sign: str) -> str:
+    """``sign`` if it names a sign convention (:func:`sign_agree`), else a ValueError."""
+    if sign not in SIGNS:
+        raise ValueError(f"sign={sign!r}: use 'strict' (np.sign(dh) == np.sign(dlm), thesis "
+                         "eq. 1.1 as written) or 'thesis' ((dh > 0) == (dlm > 0), the "
+                         "thesis' tables)")
+    return sign
+
+
+def sign_agree(dh: np.ndarray, dlm: np.ndarray, sign: str = "strict") -> np.ndarray:
+    """Whether human and model deltas have the same sign (thesis eq. 1.1).
+
+    ``"strict"``: ``np.sign(dh) == np.sign(dlm)``, eq. 1.1 as written; a zero delta agrees
+    only with a zero delta. ``"thesis"``: ``(dh > 0) == (dlm > 0)``, the convention that
+    reproduces the thesis' tables (2.6, 3.1, 3.6, 3.7): zero counts as negative. They
+    differ only where a delta is 0, e.g. LI-Adger's 2 pairs with identical texts
+    (dlm = 0, dh < 0): they agree under "thesis" only.
+    """
+    if check_sign(sign) == "thesis":
+        return (dh > 0) == (dlm > 0)
+    return np.sign(dh) == np.sign(dlm)
+
+
+def adc_pass(dh: np.ndarray, dlm: np.ndarray, delta: float, sign: str = "strict") -> np.ndarray:
+    """Acceptability Delta Criterion per pair (thesis eq. 1.1-1.2): the deltas agree in
+    sign (:func:`sign_agree`) and |dh - dlm| < delta. A NaN delta never passes."""
+    return sign_agree(dh, dlm, sign) & (np.abs(dh - dlm) < delta)
+
+
+def adc_rate(dh: np.ndarray, dlm: np.ndarray, delta: float, sign: str = "strict") -> np.ndarray:
     """Share of pairs meeting the ADC at ``delta`` (pairs with a NaN delta left out)."""
     valid = ~(np.isnan(dh) | np.isnan(dlm))
-    return _nanmean(adc_pass(dh, dlm, delta), valid)
+    return _nanmean(adc_pass(dh, dlm, delta, sign), valid)
 
 
-def adc_area(dh: np.ndarray, dlm: np.ndarray, max_delta: float = 5.0) -> np.ndarray:
+def adc_area(dh: np.ndarray, dlm: np.ndarray, max_delta: float = 5.0,
+             sign: str = "strict") -> np.ndarray:
     """Normalised area under the ADC curve on [0, max_delta]: a delta-free summary.
 
     The pass rate at delta is the share of sign-agreeing pairs with |dh - dlm| < delta,
@@ -42,7 +69,7 @@ def adc_area(dh: np.ndarray, dlm: np.ndarray, max_delta: float = 5.0) -> np.ndar
     1 = perfect agreement; at a huge D it tends to the sign agreement.
     """
     valid = ~(np.isnan(dh) | np.isnan(dlm))
-    credit = (np.sign(dh) == np.sign(dlm)) * np.clip(1 - np.abs(dh - dlm) / max_delta, 0, None)
+    credit = sign_agree(dh, dlm, sign) * np.clip(1 - np.abs(dh - dlm) / max_delta, 0, None)
     return _nanmean(credit, valid)
 
 

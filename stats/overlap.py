@@ -11,16 +11,19 @@ from .deltas import pair_deltas
 
 
 def reduced(dataset, scores: pd.DataFrame, baseline: str | dict[str, str], delta: float = 0.5,
-            models: list[str] | None = None) -> pd.DataFrame:
+            models: list[str] | None = None, sign: str = "strict") -> pd.DataFrame:
     """Per model: ADC at ``delta`` on all pairs (``original``), on the pairs its baseline
     fails (``reduced``), and the share of all pairs both pass (``overlap``).
 
     ``baseline`` is one model name for all, or ``{model: baseline_model}`` (Table 3.7
-    pairs each BERT_MLM with the BERT_CoLA of the same size).
+    pairs each BERT_MLM with the BERT_CoLA of the same size). ``sign``: the ADC's sign
+    convention, ``"strict"`` or ``"thesis"`` (``stats.metrics.sign_agree``); the thesis'
+    tables use ``"thesis"``.
     """
     d = pair_deltas(dataset, scores)
     d = d[d["dh"].notna()]
-    passed = d.assign(ok=metrics.adc_pass(d["dh"].to_numpy(), d["dlm"].to_numpy(), delta))
+    ok = metrics.adc_pass(d["dh"].to_numpy(), d["dlm"].to_numpy(), delta, sign)
+    passed = d.assign(ok=ok)
     passed = passed.pivot(index="pair_id", columns="model", values="ok")
     scored = d.pivot(index="pair_id", columns="model", values="dlm").notna()
     if models is None:

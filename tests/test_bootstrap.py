@@ -99,6 +99,28 @@ def test_fast_path_equals_evaluate_on_resampled_datasets(li_adger, li_adger_scor
         assert np.allclose(fast[:, :, b], slow.to_numpy(), atol=1e-10)
 
 
+def test_fast_path_thesis_sign_convention(li_adger, li_adger_scores):
+    """sign="thesis": the 2 identical-text pairs (model delta 0, human delta -0.46 and
+    -0.25) agree in sign and pass where |dh| < delta (not at 0.2), in every resample."""
+    units = resampling_units(li_adger, "type_id")
+    names = ["adc_0.2", "adc_0.5", "adc_area"]
+    arrays = MetricArrays(li_adger, li_adger_scores, units, names, sign="thesis")
+    counts = np.vstack([np.ones(units.n), counts_from_indices(
+        np.random.default_rng(3).integers(0, units.n, (2, units.n)), units.n)])
+    fast = arrays(counts)
+    for b in range(3):
+        ds, sc = resample_dataset(li_adger, li_adger_scores, units, counts[b])
+        slow = stats.evaluate(ds, sc, deltas=(0.2, 0.5), sign="thesis")
+        slow = slow.set_index("model").loc[arrays.models, names]
+        assert np.allclose(fast[:, :, b], slow.to_numpy(), atol=1e-10)
+    strict = MetricArrays(li_adger, li_adger_scores, units, names)(counts[:1])[:, :, 0]
+    n = len(li_adger.pairs)
+    assert np.allclose(fast[:, 1, 0] - strict[:, 1], 2 / n)  # both pass at 0.5
+    assert np.allclose(fast[:, 0, 0], strict[:, 0])  # neither passes at 0.2
+    with pytest.raises(ValueError, match="sign='sign'"):
+        MetricArrays(li_adger, li_adger_scores, units, names, sign="sign")
+
+
 @pytest.mark.parametrize("by", ["dataset", "discard"])
 def test_fast_path_by_group_equals_evaluate_by_group_on_resampled_datasets(li_adger,
                                                                             li_adger_scores, by):

@@ -82,6 +82,7 @@ BAD_INPUT = {
     "unreadable scores file": ["evaluate", "--dataset", "example", "--scores", "{garbage}"],
     "scores without the columns": ["evaluate", "--dataset", "example", "--scores", "{nocols}"],
     "negative bootstrap": ["report", "--dataset", "example", "--n-boot", "-1"],
+    "unknown sign convention": ["evaluate", "--dataset", "example", "--sign", "np.sign"],
     "missing experiment file": ["run", "--config", "/no/such.toml"],
     "bad experiment file": ["run", "--config", "{badtoml}"],
     "unknown experiment key": ["run", "--config", "{unknownkey}"],

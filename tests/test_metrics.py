@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from acceptability.data import from_frames
 from acceptability.stats import metrics
 from hypothesis import given, settings
@@ -100,3 +101,51 @@ def test_swapping_good_and_bad_mirrors_blimp(li_adger, li_adger_scores, seed):
     assert np.allclose(a["blimp"], 1 - b["blimp"] - ties.loc[a.index])
     for col in ("adc_0.5", "adc_1", "adc_5", "r_pair"):
         assert np.allclose(a[col], b[col])
+
+
+def test_sign_conventions_on_hand_arrays():
+    """'strict' is eq. 1.1 as written (np.sign); 'thesis' is (dh > 0) == (dlm > 0): a zero
+    delta counts as negative. They differ only where one delta is 0, the other negative."""
+    dh = np.array([1.0, -1.0, 1.0, -0.3, 0.0, 0.0, 0.0, -0.3, np.nan])
+    dlm = np.array([0.5, -0.5, -0.5, 0.0, 0.0, -0.2, 0.2, -0.1, 0.1])
+    strict = [True, True, False, False, True, False, False, True, False]
+    thesis = [True, True, False, True, True, True, False, True, False]
+    assert metrics.sign_agree(dh, dlm).tolist() == strict  # default: strict
+    assert metrics.sign_agree(dh, dlm, "thesis").tolist() == thesis
+    # an identical-text pair (dlm = 0, dh = -0.3) passes at delta 0.5 under "thesis" only
+    assert metrics.adc_pass(dh, dlm, 0.5, "strict").tolist() == [
+        False, False, False, False, True, False, False, True, False]
+    assert metrics.adc_pass(dh, dlm, 0.5, "thesis").tolist() == [
+        False, False, False, True, True, True, False, True, False]
+    assert metrics.adc_pass(dh, dlm, 0.25, "thesis")[3] == np.False_  # |dh - 0| = 0.3
+    assert metrics.adc_rate(dh, dlm, 0.5, "thesis") == 4 / 8  # NaN pair left out
+    assert metrics.adc_rate(dh, dlm, 0.5) == 2 / 8
+    # area credit of the zero-delta pairs: 1 - |dh| / 5 where they agree
+    assert metrics.adc_area(dh[3:4], dlm[3:4], 5.0, "thesis") == pytest.approx(1 - 0.3 / 5)
+    assert metrics.adc_area(dh[3:4], dlm[3:4], 5.0, "strict") == 0.0
+    for fn, args in ((metrics.sign_agree, (dh, dlm)), (metrics.adc_rate, (dh, dlm, 0.5)),
+                     (metrics.adc_area, (dh, dlm, 5.0))):
+        with pytest.raises(ValueError, match="sign='np.sign'.*'strict'.*'thesis'"):
+            fn(*args, sign="np.sign")
+
+
+deltas_with_zeros = st.lists(st.sampled_from([-2.0, -0.5, 0.0, 0.5, 2.0]) | st.floats(-3, 3),
+                             min_size=1, max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(dh=deltas_with_zeros, dlm=deltas_with_zeros, delta=st.floats(0.01, 10))
+def test_sign_conventions_differ_only_on_zero_deltas(dh, dlm, delta):
+    n = min(len(dh), len(dlm))
+    dh, dlm = np.array(dh[:n]), np.array(dlm[:n])
+    strict, thesis = metrics.sign_agree(dh, dlm, "strict"), metrics.sign_agree(dh, dlm, "thesis")
+    assert (thesis == (strict | ((dh <= 0) & (dlm <= 0)))).all()
+    nonzero = (dh != 0) & (dlm != 0)
+    assert (strict[nonzero] == thesis[nonzero]).all()
+    assert (strict == (np.sign(dh) == np.sign(dlm))).all()
+    assert (thesis == ((dh > 0) == (dlm > 0))).all()
+    for sign in ("strict", "thesis"):
+        passes = metrics.adc_pass(dh, dlm, delta, sign)
+        agree = metrics.sign_agree(dh, dlm, sign)
+        assert (passes == (agree & (np.abs(dh - dlm) < delta))).all()
+        assert metrics.adc_rate(dh, dlm, delta, sign) == pytest.approx(passes.mean())
