@@ -6,7 +6,7 @@ Never imports torch or transformers: ``import acceptability.stats`` stays fast.
 from . import metrics
 from .bootstrap import bootstrap
 from .brm import BrmResult, brm, loo_compare
-from .compare import compare, compare_all, mcnemar_exact, steiger_z
+from .compare import compare, compare_all, mcnemar_exact, resamples_for, steiger_z
 from .correlation import correlation_matrix, correlations
 from .criteria import adc, adc_curve, blimp_criterion
 from .deltas import pair_deltas, sentence_frame
@@ -41,7 +41,7 @@ __all__ = [
     "elo_ratings", "evaluate", "fc_accuracy", "fc_elo", "fc_model", "fc_model_frame",
     "fc_model_vb", "lmer", "loo_compare", "mcnemar_exact", "metrics", "pair_deltas",
     "pair_model", "pair_model_frame", "pair_preferences", "parse_formula", "reduced",
-    "resample_dataset", "resampling_units", "sentence_frame", "sentence_model",
+    "resample_dataset", "resamples_for", "resampling_units", "sentence_frame", "sentence_model",
     "sentence_model_frame", "spearman_brown", "split_half", "steiger_z", "variability",
     "zscore",
 ]

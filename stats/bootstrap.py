@@ -7,6 +7,7 @@ resampled indices into unit counts and computes the metrics from them.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -14,11 +15,21 @@ import pandas as pd
 from acceptability.data.dataset import Dataset
 from scipy import stats as sps
 
-from .bootstrap_arrays import MetricArrays, metric_names
+from .bootstrap_arrays import MetricArrays, group_masks, metric_names
 from .evaluate import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED, evaluate
-from .resample import Units, counts_from_indices, resample_dataset, resampling_units
+from .resample import (
+    Strata,
+    Units,
+    counts_from_indices,
+    resample_dataset,
+    resampling_units,
+    stratify,
+)
 
 Metric = Callable | str | Sequence[str]
+# at most this many unit counts (float64) per batch of resamples: 128 MB, e.g. 250
+# resamples of BLiMP's 67,000 pairs when each paradigm is resampled by its pairs
+COUNTS_PER_BATCH = 2**24
 
 
 def cell_statistic(metric: Metric, dataset: Dataset, scores: pd.DataFrame, units: Units,
@@ -89,7 +100,11 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = D
         biases ``variability`` low (a drawn-twice sentence shrinks its type's SD).
     by: a sentence or pair column (``"phenomenon"``, ``"dataset"``): one interval per
         model, value of ``by`` and metric, split as ``evaluate(by=...)`` splits; each
-        resample is still drawn from, and z-scored over, the whole dataset.
+        resample is z-scored over the whole resampled dataset. Each group's units are
+        resampled within it (a stratified bootstrap), and a group that is one cluster
+        (a LI-Adger phenomenon, a BLiMP paradigm) by its pairs (:func:`stats.resample.
+        stratify`); columns ``unit`` (what was resampled: the cluster column, ``"pair"``,
+        or ``"none"``: one unit, no interval, with a warning) and ``n_units``.
     method: ``"percentile"`` or ``"bca"`` (Efron 1987; acceleration by jackknife over
         units), both by ``scipy.stats.bootstrap``. seed: for ``numpy.random.default_rng``
         (default 0: the same call gives the same intervals; None: fresh entropy); kept,
@@ -100,38 +115,100 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = D
     Every resample is the statistic applied to a resampled dataset: model scores are
     z-scored again over its sentences (which moves the ADC, variability and MCC; r and
     BLiMP are invariant), except scores with a published ``ref_mean``/``ref_sd``.
-    Resampled copies of a unit are distinct sentence types. With ``distribution=True``
-    also returns the bootstrap distribution, (resamples x (model, metric)).
+    Resampled copies of a unit are distinct sentence types. A cell whose estimate is a
+    number but whose interval is not (the metric is undefined in some resamples) is
+    named in a warning. With ``distribution=True`` also returns the bootstrap
+    distribution, (resamples x (model, metric)).
     """
     if method.lower() not in ("percentile", "bca"):
         raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
-    units = resampling_units(dataset, cluster)
-    cells, statistic = cell_statistic(metric, dataset, scores, units, deltas, max_delta, by,
-                                      sign)
-    res = sps.bootstrap((np.arange(units.n),), statistic, n_resamples=n, batch=batch,
-                        vectorized=True, confidence_level=ci, rng=np.random.default_rng(seed),
-                        method="BCa" if method.lower() == "bca" else "percentile")
-    table = cells.to_frame(index=False).assign(
-        estimate=statistic(np.arange(units.n)), se=res.standard_error,
-        lower=res.confidence_interval.low, upper=res.confidence_interval.high)
-    table.attrs.update(n=n, cluster=cluster, n_units=units.n, ci=ci, method=method.lower())
+    strata = _strata(dataset, resampling_units(dataset, cluster), cluster, by)
+    cells, statistic = cell_statistic(metric, dataset, scores, strata.units, deltas, max_delta,
+                                      by, sign)
+    if batch is not None:  # a batch's (resamples x units) counts stay within COUNTS_PER_BATCH
+        batch = max(1, min(batch, COUNTS_PER_BATCH // max(strata.units.n, 1)))
+
+    def resampled(*idx, axis=-1):
+        return statistic(strata.draws(idx))
+
+    table = cells.to_frame(index=False).assign(estimate=resampled(*strata.samples))
+    dist = np.full((len(cells), 0), np.nan)
+    table["se"] = table["lower"] = table["upper"] = np.nan
+    if strata.samples:
+        with warnings.catch_warnings(), np.errstate(invalid="ignore"):
+            # NaN intervals are reported below (_warn_missing), naming their cells
+            warnings.filterwarnings("ignore", category=sps.DegenerateDataWarning)
+            res = sps.bootstrap(strata.samples, resampled, n_resamples=n, batch=batch,
+                                vectorized=True, confidence_level=ci,
+                                rng=np.random.default_rng(seed),
+                                method="BCa" if method.lower() == "bca" else "percentile")
+        dist = np.atleast_2d(res.bootstrap_distribution)
+        table["se"], table["lower"] = res.standard_error, res.confidence_interval.low
+        table["upper"] = res.confidence_interval.high
+    if by is not None:
+        group = (np.arange(len(cells)) // cells.get_level_values("metric").nunique()
+                 ) % len(strata.unit)
+        table["unit"] = np.asarray(strata.unit, dtype=object)[group]
+        table["n_units"] = strata.n_units[group]
+        table.loc[table["unit"] == "none", ["se", "lower", "upper"]] = np.nan
+    _warn_missing(table, dist, by)
+    table.attrs.update(n=n, cluster=cluster, n_units=strata.units.n, ci=ci,
+                       method=method.lower())
     table.attrs["seed"] = seed
     if distribution:
-        return table, pd.DataFrame(res.bootstrap_distribution.T, columns=cells)
+        return table, pd.DataFrame(dist.T, columns=cells)
     return table
+
+
+def _strata(dataset: Dataset, units: Units, cluster: str | None, by: str | None) -> Strata:
+    """How to resample: all units together, or within the groups of ``by``."""
+    if by is None:
+        return Strata(units, (np.arange(units.n),), np.arange(0),
+                      [cluster or "pair"], np.array([units.n]))
+    _, sentence_in, pair_in = group_masks(dataset, by)
+    return stratify(dataset, units, cluster, sentence_in, pair_in,
+                    sentence_column=by in dataset.sentences.columns)
+
+
+def _warn_missing(table: pd.DataFrame, dist: np.ndarray, by: str | None) -> None:
+    """Warn about intervals that are missing although the estimate is a number."""
+    missing = table["estimate"].notna() & table["lower"].isna()
+    if not missing.any():
+        return
+    if by is not None:
+        none = missing & table["unit"].eq("none")
+        if none.any():
+            groups = list(dict.fromkeys(table.loc[none, by]))
+            warnings.warn(f"no bootstrap interval for {len(groups)} {by} group(s) {groups[:10]}"
+                          f"{' ...' if len(groups) > 10 else ''}: each holds a single resampling "
+                          "unit (one pair, or pairs sharing a sentence), so there is nothing "
+                          "to resample (their 'unit' column says 'none')", stacklevel=3)
+        missing &= ~none
+    if missing.any():
+        share = np.isnan(dist[missing.to_numpy()]).mean(axis=1) if dist.size else [np.nan]
+        keys = [c for c in ("model", by, "metric") if c is not None]
+        cells = [tuple(r) for r in table.loc[missing, keys].to_numpy()]
+        warnings.warn(f"no bootstrap interval for {len(cells)} cell(s) {cells[:5]}"
+                      f"{' ...' if len(cells) > 5 else ''}: the metric is undefined (NaN) in "
+                      f"up to {np.max(share):.1%} of the resamples, which lack what it needs "
+                      "(e.g. a correlation whose resampled values are all equal, a "
+                      "variability without a type of two sentences)", stacklevel=3)
 
 
 def with_intervals(table: pd.DataFrame, boot: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
     """``evaluate``'s table with ``<metric>_lower``/``<metric>_upper`` beside each
-    bootstrapped metric column (matched on model, and the ``by`` column if given)."""
+    bootstrapped metric column (matched on model, and the ``by`` column if given); per
+    group also ``ci_unit`` and ``ci_n_units``, what was resampled (``bootstrap``'s
+    ``unit``, ``n_units``: ``"none"`` where a group gets no interval)."""
     out = table.copy()
     keys = ["model"] if by is None else ["model", by]
     rows_of = pd.MultiIndex.from_frame(out[keys])
     for metric, rows in boot.groupby("metric", sort=False):
-        bounds = rows.set_index(keys)
+        bounds = rows.set_index(keys).reindex(rows_of if by else rows_of.get_level_values(0))
         at = out.columns.get_loc(metric) + 1
         for k, side in enumerate(("lower", "upper")):
-            out.insert(at + k, f"{metric}_{side}",
-                       bounds[side].reindex(rows_of if by else rows_of.get_level_values(0)).to_numpy())
+            out.insert(at + k, f"{metric}_{side}", bounds[side].to_numpy())
+        for col in ("unit", "n_units") if by is not None and "unit" in bounds else ():
+            out[f"ci_{col}"] = bounds[col].to_numpy()
     out.attrs.update(boot.attrs)
     return out

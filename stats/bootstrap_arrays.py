@@ -14,7 +14,9 @@ a published reference (``ref_mean``/``ref_sd``) keep fixed z-scores.
 
 from __future__ import annotations
 
+import copy
 import re
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -92,7 +94,7 @@ class MetricArrays:
         self.good = ids.get_indexer(p["good_id"])
         self.bad = ids.get_indexer(p["bad_id"])
         self.dh = self.human[self.good] - self.human[self.bad]
-        self.groups, self.sentence_in, self.pair_in = _groups(dataset, by)
+        self.groups, self.sentence_in, self.pair_in = group_masks(dataset, by)
 
     def _restandardise(self, dataset: Dataset, scores: pd.DataFrame) -> np.ndarray:
         if not {"ref_mean", "ref_sd"} <= set(scores.columns):
@@ -110,13 +112,37 @@ class MetricArrays:
         """(models, metrics, resamples); with ``by``: (models, groups, metrics, resamples)."""
         out = np.full((len(self.models), len(self.groups), len(self.metrics), counts.shape[0]),
                       np.nan)
+        local = [counts if cols is None else
+                 np.concatenate([counts[:, cols], np.zeros((len(counts), 1))], axis=1)
+                 for _, cols in self._views]
         for j in range(len(self.models)):
             mean, scale = self._standardisation(counts, j)
-            for g in range(len(self.groups)):
-                values = self._model(counts, j, mean, scale, self.sentence_in[g], self.pair_in[g])
+            for g, (view, _) in enumerate(self._views):
+                values = view._model(local[g], j, mean, scale, self.sentence_in[g],
+                                     self.pair_in[g])
                 for k, m in enumerate(self.metrics):
                     out[j, g, k] = values[m]
         return out if self.groups != [None] else out[:, 0]
+
+    @cached_property
+    def _views(self) -> list[tuple[MetricArrays, np.ndarray | None]]:
+        """Per group: these arrays seen through the units its sentences and pairs touch
+        (``cols``), every other row in one extra unit whose count is 0; the whole arrays
+        (``cols`` None) when it touches all units. The values are the same, and a group's
+        cost scales with its own units instead of all of them."""
+        views = []
+        for s_in, p_in in zip(self.sentence_in, self.pair_in, strict=True):
+            cols = np.union1d(self.units.sentence[s_in], self.units.pair[p_in])
+            if len(cols) == self.units.n:
+                views.append((self, None))
+                continue
+            code = np.full(self.units.n, len(cols))
+            code[cols] = np.arange(len(cols))
+            view = copy.copy(self)
+            view.units = Units(code[self.units.sentence], code[self.units.pair], len(cols) + 1,
+                               self.units.types_nested)
+            views.append((view, cols))
+        return views
 
     def _lin(self, counts, units, *vs):
         """counts @ per-unit sums of each v."""
@@ -226,7 +252,9 @@ class MetricArrays:
             tot = _dot(counts, sums)
             return _ratio(tot[:, 0], tot[:, 1])
         # types span units (the pair bootstrap): weighted SD of each type's multiset
-        member = csr_matrix((np.ones(len(types)), (types, np.arange(len(types)))))
+        present, types = np.unique(types, return_inverse=True)  # only the types here
+        member = csr_matrix((np.ones(len(types)), (types, np.arange(len(types)))),
+                            shape=(len(present), len(types)))
         w = counts[:, us].T
         n = member @ w
         sd = metrics.sd_from_sums(n, member @ (w * zv[:, None]), member @ (w * zv[:, None] ** 2),
@@ -249,7 +277,8 @@ class MetricArrays:
         return metrics.mcc_from_counts(n, n_pred, n_label, n_both)
 
 
-def _groups(dataset: Dataset, by: str | None) -> tuple[list, list[np.ndarray], list[np.ndarray]]:
+def group_masks(dataset: Dataset, by: str | None
+                ) -> tuple[list, list[np.ndarray], list[np.ndarray]]:
     """The values of ``by`` and, for each, masks of its sentences and pairs, as ``evaluate``
     splits them: pairs without a ``by`` column take their good sentence's value; sentences
     without one form a NaN group. ``by=None``: one group, [None], holding everything."""

@@ -8,6 +8,7 @@ the cluster bootstrap does not, so prefer ``p_boot`` on clustered data.
 
 from __future__ import annotations
 
+import math
 from itertools import combinations
 
 import numpy as np
@@ -48,11 +49,18 @@ def steiger_z(r_ha: float, r_hb: float, r_ab: float, n: int) -> tuple[float, flo
 NO_TEST = {"test": None, "statistic": np.nan, "p_test": np.nan, "n_test": np.nan}
 
 
-def _classical(dataset, scores, a: str, b: str, metric: str, sign: str = "strict") -> dict:
-    """The classical test of ``metric`` for models a and b on the full data."""
+def _classical(dataset, scores, a: str, b: str, metric: str, sign: str = "strict",
+               frames: dict | None = None) -> dict:
+    """The classical test of ``metric`` for models a and b on the full data (``frames``
+    keeps the pair and sentence frames for the next pair of models)."""
+    frames = {} if frames is None else frames
     delta = adc_delta(metric)
+    if (metric in ("blimp", "r_pair") or delta is not None) and "pairs" not in frames:
+        frames["pairs"] = pair_deltas(dataset, scores)
+    if metric == "r_sentence" and "sentences" not in frames:
+        frames["sentences"] = sentence_frame(dataset, scores)
     if metric == "blimp" or delta is not None:
-        frame = pair_deltas(dataset, scores)
+        frame = frames["pairs"]
         p = frame.pivot(index="pair_id", columns="model", values="dlm")
         dh = frame.drop_duplicates("pair_id").set_index("pair_id")["dh"].reindex(p.index)
         if metric == "blimp":
@@ -67,11 +75,11 @@ def _classical(dataset, scores, a: str, b: str, metric: str, sign: str = "strict
         return {"test": "mcnemar_exact", "statistic": stat, "p_test": pval, "n_test": int(ok.sum())}
     if metric in ("r_pair", "r_sentence"):
         if metric == "r_pair":
-            frame = pair_deltas(dataset, scores)
+            frame = frames["pairs"]
             wide = frame.pivot(index="pair_id", columns="model", values="dlm")
             h = frame.drop_duplicates("pair_id").set_index("pair_id")["dh"].reindex(wide.index)
         else:
-            frame = sentence_frame(dataset, scores)
+            frame = frames["sentences"]
             wide = frame.pivot(index="sentence_id", columns="model", values="z")
             h = dataset.sentences.set_index("sentence_id")["human"].reindex(wide.index)
         x = pd.DataFrame({"h": h, "a": wide[a], "b": wide[b]}).dropna().to_numpy().T
@@ -93,8 +101,12 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
     ``statistic``, ``p_test`` (McNemar for blimp/adc_*, Steiger for r_*).
 
     All differences come from the same resamples (see ``stats.bootstrap`` for
-    ``cluster``, ``method``, ``seed``). ``p_boot`` is two-sided, from the share of
-    resampled differences on either side of 0: (1 + count) / (1 + n), doubled. With
+    ``cluster``, ``method``, ``seed``). ``p_boot`` is two-sided: the standard Monte Carlo
+    p-value (1 + count) / (n + 1) (Davison & Hinkley 1997, ch. 4) of the resampled
+    differences on the far side of 0 (the smaller of the counts <= 0 and >= 0),
+    doubled. Its resolution is ``p_min`` = 2 / (n + 1), the smallest p that n resamples
+    can give (also in ``attrs``): corrected for m comparisons, no p_boot_adj can fall
+    below about m * p_min, so choose n with :func:`resamples_for`. With
     ``correction`` ("holm", "fdr_bh", or any ``multipletests`` method) the columns
     ``p_boot_adj`` and ``p_test_adj`` hold the corrected p-values. ``sign``: the ADC's
     sign convention, ``"strict"`` or ``"thesis"`` (``stats.metrics.sign_agree``).
@@ -126,15 +138,17 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
     full = statistic(np.arange(units.n))
     dist = np.atleast_2d(res.bootstrap_distribution)
     below, above = (dist <= 0).sum(axis=1), (dist >= 0).sum(axis=1)
-    p_boot = np.minimum(1.0, 2 * (1 + np.minimum(below, above)) / (1 + n))
-    rows = []
+    p_min = 2 / (n + 1)
+    p_boot = np.minimum(1.0, (1 + np.minimum(below, above)) * p_min)
+    rows, frames = [], {}
     for k, (a, b) in enumerate(pairs):
         ea, eb = full[position[a]], full[position[b]]
         row = {"model_a": a, "model_b": b, "metric": names[0], "estimate_a": ea, "estimate_b": eb,
                "difference": ea - eb, "se": np.atleast_1d(res.standard_error)[k],
                "lower": np.atleast_1d(res.confidence_interval.low)[k],
-               "upper": np.atleast_1d(res.confidence_interval.high)[k], "p_boot": p_boot[k]}
-        rows.append(row | (_classical(dataset, scores, a, b, metric, sign)
+               "upper": np.atleast_1d(res.confidence_interval.high)[k], "p_boot": p_boot[k],
+               "p_min": p_min}
+        rows.append(row | (_classical(dataset, scores, a, b, metric, sign, frames)
                            if isinstance(metric, str) else NO_TEST))
     out = pd.DataFrame(rows)
     if correction is not None:
@@ -145,8 +159,22 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
             out.loc[tested, "p_test_adj"] = multipletests(out.loc[tested, "p_test"],
                                                           method=correction)[1]
     out.attrs.update(n=n, cluster=cluster, n_units=units.n, ci=ci, method=method.lower(),
-                     seed=seed, correction=correction)
+                     seed=seed, correction=correction, p_min=p_min)
     return out
+
+
+def resamples_for(n_comparisons: int, alpha: float = 0.05, tail: int = 50) -> int:
+    """Bootstrap resamples enough for ``n_comparisons`` corrected comparisons at level
+    ``alpha``: the smallest n for which a two-sided ``p_boot`` at the Bonferroni (and
+    Holm's first) threshold alpha / m rests on ``tail`` resampled differences beyond 0,
+    (n + 1) * alpha / (2 m) >= tail. ``tail=50`` is Davison & Hinkley's (1997, ch. 4)
+    999 simulations for a test at 0.05, applied at the corrected level: 28 comparisons
+    (8 models) need 55,999 resamples, where 1,000 cannot give any adjusted p below 0.056.
+    """
+    if n_comparisons < 1 or not 0 < alpha < 1 or tail < 1:
+        raise ValueError(f"need n_comparisons >= 1, 0 < alpha < 1, tail >= 1; got "
+                         f"{n_comparisons}, {alpha}, {tail}")
+    return math.ceil(round(2 * tail * n_comparisons / alpha, 9)) - 1
 
 
 def compare(dataset: Dataset, scores: pd.DataFrame, model_a: str, model_b: str, metric: Metric,

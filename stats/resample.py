@@ -35,7 +35,7 @@ class Units:
 def resampling_units(dataset: Dataset, cluster: str | None = "type_id") -> Units:
     """The units of a bootstrap clustered by the sentence column ``cluster``
     (``None``: by sentence), clusters linked by a pair merged (see module doc)."""
-    s, p = dataset.sentences, dataset.pairs
+    s = dataset.sentences
     if cluster is None:
         base, k = np.arange(len(s)), len(s)
     elif cluster in s.columns:
@@ -44,15 +44,124 @@ def resampling_units(dataset: Dataset, cluster: str | None = "type_id") -> Units
     else:
         raise KeyError(f"cannot cluster by {cluster!r}: no such sentence column "
                        f"(have {list(s.columns)}); pass None for the pair bootstrap")
-    ids = pd.Index(s["sentence_id"])
-    good = ids.get_indexer(p["good_id"])
-    bad = ids.get_indexer(p["bad_id"])
+    good, bad = _pair_rows(dataset)
     comp = components(k, base[good], base[bad])
+    return _units(dataset, comp[base])
+
+
+def _pair_rows(dataset: Dataset) -> tuple[np.ndarray, np.ndarray]:
+    """Row numbers of each pair's good and bad sentence."""
+    ids = pd.Index(dataset.sentences["sentence_id"])
+    return ids.get_indexer(dataset.pairs["good_id"]), ids.get_indexer(dataset.pairs["bad_id"])
+
+
+def _units(dataset: Dataset, codes: np.ndarray) -> Units:
+    """Units from any unit label per sentence (a pair joins its good sentence's unit)."""
     # number units by first appearance so that codes follow the sentence order
-    sentence, _ = pd.factorize(comp[base])
-    nested = bool((pd.Series(sentence).groupby(s["type_id"].to_numpy()).nunique() == 1).all())
-    return Units(sentence=sentence, pair=sentence[good], n=int(sentence.max()) + 1 if len(s) else 0,
-                 types_nested=nested)
+    sentence, _ = pd.factorize(codes)
+    types = dataset.sentences["type_id"].to_numpy()
+    nested = bool((pd.Series(sentence).groupby(types).nunique() == 1).all())
+    return Units(sentence=sentence, pair=sentence[_pair_rows(dataset)[0]],
+                 n=int(sentence.max()) + 1 if len(sentence) else 0, types_nested=nested)
+
+
+@dataclass(frozen=True)
+class Strata:
+    """How a per-group bootstrap resamples (see :func:`stratify`).
+
+    units: the units, single-unit groups split into finer ones; samples: the unit codes
+    of each group resampled on its own (scipy resamples each sample separately);
+    fixed: units of groups that hold one unit, kept once in every resample; unit: per
+    group, what is resampled (the cluster column; ``"pair"``; ``"sentence"`` for a group
+    without pairs; or ``"none"``: one unit, no interval); n_units: per group, how many
+    units are resampled (its pairs' units when it has pairs).
+    """
+
+    units: Units
+    samples: tuple[np.ndarray, ...]
+    fixed: np.ndarray
+    unit: list[str]
+    n_units: np.ndarray
+
+    def draws(self, idx: tuple[np.ndarray, ...]) -> np.ndarray:
+        """Unit codes of one resample (or a stack of them) from one index array per sample:
+        the samples side by side, then the fixed units."""
+        shape = np.shape(idx[0])[:-1] if idx else ()
+        fixed = np.broadcast_to(self.fixed, shape + self.fixed.shape)
+        return np.concatenate([*idx, fixed], axis=-1)
+
+
+def stratify(dataset: Dataset, units: Units, cluster: str | None, sentence_in: list[np.ndarray],
+             pair_in: list[np.ndarray], sentence_column: bool = True) -> Strata:
+    """Units resampled within groups for per-group intervals (the groups' masks of
+    sentences and pairs as ``evaluate(by=...)`` splits them; ``sentence_column``: the
+    grouping is a sentence column, else pairs only).
+
+    When every unit lies in one group, each group's units are resampled separately (a
+    stratified bootstrap: group sizes stay as designed; units with pairs apart from
+    units of unpaired sentences, so every resample of a group has as many pairs' units
+    as the group; ``n_units`` counts those), and a group that holds a single
+    cluster is resampled by its pairs (pairs sharing a sentence together, as
+    ``cluster=None``): on LI-Adger each phenomenon is one ``type_id`` unit, so a
+    phenomenon's interval comes from its lexical item sets; each BLiMP paradigm is one
+    unit, so from its pairs. Such an interval is conditional on the one cluster: it
+    covers variation between its pairs, not between clusters. A group left with one
+    unit gets no interval (unit ``"none"``). When units span groups, all units are
+    resampled together (each group's share then varies).
+    """
+    n_groups = len(sentence_in)
+    sentence_group, pair_group = _codes(sentence_in), _codes(pair_in)
+    base = cluster if cluster is not None else "pair"  # unstratified: every group alike
+    lone = ~np.isin(units.sentence, units.pair)
+    owner = pd.concat([
+        pd.DataFrame({"unit": units.pair, "group": pair_group}),
+        pd.DataFrame({"unit": units.sentence, "group": sentence_group})[
+            np.ones(len(lone), bool) if sentence_column else lone]])
+    per_unit = owner.groupby("unit")["group"].agg(["nunique", "first"])
+    if (per_unit["nunique"] > 1).any():
+        n_units = _touching(units, sentence_group, pair_group, n_groups)
+        return Strata(units, (np.arange(units.n),), np.arange(0),
+                      [base if k >= 2 else "none" for k in n_units], n_units)
+    group = per_unit["first"].reindex(range(units.n)).to_numpy(int)
+    single = np.bincount(group, minlength=n_groups)[group] == 1
+    refined = set()
+    if cluster is not None and single.any():
+        finer = resampling_units(dataset, None)
+        split = single[units.sentence]
+        old = units.sentence
+        units = _units(dataset, np.where(split, units.n + finer.sentence, old))
+        refined = set(group[single])
+        new = np.empty(units.n, int)
+        new[units.sentence] = group[old]
+        group = new
+    paired = np.zeros(units.n, bool)
+    paired[units.pair] = True
+    stratum = 2 * group + paired  # units with pairs apart from lone sentences
+    size = np.bincount(stratum, minlength=2 * n_groups)
+    own = np.where(size[1::2] > 0, size[1::2], size[::2])
+    n_units = np.where(own > 0, own, _touching(units, sentence_group, pair_group, n_groups))
+    fine = ["pair" if size[2 * g + 1] else "sentence" for g in range(n_groups)]
+    unit = ["none" if n_units[g] < 2 else fine[g] if g in refined or cluster is None else base
+            for g in range(n_groups)]
+    samples = tuple(np.flatnonzero(stratum == k) for k in range(2 * n_groups) if size[k] >= 2)
+    return Strata(units, samples, np.flatnonzero(size[stratum] == 1), unit, n_units)
+
+
+def _codes(masks: list[np.ndarray]) -> np.ndarray:
+    """The index of the mask holding each row (-1: none)."""
+    codes = np.full(len(masks[0]) if masks else 0, -1)
+    for g, m in enumerate(masks):
+        codes[m] = g
+    return codes
+
+
+def _touching(units: Units, sentence_group: np.ndarray, pair_group: np.ndarray,
+              n_groups: int) -> np.ndarray:
+    """How many units hold sentences or pairs of each group."""
+    pairs = pd.DataFrame({"group": np.r_[sentence_group, pair_group],
+                          "unit": np.r_[units.sentence, units.pair]}).drop_duplicates()
+    pairs = pairs[pairs["group"] >= 0]
+    return np.bincount(pairs["group"], minlength=n_groups)
 
 
 def counts_from_indices(idx: np.ndarray, n_units: int) -> np.ndarray:

@@ -9,8 +9,18 @@ import pytest
 from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
 from acceptability.stats.bootstrap import bootstrap
-from acceptability.stats.bootstrap_arrays import MetricArrays, metric_names, step_sums
-from acceptability.stats.resample import counts_from_indices, resample_dataset, resampling_units
+from acceptability.stats.bootstrap_arrays import (
+    MetricArrays,
+    group_masks,
+    metric_names,
+    step_sums,
+)
+from acceptability.stats.resample import (
+    counts_from_indices,
+    resample_dataset,
+    resampling_units,
+    stratify,
+)
 from scipy import stats as sps
 
 from acceptability import stats
@@ -270,3 +280,105 @@ def test_default_seed_makes_every_resampling_reproducible(example):
         fresh = [run(seed=None) for _ in range(2)]  # without a seed: different intervals
         assert not fresh[0].equals(fresh[1]), name
         assert fresh[0].attrs["seed"] is None
+
+
+def phenomena(li_adger, scores, names) -> tuple[Dataset, pd.DataFrame]:
+    """LI-Adger restricted to some phenomena, with their unpaired sentences, and its scores."""
+    s, p = li_adger.sentences, li_adger.pairs
+    ds = li_adger.subset(p.loc[p["phenomenon"].isin(names), "pair_id"],
+                         sentence_ids=s.loc[s["phenomenon"].isin(names), "sentence_id"])
+    return ds, scores[scores["sentence_id"].isin(ds.sentences["sentence_id"])]
+
+
+SOME_PHENOMENA = ["32.1.martin.1a.g", "41.4.Bruening.9b.*", "33.4.neeleman.24d.*"]
+
+
+def test_single_cluster_groups_resample_their_pairs_exactly(li_adger, li_adger_scores):
+    """by="phenomenon": each LI-Adger phenomenon is one type_id unit, so stratify splits it
+    into its pairs' units (lexical item sets; unpaired sentences apart), resamples each
+    group's units within it, and the fast path on those counts equals evaluate on the
+    resampled datasets."""
+    ds, sc = phenomena(li_adger, li_adger_scores, SOME_PHENOMENA)
+    units = resampling_units(ds, "type_id")
+    assert units.n == 3
+    groups, s_in, p_in = group_masks(ds, "phenomenon")
+    strata = stratify(ds, units, "type_id", s_in, p_in)
+    assert strata.unit == ["pair"] * 3 and not strata.units.types_nested
+    # 41.4.Bruening.9b.*: 6 pairs' units (its 4 unpaired sentences are resampled apart)
+    assert dict(zip(groups, strata.n_units, strict=True)) == {
+        "32.1.martin.1a.g": 8, "41.4.Bruening.9b.*": 6, "33.4.neeleman.24d.*": 8}
+    rng = np.random.default_rng(4)
+    draws = strata.draws(tuple(s[rng.integers(0, len(s), (2, len(s)))] for s in strata.samples))
+    counts = counts_from_indices(draws, strata.units.n)
+    for sample in strata.samples:  # every resample keeps each stratum's size
+        assert (counts[:, sample].sum(axis=1) == len(sample)).all()
+    names = metric_names()
+    arrays = MetricArrays(ds, sc, strata.units, names, by="phenomenon")
+    fast = arrays(counts)
+    for b in range(2):
+        rds, rsc = resample_dataset(ds, sc, strata.units, counts[b])
+        slow = stats.evaluate(rds, rsc, by="phenomenon")
+        for g, group in enumerate(arrays.groups):
+            expected = slow[slow["phenomenon"] == group].set_index("model")
+            np.testing.assert_allclose(fast[:, g, :, b],
+                                       expected.reindex(arrays.models)[names].to_numpy(float),
+                                       atol=1e-10)
+
+
+def test_per_phenomenon_intervals_on_li_adger(li_adger, li_adger_scores):
+    """evaluate(by="phenomenon", ci=True) used to give only NaN intervals (each phenomenon
+    is one cluster); now each comes from the phenomenon's pairs and holds the estimate."""
+    sc = li_adger_scores[li_adger_scores["model"] == "bert-large-cased_mlm"]
+    table = stats.evaluate(li_adger, sc, by="phenomenon", ci=True, n_boot=300)
+    assert len(table) == li_adger.sentences["phenomenon"].nunique()
+    paired = table["n_pairs"] > 0  # 6 phenomena have sentences but no pairs
+    assert paired.sum() == li_adger.pairs["phenomenon"].nunique() == 230
+    assert (table.loc[paired, "ci_unit"] == "pair").all()
+    assert (table.loc[~paired, "ci_unit"] == "sentence").all()
+    assert (table["ci_n_units"] >= 6).all()
+    for metric in ("blimp", "adc_1", "adc_area"):
+        t = table[paired]
+        lo, est, hi = (t[f"{metric}_lower"], t[metric], t[f"{metric}_upper"])
+        assert lo.notna().all() and hi.notna().all(), metric
+        assert ((lo <= est + 1e-12) & (est <= hi + 1e-12)).all(), metric
+    assert table.loc[~paired, "variability_lower"].notna().all()
+
+
+@pytest.mark.needs_data("blimp")
+def test_per_paradigm_intervals_on_blimp():
+    """BLiMP by paradigm: each paradigm is one cluster, so its 1,000 pairs are resampled;
+    the BLiMP criterion (a proportion of independent pairs, the z-scoring cannot move
+    it) then has the binomial standard error sqrt(p (1 - p) / 1000)."""
+    from acceptability.scoring.ngram import train_unigram
+
+    from acceptability import data
+
+    ds = data.load_blimp(paradigms=["adjunct_island", "anaphor_gender_agreement",
+                                    "determiner_noun_agreement_1"])
+    unigram = train_unigram(ds.sentences["text"])
+    sc = pd.DataFrame({"sentence_id": ds.sentences["sentence_id"], "model": "unigram",
+                       "score": [unigram.sentence_logprob(t)[0] for t in ds.sentences["text"]]})
+    table = stats.evaluate(ds, sc, by="paradigm", ci=True, n_boot=2000)
+    assert (table["ci_unit"] == "pair").all() and (table["ci_n_units"] == 1000).all()
+    assert ((table["blimp_lower"] < table["blimp"]) & (table["blimp"] < table["blimp_upper"])).all()
+    boot = bootstrap("blimp", ds, sc, n=2000, by="paradigm").set_index("paradigm")
+    p = table.set_index("paradigm")["blimp"]
+    # Monte Carlo error of a bootstrap SE from 2,000 resamples: ~1.6%; 6% is ~4 of them
+    np.testing.assert_allclose(boot["se"], np.sqrt(p * (1 - p) / 1000).loc[boot.index],
+                               rtol=0.06)
+
+
+def test_a_group_of_one_pair_says_why_it_has_no_interval(li_adger, li_adger_scores):
+    p = li_adger.pairs
+    one_pair = p[p["phenomenon"] == SOME_PHENOMENA[2]].iloc[:1]
+    ds = li_adger.subset(pd.concat([p.loc[p["phenomenon"] == SOME_PHENOMENA[0], "pair_id"],
+                                    one_pair["pair_id"]]))
+    sc = li_adger_scores[li_adger_scores["sentence_id"].isin(ds.sentences["sentence_id"])]
+    with pytest.warns(UserWarning, match=r"no bootstrap interval for 1 phenomenon group\(s\) "
+                      r"\['33.4.neeleman.24d.\*'\]: each holds a single resampling unit"):
+        boot = bootstrap(["blimp", "adc_1"], ds, sc, n=200, by="phenomenon")
+    one = boot["phenomenon"] == SOME_PHENOMENA[2]
+    assert (boot.loc[one, "unit"] == "none").all() and boot.loc[one, "lower"].isna().all()
+    assert boot.loc[one, "estimate"].notna().all()
+    assert (boot.loc[~one, "unit"] == "pair").all() and boot.loc[~one, "lower"].notna().all()
+

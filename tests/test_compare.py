@@ -100,3 +100,31 @@ def test_compare_user_function_and_errors(li_adger, li_adger_scores):
         compare(small, scores, "gpt9", "trigram_slor", "blimp", n=10)
     with pytest.raises(ValueError, match="several metrics"):
         compare(small, scores, "trigram_slor", "trigram_logprob", stats.evaluate, n=10)
+
+
+def test_p_boot_states_its_resolution(li_adger, li_adger_scores):
+    """p_boot = (1 + count beyond 0) / (n + 1), doubled: never below p_min = 2 / (n + 1),
+    which every row and the attrs state; a difference no resample crosses sits at it."""
+    models = ["bert-large-cased_mlm", "trigram_logprob", "trigram_slor"]
+    table = compare_all(li_adger, li_adger_scores, "adc_1", models=models, n=999, seed=1)
+    assert table.attrs["p_min"] == pytest.approx(2 / 1000) and (table["p_min"] == 2 / 1000).all()
+    assert (table["p_boot"] >= table["p_min"]).all()
+    k = np.round(table["p_boot"] / table["p_min"], 9)
+    assert (k == np.round(k)).all()  # 1 + a count, in steps of p_min
+    clear = table[(table["model_a"] == models[0]) & (table["model_b"] == models[1])].iloc[0]
+    assert clear["lower"] > 0 and clear["p_boot"] == pytest.approx(clear["p_min"])
+
+
+def test_resamples_for_lets_corrected_comparisons_be_significant():
+    """8 models, 28 Holm comparisons: with 1,000 resamples the smallest corrected p is
+    28 * 2 / 1001 = 0.056 (nothing can be significant); resamples_for gives the n at
+    which p at the threshold 0.05 / 28 rests on 50 resampled differences beyond 0."""
+    assert 28 * 2 / 1001 > 0.05
+    n = stats.resamples_for(28)
+    assert n == 55_999 and (n + 1) * 0.05 / (2 * 28) == pytest.approx(50)
+    assert 28 * 2 / (n + 1) == pytest.approx(0.001)
+    assert (n - 1 + 1) * 0.05 / 56 < 50  # the smallest such n
+    assert stats.resamples_for(1) == 1_999 and stats.resamples_for(28, tail=1) == 1_119
+    with pytest.raises(ValueError, match="n_comparisons"):
+        stats.resamples_for(0)
+
