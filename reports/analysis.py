@@ -8,6 +8,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import pandas as pd
+from acceptability.data.names import with_display_names
 from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
 
 from acceptability import stats
@@ -104,6 +105,10 @@ def _compare(dataset, scores, metric: str, correction: str, n_boot: int, seed: i
         notes["comparisons"] = ("Model comparisons need at least two models and bootstrap "
                                 "resamples (n_boot > 0).")
         return None
+    if metric.startswith(("adc", "r_")) and dataset.sentences["human"].isna().all():
+        notes["comparisons"] = (f"{metric} needs human judgments, which this dataset lacks: "
+                                "the models are compared on the BLiMP criterion instead.")
+        metric = "blimp"
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=NAN_WARNING)
         return stats.compare_all(dataset, scores, metric, correction=correction, n=n_boot, seed=seed,
@@ -175,6 +180,7 @@ def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
     """
     stats.metrics.check_sign(sign)
     deltas = tuple(float(d) for d in deltas)
+    scores = with_display_names(scores)  # a model folder by its name, not its path
     if formula:
         check_formula(dataset, formula)  # before the slow parts
     notes: dict[str, str] = {}

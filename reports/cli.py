@@ -7,6 +7,7 @@ line and exits with status 2; ``--debug`` shows the traceback instead.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shlex
 import sys
 import warnings
@@ -23,6 +24,10 @@ examples:
   acceptability report --dataset li-adger --scores gpt2.parquet --out report/gpt2
   acceptability run --dataset li-adger --scores published --out report/li-adger
   acceptability run --config examples/experiment.toml
+  acceptability evaluate --sentences my_sentences.csv --pairs my_pairs.csv --scores my_scores.csv
+  acceptability run --sentences my_sentences.csv --pairs my_pairs.csv \\
+      --model gpt2:logprob --model bert-base-uncased:pll --out report/mine
+  acceptability report --dataset blimp --paradigm adjunct_island --scores blimp_scores.csv
 
 Data are read from $ACCEPTABILITY_DATA_DIR/<dataset> (or --data-path), else downloaded.
 """
@@ -49,22 +54,52 @@ def _command(args: argparse.Namespace) -> str:
     return shlex.join(["acceptability", *args.argv])
 
 
+def _models_and_method(args: argparse.Namespace) -> tuple[tuple[str, ...], str | None]:
+    """--model and --method: one --method for every model, or one per --model in order
+    (then each model becomes ``model:method``)."""
+    from .experiment import model_method
+
+    models, methods = tuple(getattr(args, "model", None) or ()), getattr(args, "method", None)
+    if not methods or len(methods) == 1:
+        return models, methods[0] if methods else None
+    if len(methods) != len(models):
+        raise DataError(f"{len(methods)} --method for {len(models)} --model",
+                        fix="give one --method for all models, or one per --model in the same "
+                            "order, or write --model NAME:METHOD")
+    specs = []
+    for model, method in zip(models, methods, strict=True):
+        name, own = model_method(model, method)
+        if own != method:
+            raise DataError(f"--model {model} names method {own!r} but its --method is "
+                            f"{method!r}", fix="give the method once")
+        specs.append(f"{name}:{method}")
+    return tuple(specs), None
+
+
 def _experiment(args: argparse.Namespace, **fixed):
     """An Experiment from the flags given (others keep their defaults)."""
     from .experiment import Experiment, from_toml
 
+    if getattr(args, "sentences", None) and getattr(args, "dataset", None):
+        raise DataError("--dataset and --sentences both name the data",
+                        fix="give one: a named dataset, or your own --sentences [--pairs]")
     if getattr(args, "config", None):
         base = from_toml(args.config)
+        if getattr(args, "dataset", None):  # a flag overrides the file's own data
+            base = dataclasses.replace(base, dataset=args.dataset, sentences=None, pairs=None)
     else:
         scoring = args.command == "score" or (args.command == "run" and args.scores is None
                                               and bool(args.model))
         base = Experiment(scores=None if scoring else "published",
                           models=tuple(args.model or ()))
-    names = ("dataset", "data_path", "scores", "method", "revision", "n_boot", "seed", "by",
-             "formula", "compare_metric", "correction", "sign", "out")
+    names = ("dataset", "data_path", "sentences", "pairs", "scores", "revision", "n_boot",
+             "seed", "by", "formula", "compare_metric", "correction", "sign", "out")
     changes = {n: getattr(args, n, None) for n in names} | fixed
-    if getattr(args, "model", None):
-        changes["models"] = tuple(args.model)
+    models, changes["method"] = _models_and_method(args)
+    if models:
+        changes["models"] = models
+    if getattr(args, "paradigm", None):
+        changes["paradigms"] = tuple(args.paradigm)
     if getattr(args, "delta", None):
         changes["deltas"] = tuple(args.delta)
     return base.replace(**changes)
@@ -86,9 +121,10 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     exp = _experiment(args)
     ds = load_dataset(exp)
-    print(f"scoring {len(ds.sentences)} sentences of {ds.name} with {', '.join(exp.models)} "
-          f"({exp.method}) ...", file=sys.stderr)
-    path = data.write_scores(score_models(ds, exp.models, exp.method, exp.revision), args.out)
+    plan = exp.scoring_plan()
+    print(f"scoring {len(ds.sentences)} sentences of {ds.name} with "
+          f"{', '.join(f'{m} ({method})' for m, method in plan)} ...", file=sys.stderr)
+    path = data.write_scores(score_models(ds, plan, exp.revision), args.out)
     print(f"wrote {path}")
     return 0
 
@@ -216,6 +252,15 @@ def _data_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--data-path", metavar="DIR",
                    help="folder with the dataset's files (default: $ACCEPTABILITY_DATA_DIR/"
                         "<dataset>, else download)")
+    g.add_argument("--paradigm", action="append", metavar="UID",
+                   help="with --dataset blimp: a paradigm to load, e.g. adjunct_island "
+                        "(repeatable; default: all 67)")
+    g.add_argument("--sentences", metavar="FILE",
+                   help="your own sentences instead of --dataset: .csv, .tsv or .parquet with "
+                        "sentence_id, text and optionally type_id, phenomenon, label, human "
+                        "(docs/tables.md)")
+    g.add_argument("--pairs", metavar="FILE",
+                   help="with --sentences: your minimal pairs (pair_id, good_id, bad_id)")
 
 
 def _scores_args(p: argparse.ArgumentParser) -> None:
@@ -225,7 +270,8 @@ def _scores_args(p: argparse.ArgumentParser) -> None:
                         "scores file (.csv/.parquet with sentence_id, model, score)")
     g.add_argument("--model", action="append", metavar="MODEL",
                    help="a model of the scores to keep (repeatable); without --scores "
-                        "(run only), a model to score first")
+                        "(run only), a model to score first: MODEL or MODEL:METHOD, e.g. "
+                        "gpt2:logprob")
 
 
 def _analysis_args(p: argparse.ArgumentParser, report: bool = True) -> None:
@@ -267,10 +313,14 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("score", help="score a dataset's sentences with language models",
                        description=cmd_score.__doc__)
     _data_args(s)
-    s.add_argument("--model", action="append", required=True, metavar="MODEL",
-                   help="model to score with, e.g. gpt2 or a local folder (repeatable)")
-    s.add_argument("--method", help="logprob, pll, pll_word_l2r, classifier or ngram "
-                                    "(default: logprob)")
+    s.add_argument("--model", action="append", required=True, metavar="MODEL[:METHOD]",
+                   help="model to score with: a hub id, a local folder or (ngram) an ARPA "
+                        "file, optionally with its method, e.g. gpt2:logprob or "
+                        "bert-base-uncased:pll (repeatable)")
+    s.add_argument("--method", action="append",
+                   help="logprob, pll, pll_word_l2r, classifier or ngram, for every --model "
+                        "without its own; or repeated, one per --model in order "
+                        "(default: logprob)")
     s.add_argument("--revision", help="model revision (branch, tag or commit) to load")
     s.add_argument("--out", default="scores.parquet",
                    help="scores file to write (.parquet or .csv; default: scores.parquet)")
@@ -309,8 +359,9 @@ def parser() -> argparse.ArgumentParser:
     u.add_argument("--config", metavar="TOML", help="experiment file")
     _data_args(u)
     _scores_args(u)
-    u.add_argument("--method", help="scoring method for --model without --scores "
-                                    "(default: logprob)")
+    u.add_argument("--method", action="append",
+                   help="scoring method for --model without --scores: one for all, or one "
+                        "per --model in order (default: logprob; or --model NAME:METHOD)")
     u.add_argument("--revision", help="model revision for --model without --scores")
     _analysis_args(u)
     u.add_argument("--out", help="output folder (default: report)")

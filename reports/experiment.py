@@ -6,23 +6,29 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from acceptability.data.blimp import check_paradigms
 from acceptability.data.errors import DataError
+from acceptability.data.names import display_names, with_display_names
 
 from acceptability import data, stats
 
 from .analysis import DEFAULT_FORMULA
 
 DATASETS = ("li-adger", "blimp", "cola", "example")
+USER = "user"  # the dataset of an experiment on the user's own files
+METHOD_NAME = re.compile(r"[a-z][a-z0-9_]*")  # "gpt2:logprob"; not "C:\\models\\x"
 MAX_DELTA = 100.0
 # TOML layout: table -> {key in the file: Experiment field}
 TOML_KEYS = {
     "": {"out": "out"},
-    "data": {"dataset": "dataset", "path": "data_path"},
+    "data": {"dataset": "dataset", "path": "data_path", "paradigms": "paradigms",
+             "sentences": "sentences", "pairs": "pairs"},
     "scores": {"source": "scores", "models": "models", "method": "method",
                "revision": "revision"},
     "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
@@ -37,13 +43,20 @@ class Experiment:
 
     ``scores``: ``"published"`` (the dataset's published model scores), a scores file, or
     None to score ``models`` with ``scoring.score``; with scores given, ``models`` selects
-    some of their models. ``by="auto"`` picks the per-group breakdown; ``formula=""``
+    some of their models; a model to score may name its method (``"gpt2:logprob"``,
+    ``"bert-base-uncased:pll"``), else ``method`` applies. ``sentences`` and ``pairs``:
+    the user's own files (CSV/TSV/Parquet; ``dataset`` is then ``"user"``).
+    ``paradigms``: BLiMP paradigms to load (default all). ``by="auto"`` picks the
+    per-group breakdown; ``formula=""``
     skips the mixed models. ``sign``: the ADC's sign convention, ``"strict"`` or
     ``"thesis"`` (``stats.metrics.sign_agree``).
     """
 
     dataset: str = "li-adger"
     data_path: str | None = None
+    sentences: str | None = None
+    pairs: str | None = None
+    paradigms: tuple[str, ...] = ()
     scores: str | None = "published"
     models: tuple[str, ...] = ()
     method: str = "logprob"
@@ -59,8 +72,20 @@ class Experiment:
     out: str = "report"
 
     def __post_init__(self) -> None:
-        if self.dataset not in DATASETS:
-            raise DataError(f"unknown dataset {self.dataset!r}", fix=f"use one of {list(DATASETS)}")
+        if self.sentences is not None:
+            object.__setattr__(self, "dataset", USER)
+        elif self.pairs is not None:
+            raise DataError("a pairs file needs its sentences file",
+                            fix="give --sentences FILE with --pairs FILE")
+        elif self.dataset not in DATASETS:
+            raise DataError(f"unknown dataset {self.dataset!r}", fix=f"use one of {list(DATASETS)}"
+                            " or your own files (--sentences FILE [--pairs FILE])")
+        object.__setattr__(self, "paradigms", tuple(self.paradigms))
+        if self.paradigms:
+            if self.dataset != "blimp":
+                raise DataError(f"paradigms select BLiMP paradigms, not {self.dataset!r} data",
+                                fix="use them with dataset blimp")
+            check_paradigms(self.paradigms)
         object.__setattr__(self, "deltas", tuple(check_delta(d) for d in self.deltas))
         object.__setattr__(self, "models", tuple(self.models))
         if self.n_boot < 0:
@@ -71,6 +96,13 @@ class Experiment:
         if self.scores is None and not self.models:
             raise DataError("no scores and no models to score",
                             fix="give --scores (published or a file) or --model")
+        if self.scores is None:
+            self.scoring_plan()  # an unknown method fails here, before any work
+
+    def scoring_plan(self) -> list[tuple[str, str]]:
+        """(model, method) for each model to score: its own ``model:method``, else
+        ``method``."""
+        return [model_method(spec, self.method) for spec in self.models]
 
     def replace(self, **changes) -> Experiment:
         """A copy with some settings changed (None values are ignored)."""
@@ -79,8 +111,9 @@ class Experiment:
     def scores_settings(self) -> dict:
         """Where the scores come from (for provenance): source, models, method, revision."""
         scored = self.scores is None
-        return {"scores": self.scores or "scored with scoring.score",
-                "models": list(self.models), "method": self.method if scored else None,
+        models = [f"{m}:{method}" for m, method in self.scoring_plan()] if scored \
+            else list(self.models)
+        return {"scores": self.scores or "scored with scoring.score", "models": models,
                 "revision": self.revision if scored else None}
 
     def analysis_settings(self) -> dict:
@@ -88,6 +121,20 @@ class Experiment:
         return {"deltas": list(self.deltas), "n_boot": self.n_boot, "seed": self.seed,
                 "by": self.by, "compare_metric": self.compare_metric,
                 "correction": self.correction, "sign": self.sign}
+
+
+def model_method(spec: str, default: str) -> tuple[str, str]:
+    """``"gpt2:logprob"`` -> ``("gpt2", "logprob")``; a spec without a method (``"gpt2"``,
+    a folder) takes ``default``. An unknown method is an error listing the methods."""
+    from acceptability.scoring.runner import METHODS
+
+    model, sep, method = str(spec).rpartition(":")
+    if not (sep and model and METHOD_NAME.fullmatch(method)):
+        model, method = str(spec), default
+    if method not in METHODS:
+        raise DataError(f"unknown scoring method {method!r} for model {model!r}",
+                        fix=f"use one of {list(METHODS)}, e.g. --model {model}:logprob")
+    return model, method
 
 
 def check_delta(value: float | str) -> float:
@@ -122,7 +169,10 @@ def from_toml(path: str | os.PathLike) -> Experiment:
             raise DataError(f"unknown key {unknown[0]!r} in {where}", source=str(p),
                             fix=f"use one of {sorted(keys)}")
         values |= {keys[k]: v for k, v in section.items() if k in keys}
-    for key in ("data_path", "out"):
+    if "sentences" in values and "dataset" in values:
+        raise DataError("[data] gives both a dataset and sentences", source=str(p),
+                        fix="keep one: a named dataset, or your own sentences/pairs files")
+    for key in ("data_path", "out", "sentences", "pairs"):
         if key in values:
             values[key] = str((p.parent / values[key]).resolve())
     if "scores" in values and values["scores"] not in ("published", "score"):
@@ -137,8 +187,12 @@ def from_toml(path: str | os.PathLike) -> Experiment:
 
 def load_dataset(exp: Experiment):
     """The experiment's dataset."""
+    if exp.dataset == USER:
+        return data.read_dataset(exp.sentences, exp.pairs)
     if exp.dataset == "example":
         return data.load_example()[0]
+    if exp.dataset == "blimp":
+        return data.load_blimp(exp.data_path, paradigms=exp.paradigms or None)
     loader = {"li-adger": data.load_li_adger, "blimp": data.load_blimp,
               "cola": data.load_cola}[exp.dataset]
     return loader(exp.data_path)
@@ -155,9 +209,10 @@ def select_models(scores: pd.DataFrame, models: tuple[str, ...]) -> pd.DataFrame
     return scores[scores["model"].isin(models)].reset_index(drop=True)
 
 
-def score_models(dataset, models: tuple[str, ...], method: str,
+def score_models(dataset, plan: list[tuple[str, str]],
                  revision: str | None = None) -> pd.DataFrame:
-    """Score ``dataset`` with each model (``scoring.score``, imported lazily: torch)."""
+    """Score ``dataset`` with each (model, method) of ``plan`` (``scoring.score``; torch is
+    imported when a model loads), each named ``<display name>_<method>``."""
     try:
         from acceptability import scoring
     except ImportError as err:
@@ -166,22 +221,28 @@ def score_models(dataset, models: tuple[str, ...], method: str,
     score = getattr(scoring, "score", None)
     if score is None:
         raise DataError("scoring.score is not available in this version of the package")
-    return pd.concat([score(dataset, model=m, method=method, revision=revision) for m in models],
-                     ignore_index=True)
+    local = {m: str(Path(m).expanduser().resolve()) for m, _ in plan
+             if Path(m).expanduser().exists()}  # folders and ARPA files, by absolute path
+    shown = display_names(local.get(m, m) for m, _ in plan)  # by name, unique
+    return pd.concat([score(dataset, model=m, method=method, revision=revision,
+                            model_name=f"{shown[local.get(m, m)]}_{method}")
+                      for m, method in plan], ignore_index=True)
 
 
 def load_scores(exp: Experiment, dataset) -> pd.DataFrame:
     """The experiment's scores: published, from a file, or computed with ``scoring``."""
     if exp.scores is None:
-        return score_models(dataset, exp.models, exp.method, exp.revision)
+        return score_models(dataset, exp.scoring_plan(), exp.revision)
     if exp.scores == "published":
         if exp.dataset == "li-adger":
             scores = data.load_li_adger_scores(exp.data_path)
         elif exp.dataset == "example":
             scores = data.load_example()[1]
         else:
-            raise DataError(f"no published scores for dataset {exp.dataset!r}",
-                            fix="give a scores file, or --model to score the sentences")
+            what = "your own data" if exp.dataset == USER else f"dataset {exp.dataset!r}"
+            raise DataError(f"no published scores for {what}",
+                            fix="give a scores file (--scores FILE), or --model to score the "
+                                "sentences")
     else:
         scores = data.read_scores(exp.scores, dataset)
-    return select_models(scores, exp.models)
+    return with_display_names(select_models(scores, exp.models))

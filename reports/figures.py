@@ -22,6 +22,8 @@ from acceptability.stats import metrics  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from statsmodels.stats.proportion import proportion_confint  # noqa: E402
 
+from .labels import header  # noqa: E402
+
 JITTER, ALPHA = 0.05, 0.3  # thesis figs 2-5, 2-7, 3-2, 3-4: x-jitter 0.05, alpha 0.3
 
 
@@ -150,7 +152,7 @@ def accuracy_bars(by_group: pd.DataFrame, by: str, metrics=("blimp", "adc_1"),
                    capsize=2, error_kw={"lw": 0.8})
         ax.set_xticks(np.arange(len(groups)), groups, rotation=30 if len(groups) > 6 else 0,
                       ha="right" if len(groups) > 6 else "center", fontsize=8)
-        ax.set(ylim=(0, 1), ylabel=metric, title=f"{metric} by {by}")
+        ax.set(ylim=(0, 1), ylabel=header(metric), title=f"{header(metric)} by {by}")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside upper center", ncols=min(4, len(models)), fontsize=7)
     return fig
@@ -203,5 +205,5 @@ def forest(comparisons: pd.DataFrame, estimate: str = "difference", lower: str =
             ax.annotate(f"p={pv:.2g}", (1.01, yi), xycoords=("axes fraction", "data"),
                         va="center", fontsize=7)
     metric = c["metric"].iloc[0] if "metric" in c and len(c) else estimate
-    ax.set(xlabel=f"difference in {metric} (a − b)", title="Model comparisons")
+    ax.set(xlabel=f"difference in {header(metric)} (a − b)", title="Model comparisons")
     return fig

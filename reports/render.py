@@ -49,25 +49,49 @@ class Report:
     tables: dict[str, Path]
 
 
+def _omitted(has: dict[str, bool]) -> str:
+    """The data summary's note on the sections this dataset cannot have."""
+    parts = []
+    if not has["pairs"]:
+        parts.append("no minimal pairs, so no BLiMP criterion or ADC")
+    if not has["human"]:
+        parts.append("no gradient human judgments, so no ADC, correlations with humans or "
+                     "judgment models")
+    if not has["labels"]:
+        parts.append("no expert labels, so no MCC")
+    return f"This dataset has {'; '.join(parts)}." if parts else ""
+
+
 def sections(r: Results) -> list[Section]:
-    """The report's sections in order, with the figures each shows."""
+    """The report's sections in order, with the figures each shows; a section the
+    dataset cannot support (:func:`tables.supports`) is left out."""
     seed = r.provenance.get("seed", 0)
     n_human = dict(zip(r.evaluation["model"], r.evaluation["n_pairs_human"], strict=True))
     notes = r.notes
-    adc = Section("adc", "BLiMP criterion and ADC (thesis Table 3.1)",
-                  "Share of minimal pairs whose acceptable sentence outscores the unacceptable "
-                  "one (BLiMP criterion), and share whose model delta has the human delta's sign "
-                  "and lies within delta of it (ADC), over pairs with both values.",
-                  tables=["table_3_1"], notes=[notes[k] for k in ("bootstrap", "by_group")
-                                               if k in notes])
-    if len(r.adc_curve):
-        adc.figures.append(("adc_curve", "ADC pass rate against delta with 95% Wilson bands; "
-                            "dotted lines at the deltas of Table 3.1.",
+    has = tables.supports(r)
+    if has["human"]:
+        title = "BLiMP criterion and ADC"
+        text = ("Share of minimal pairs whose acceptable sentence outscores the unacceptable one "
+                "(BLiMP criterion), and share whose model delta has the human delta's sign and "
+                "lies within δ of it (ADC), over pairs with both values.")
+    else:
+        title, text = "BLiMP criterion", ("Share of minimal pairs whose acceptable sentence "
+                                          "outscores the unacceptable one (accuracy).")
+    if "table_3_1" in r.reference:
+        title += " (thesis Table 3.1)"
+    adc = Section("adc", title, text, tables=["table_3_1"],
+                  notes=[notes[k] for k in ("bootstrap", "by_group") if k in notes])
+    if has["human"] and len(r.adc_curve):
+        adc.figures.append(("adc_curve", "ADC pass rate against δ with 95% Wilson bands; "
+                            "dotted lines at the deltas of the table above.",
                             lambda: figures.adc_curve(r.adc_curve, n_human, marks=r.deltas)))
     if r.by_group is not None:
-        adc.figures.append(("accuracy_by_group", f"BLiMP criterion and ADC (delta 1) by {r.by}, "
-                            "with 95% Wilson intervals.",
-                            lambda: figures.accuracy_bars(r.by_group, r.by)))
+        d = 1.0 if 1.0 in r.deltas else r.deltas[0]
+        metrics = ("blimp", f"adc_{d:g}") if has["human"] else ("blimp",)
+        what = f"BLiMP criterion and ADC (δ = {d:g})" if has["human"] else "BLiMP criterion"
+        adc.figures.append(("accuracy_by_group", f"{what} by {r.by}, with 95% Wilson "
+                            "intervals.",
+                            lambda: figures.accuracy_bars(r.by_group, r.by, metrics)))
     corr = Section("correlations", "Correlations with human judgments",
                    "Pearson and Spearman correlations of model z-scores with human judgments "
                    "per sentence, and of model deltas with human deltas per minimal pair.",
@@ -123,13 +147,15 @@ def sections(r: Results) -> list[Section]:
                     "Versions, models, seeds, data checksums and the command that made this "
                     "report (also in provenance.json).",
                     pre=[("provenance", json.dumps(r.provenance, indent=2, default=str))])
-    return [
-        Section("data", "Data summary", tables=["data_summary", "exclusions", "counts"]),
-        adc, corr, Section("mcc", "MCC", "Predicted label (classifier: sign of the signed "
-                           "confidence; other scores: z above 0) against the expert label.",
-                           tables=["mcc"]),
-        var, fit, comp, repro,
-    ]
+    mcc = Section("mcc", "MCC", "Predicted label (classifier: sign of the signed "
+                  "confidence; other scores: z above 0) against the expert label.",
+                  tables=["mcc"])
+    shown = {"adc": has["pairs"], "correlations": has["human"], "mcc": has["labels"],
+             "fits": has["human"] or bool(r.fits and r.fits.summaries)}
+    data = Section("data", "Data summary", _omitted(has),
+                   tables=["data_summary", "exclusions", "counts"])
+    return [s for s in (data, adc, corr, mcc, var, fit, comp, repro)
+            if shown.get(s.anchor, True)]
 
 
 def _write_figure(fig: Figure, path: Path) -> str:
@@ -149,23 +175,28 @@ def build(results: Results, out: str | os.PathLike = "report",
     all_tables = tables.all_tables(results)
     table_files: dict[str, Path] = {}
     rendered = []
+    n_tables = n_figures = 0  # tables and figures are numbered through the report
     for s in sections(results):
         ts = []
         for key in s.tables:
             caption, table = all_tables[key]
             if table is None:
                 continue
+            n_tables += 1
             csv, tex = out / "tables" / f"{key}.csv", out / "tables" / f"{key}.tex"
             table.to_csv(csv, index=False)
-            write_text(tex, tables.to_latex(table, caption, key))
+            write_text(tex, f"% Table {n_tables} of report.html\n"
+                            + tables.to_latex(table, caption, key))
             table_files[f"{key}.csv"], table_files[f"{key}.tex"] = csv, tex
-            ts.append({"caption": caption, "html": Markup(tables.to_html(table)),  # escaped
+            ts.append({"number": n_tables, "caption": caption,
+                       "html": Markup(tables.to_html(table)),  # escaped
                        "markdown": tables.to_markdown(table),
                        "files": {"csv": f"tables/{key}.csv", "tex": f"tables/{key}.tex"}})
         fs = []
         for name, caption, make in s.figures:
+            n_figures += 1
             path = out / "figures" / f"{name}.png"
-            fs.append({"caption": caption, "file": f"figures/{name}.png",
+            fs.append({"number": n_figures, "caption": caption, "file": f"figures/{name}.png",
                        "base64": _write_figure(make(), path)})
         rendered.append({"anchor": s.anchor, "title": s.title, "text": s.text, "notes": s.notes,
                          "tables": ts, "figures": fs,

@@ -11,6 +11,15 @@ from acceptability.data.published import SEED_004_VARIABILITY
 from acceptability.stats.bootstrap import with_intervals
 
 from .analysis import Results
+from .labels import header
+
+
+def supports(results: Results) -> dict[str, bool]:
+    """What the dataset allows: minimal pairs (BLiMP criterion), gradient human judgments
+    (ADC, correlations, judgment models), expert labels (MCC)."""
+    s = results.dataset.sentences
+    return {"pairs": len(results.dataset.pairs) > 0, "human": bool(s["human"].notna().any()),
+            "labels": bool(s["label"].notna().any())}
 
 
 def data_summary(results: Results) -> pd.DataFrame:
@@ -53,14 +62,22 @@ def evaluation_with_ci(evaluation: pd.DataFrame, bootstrap: pd.DataFrame | None)
     return with_intervals(evaluation, bootstrap)
 
 
+def criteria_metrics(results: Results) -> list[str]:
+    """The pass-rate criteria the dataset supports: BLiMP, and the ADC at each delta when
+    there are human judgments."""
+    adc = [f"adc_{d:g}" for d in results.deltas] if supports(results)["human"] else []
+    return ["blimp", *adc]
+
+
 def table_3_1(results: Results) -> pd.DataFrame:
     """Thesis Table 3.1: BLiMP criterion and ADC at each delta per model (with bootstrap
-    CI columns when available), each beside the thesis value where one is published."""
+    CI columns when available), each beside the thesis value where one is published;
+    without human judgments, the BLiMP criterion alone."""
     ev = evaluation_with_ci(results.evaluation, results.bootstrap)
     ref = results.reference.get("table_3_1")
     thesis = ref.set_index("model") if ref is not None else pd.DataFrame()
     out = ev[["model", "n_pairs"]].copy()
-    for metric in ["blimp", *[f"adc_{d:g}" for d in results.deltas]]:
+    for metric in criteria_metrics(results):
         for col in (metric, f"{metric}_lower", f"{metric}_upper"):
             if col in ev:
                 out[col] = ev[col]
@@ -121,16 +138,19 @@ def comparisons(results: Results) -> pd.DataFrame | None:
 
 def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
     """Every report table by file stem: (caption, table or None when not available)."""
-    metric_list = ", ".join(["BLiMP criterion", *[f"ADC at delta {d:g}" for d in results.deltas]])
+    metrics = criteria_metrics(results)
+    names = ", ".join(header(m) for m in metrics)
+    thesis = ", with the thesis values (thesis Table 3.1)" if "table_3_1" in results.reference \
+        else ""
+    sign = f"; ADC sign convention '{results.sign}'" if len(metrics) > 1 else ""
     return {
         "data_summary": ("Data summary", data_summary(results)),
         "exclusions": ("Rows excluded by the loader, and why", exclusions(results)),
         "counts": ("Sentences and pairs used per model", counts(results)),
-        "table_3_1": (f"{metric_list}, with the thesis values (thesis Table 3.1); 95% "
-                      "cluster-bootstrap intervals in brackets when computed; ADC sign "
-                      f"convention '{results.sign}'",
-                      table_3_1(results)),
-        "correlations": ("Correlations with human judgments (thesis Table 2.3)",
+        "table_3_1": (f"{names} per model{thesis}; 95% cluster-bootstrap intervals in "
+                      f"brackets when computed{sign}", table_3_1(results)),
+        "correlations": ("Correlations with human judgments"
+                         + (" (thesis Table 2.3)" if "table_2_3" in results.reference else ""),
                          correlations(results)),
         "mcc": ("Matthews correlation coefficient against expert labels", mcc(results)),
         "variability": ("Within-type variability (seed 004)", variability(results)),
@@ -161,7 +181,8 @@ def formatted(table: pd.DataFrame) -> pd.DataFrame:
 LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
-                 "|": r"\textbar{}", "\u2013": "--", "\u2014": "---", "\u2212": "$-$"}
+                 "|": r"\textbar{}", "\u2013": "--", "\u2014": "---", "\u2212": "$-$",
+                 "δ": r"$\delta$", "Δ": r"$\Delta$", "ρ": r"$\rho$"}
 _LATEX_SPECIAL = re.compile("|".join(map(re.escape, LATEX_SPECIAL)))
 
 
@@ -170,9 +191,14 @@ def latex_escape(text: object) -> str:
     return _LATEX_SPECIAL.sub(lambda m: LATEX_SPECIAL[m.group()], str(text))
 
 
+def display_table(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`formatted` with readable headers (:func:`header`)."""
+    return formatted(table).rename(columns=header)
+
+
 def to_latex(table: pd.DataFrame, caption: str, label: str) -> str:
     """A booktabs LaTeX table (pandas Styler); cells, headers and caption escaped."""
-    shown = formatted(table).map(latex_escape)
+    shown = display_table(table).map(latex_escape)
     shown.columns = [latex_escape(c) for c in shown.columns]
     return shown.style.hide(axis="index").to_latex(
         column_format="l" + "r" * (shown.shape[1] - 1),
@@ -182,9 +208,9 @@ def to_latex(table: pd.DataFrame, caption: str, label: str) -> str:
 
 def to_markdown(table: pd.DataFrame) -> str:
     """A GitHub-flavoured Markdown table."""
-    return formatted(table).to_markdown(index=False)
+    return display_table(table).to_markdown(index=False)
 
 
 def to_html(table: pd.DataFrame) -> str:
     """An HTML table (escaped)."""
-    return formatted(table).to_html(index=False, classes="table", border=0, escape=True)
+    return display_table(table).to_html(index=False, classes="table", border=0, escape=True)

@@ -39,13 +39,13 @@ pre { background: #f6f6f6; padding: .8em; overflow-x: auto; font-size: .8em; }
 {% if s.text %}<p>{{ s.text }}</p>{% endif %}
 {% for note in s.notes %}<p class="note">{{ note }}</p>
 {% endfor %}
-{% for t in s.tables %}<p class="caption"><b>Table.</b> {{ t.caption }}
+{% for t in s.tables %}<p class="caption" id="table-{{ t.number }}"><b>Table {{ t.number }}.</b> {{ t.caption }}
 {% if t.files %}(<a href="{{ t.files.csv }}">CSV</a>, <a href="{{ t.files.tex }}">LaTeX</a>){% endif %}</p>
 <div class="scroll">{{ t.html }}</div>
 {% endfor %}
-{% for f in s.figures %}<figure>
+{% for f in s.figures %}<figure id="figure-{{ f.number }}">
 <img src="data:image/png;base64,{{ f.base64 }}" alt="{{ f.caption }}">
-<figcaption><b>Figure.</b> {{ f.caption }} (<a href="{{ f.file }}">{{ f.file }}</a>)</figcaption>
+<figcaption><b>Figure {{ f.number }}.</b> {{ f.caption }} (<a href="{{ f.file }}">{{ f.file }}</a>)</figcaption>
 </figure>
 {% endfor %}
 {% for p in s.pre %}<details{% if loop.first %} open{% endif %}><summary>{{ p.title }}</summary>
@@ -73,15 +73,15 @@ MARKDOWN = """# {{ title }}
 {% endfor %}
 {% for t in s.tables %}
 
-**Table.** {{ t.caption }}
+**Table {{ t.number }}.** {{ t.caption }}
 
 {{ t.markdown }}
 {% endfor %}
 {% for f in s.figures %}
 
-![{{ f.caption }}]({{ f.file }})
+![Figure {{ f.number }}: {{ f.caption }}]({{ f.file }})
 
-*Figure.* {{ f.caption }}
+*Figure {{ f.number }}.* {{ f.caption }}
 {% endfor %}
 {% for p in s.pre %}
 

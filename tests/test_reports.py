@@ -51,7 +51,7 @@ def test_build_writes_html_markdown_latex_and_figures(example_results, tmp_path)
         tex = (tmp_path / "rep" / "tables" / f"{key}.tex").read_text()
         assert r"\toprule" in tex and r"\bottomrule" in tex
         assert f'href="tables/{key}.tex"' in html
-    for title in ("Data summary", "BLiMP criterion and ADC (thesis Table 3.1)", "MCC",
+    for title in ("Data summary", "BLiMP criterion and ADC", "MCC",
                   "Correlations with human judgments", "Within-type variability",
                   "Mixed-effects judgment models", "Model comparisons", "Reproducibility"):
         assert f"<h2>{title}</h2>" in html and f"## {title}" in md

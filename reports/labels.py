@@ -1,0 +1,33 @@
+"""Readable names for the metrics' code names, for table headers and figure labels
+(the CSV files keep the code names)."""
+
+from __future__ import annotations
+
+# Column headers as readers know the metrics; the CSV files keep the code names.
+HEADERS = {
+    "model": "Model", "n_pairs": "Pairs", "n_pairs_human": "Pairs with human Δ",
+    "n_pairs_excluded": "Pairs without human Δ", "n_sentences": "Sentences",
+    "n_mcc": "Sentences with a label", "blimp": "BLiMP accuracy", "adc_area": "ADC area",
+    "r_sentence": "Pearson r (sentences)", "r_pair": "Pearson r (pairs)",
+    "variability": "Within-type SD", "mcc": "MCC", "pearson": "Pearson r",
+    "spearman": "Spearman ρ", "model_a": "Model a", "model_b": "Model b",
+    "estimate_a": "Estimate a", "estimate_b": "Estimate b", "difference": "Difference (a − b)",
+    "p_boot": "p (bootstrap)", "p_boot_adj": "p (bootstrap, corrected)",
+    "p_min": "Smallest possible p (bootstrap)",
+    "p_test": "p (test)", "p_test_adj": "p (test, corrected)", "se": "SE",
+    "n_types": "Types", "n_types_excluded": "Types excluded", "seed 004": "Seed 004",
+}
+
+
+def header(column: str) -> str:
+    """A readable header for a code column name: ``adc_0.5`` -> "ADC (δ = 0.5)",
+    ``blimp (thesis)`` -> "BLiMP accuracy, thesis", ``n_types`` -> "Types"."""
+    base, thesis = column.removesuffix(" (thesis)"), column.endswith(" (thesis)")
+    if base in HEADERS:
+        text = HEADERS[base]
+    elif base.startswith("adc_"):
+        text = f"ADC (δ = {base.removeprefix('adc_')})"
+    else:
+        text = base.replace("_", " ")
+        text = text[:1].upper() + text[1:]
+    return f"{text}, thesis" if thesis else text
