@@ -323,7 +323,7 @@ def parser() -> argparse.ArgumentParser:
                         "(default: logprob)")
     s.add_argument("--revision", help="model revision (branch, tag or commit) to load")
     s.add_argument("--out", default="scores.parquet",
-                   help="scores file to write (.parquet or .csv; default: scores.parquet)")
+                   help="scores file to write (.parquet, .csv or .tsv; default: scores.parquet)")
     s.set_defaults(func=cmd_score)
 
     e = sub.add_parser("evaluate", help="BLiMP criterion, ADC, correlations, MCC, variability",
