@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 from acceptability.data.names import with_display_names
 from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
+from acceptability.stats.bootstrap import with_intervals
+from acceptability.stats.bootstrap_arrays import adc_delta
 
 from acceptability import stats
 
@@ -89,19 +91,33 @@ def _reference(dataset, models: list[str]) -> dict[str, pd.DataFrame]:
 def bootstrap_ci(dataset, scores: pd.DataFrame, deltas, n_boot: int, seed: int,
                  notes: dict, sign: str = "strict") -> pd.DataFrame | None:
     """Cluster (sentence type) bootstrap of every ``stats.evaluate`` metric, tidy
-    ``model, metric, estimate, lower, upper``; None (and a note) when not run."""
+    ``model, metric, estimate, lower, upper``; None (and a note) when not run. Intervals
+    missing for a metric that has a value are named in ``notes["bootstrap"]``."""
     if n_boot <= 0:
         notes["bootstrap"] = "Bootstrap confidence intervals were not requested (n_boot = 0)."
         return None
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=NAN_WARNING)
-        return stats.bootstrap(stats.evaluate, dataset, scores, n=n_boot, cluster="type_id", seed=seed,
-                    deltas=deltas, sign=sign)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        boot = stats.bootstrap(stats.evaluate, dataset, scores, n=n_boot, cluster="type_id",
+                               seed=seed, deltas=deltas, sign=sign)
+    _note_missing(caught, notes, "bootstrap", "Intervals")
+    return boot
+
+
+def _note_missing(caught: list, notes: dict, key: str, what: str) -> None:
+    """``stats.bootstrap``'s warnings about missing intervals, as a report note."""
+    said = [str(w.message) for w in caught if str(w.message).startswith("no bootstrap interval")]
+    if said:
+        notes[key] = f"{what}: " + "; ".join(said) + "."
 
 
 def _compare(dataset, scores, metric: str, correction: str, n_boot: int, seed: int, deltas,
              notes: dict, sign: str = "strict") -> pd.DataFrame | None:
-    if scores["model"].nunique() < 2 or n_boot <= 0:
+    """All pairs of models on ``metric``, with at least the resamples that the number of
+    corrected comparisons needs (``stats.resamples_for``): with fewer, the bootstrap
+    p-value's resolution 2 / (n + 1) keeps every corrected p above 0.05."""
+    k = scores["model"].nunique()
+    if k < 2 or n_boot <= 0:
         notes["comparisons"] = ("Model comparisons need at least two models and bootstrap "
                                 "resamples (n_boot > 0).")
         return None
@@ -109,10 +125,28 @@ def _compare(dataset, scores, metric: str, correction: str, n_boot: int, seed: i
         notes["comparisons"] = (f"{metric} needs human judgments, which this dataset lacks: "
                                 "the models are compared on the BLiMP criterion instead.")
         metric = "blimp"
+    n = max(n_boot, stats.resamples_for(k * (k - 1) // 2 if correction else 1))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=NAN_WARNING)
-        return stats.compare_all(dataset, scores, metric, correction=correction, n=n_boot, seed=seed,
-                           deltas=deltas, sign=sign)
+        return stats.compare_all(dataset, scores, metric, correction=correction, n=n, seed=seed,
+                                 deltas=deltas, sign=sign)
+
+
+def group_intervals(dataset, scores: pd.DataFrame, by_group: pd.DataFrame, by: str,
+                    n_boot: int, seed: int, notes: dict, sign: str = "strict") -> pd.DataFrame:
+    """``by_group`` with cluster-bootstrap intervals of the metrics the per-group bars can
+    show (the BLiMP criterion and the ADC at each delta, where defined), each group
+    resampled within itself (``stats.bootstrap(by=...)``; a group that is one cluster by
+    its pairs). Groups left without an interval are named in ``notes``."""
+    names = [m for m in by_group.columns
+             if (m == "blimp" or adc_delta(m) is not None) and by_group[m].notna().any()]
+    if n_boot <= 0 or not names:
+        return by_group
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        boot = stats.bootstrap(names, dataset, scores, n=n_boot, seed=seed, by=by, sign=sign)
+    _note_missing(caught, notes, "by_group_ci", "Per-group intervals")
+    return with_intervals(by_group, boot, by)
 
 
 def _pair_level(formula: str) -> bool:
@@ -189,6 +223,8 @@ def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
     by = choose_by(dataset) if by == "auto" else by
     by_group = (stats.evaluate(dataset, scores, deltas=deltas, by=by, sign=sign)
                 if by and has_pairs else None)
+    if by_group is not None:
+        by_group = group_intervals(dataset, scores, by_group, by, n_boot, seed, notes, sign)
     if by_group is None:
         notes["by_group"] = ("No per-group breakdown: the dataset has no grouping column with "
                              f"2 to {MAX_GROUPS} groups (or no pairs).")

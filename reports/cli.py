@@ -133,12 +133,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     """Evaluate scores against a dataset and print or save the one-row-per-model table."""
     from acceptability import stats
 
-    from .analysis import NAN_WARNING
     from .tables import formatted
 
     exp, ds, sc = _dataset_and_scores(args)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=NAN_WARNING)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         table = stats.evaluate(ds, sc, deltas=exp.deltas, by=args.by, ci=exp.n_boot > 0,
                                n_boot=exp.n_boot, seed=exp.seed, sign=exp.sign)
     if args.out:
@@ -148,8 +147,23 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(formatted(table).to_string(index=False))
     if exp.n_boot:
         print(f"95% intervals from {exp.n_boot:,} cluster-bootstrap resamples (--n-boot 0: "
-              "none)", file=sys.stderr)
+              f"none){_resampled(table, args.by)}", file=sys.stderr)
+    for w in dict.fromkeys(str(w.message) for w in caught):
+        print(f"warning: {w}", file=sys.stderr)
     return 0
+
+
+def _resampled(table, by: str | None) -> str:
+    """What each group's interval resampled (``ci_unit`` of ``evaluate(by=..., ci=True)``)."""
+    if not by or "ci_unit" not in table:
+        return ""
+    units = table.drop_duplicates(by)["ci_unit"].value_counts()
+    said = {"pair": "by their pairs (each is a single cluster)",
+            "sentence": "by their sentences (no pairs)",
+            "none": "without an interval (each holds one pair, or pairs sharing a sentence)"}
+    parts = [f"{k} {by} group(s) {said.get(u, f'by their {u} clusters')}"
+             for u, k in units.items()]
+    return "; each group resampled within itself: " + ", ".join(parts)
 
 
 def cmd_fit(args: argparse.Namespace) -> int:

@@ -8,7 +8,6 @@ Thesis (Vázquez Martínez 2021) figs 2-4/2-6/3-1/3-3 (correlation heatmaps), 2-
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 
 import matplotlib
 
@@ -20,7 +19,6 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from acceptability.stats import metrics  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from statsmodels.stats.proportion import proportion_confint  # noqa: E402
 
 from .labels import header  # noqa: E402
 
@@ -97,43 +95,50 @@ def delta_scatter(pair_deltas: pd.DataFrame, seed: int = 0) -> Figure:
     return _scatter(pair_deltas, "dlm", "dh", "model delta (z)", "human delta", seed)
 
 
-def _wilson(rate: pd.Series, n: pd.Series, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval for a pass rate over ``n`` pairs (pairs treated as independent)."""
-    n = n.to_numpy(float)
-    ok = n > 0
-    lo, hi = np.full(len(n), np.nan), np.full(len(n), np.nan)
-    count = np.round(rate.to_numpy(float)[ok] * n[ok])
-    lo[ok], hi[ok] = proportion_confint(count, n[ok], alpha=1 - level, method="wilson")
-    return lo, hi
-
-
-def adc_curve(curve: pd.DataFrame, n_pairs: Mapping[str, int], marks=(0.5, 1.0, 5.0),
-              level: float = 0.95) -> Figure:
-    """ADC pass rate against delta per model with a Wilson ``level`` band and, in the
-    legend, the normalised area under the curve (thesis 1.3.3; the deltas of Table 3.1
-    marked); inputs: ``stats.adc_curve`` and each model's number
-    of pairs with human and model deltas (``n_pairs_human`` of ``stats.evaluate``)."""
+def adc_curve(curve: pd.DataFrame, intervals: pd.DataFrame | None = None,
+              marks=(0.5, 1.0, 5.0)) -> Figure:
+    """ADC pass rate against delta per model and, in the legend, the normalised area
+    under the curve (thesis 1.3.3), the deltas of Table 3.1 marked, with error bars at
+    them from ``intervals`` (the report's tidy ``stats.bootstrap`` table: ``model,
+    metric, lower, upper`` with ``adc_<delta>`` rows), the tables' cluster-bootstrap
+    intervals; input: ``stats.adc_curve``."""
     fig, ax = plt.subplots(figsize=(7, 4.5), layout="constrained")
+    bounds = (intervals.set_index(["model", "metric"])[["estimate", "lower", "upper"]]
+              if intervals is not None and len(intervals) else None)
     for model, g in curve.groupby("model", sort=False):
         if g["pass_rate"].isna().all():
             continue
-        lo, hi = _wilson(g["pass_rate"], pd.Series(n_pairs.get(model, 0), index=g.index), level)
         area = curve.attrs.get("area", {}).get(model)
         label = _short(model, 40) + (f" (area {area:.3f})" if area is not None else "")
         (line,) = ax.plot(g["delta"], g["pass_rate"], lw=1.5, label=label)
-        ax.fill_between(g["delta"], lo, hi, color=line.get_color(), alpha=0.2, lw=0)
+        keys = [(model, f"adc_{d:g}") for d in marks]
+        if bounds is not None and all(k in bounds.index for k in keys):
+            b = bounds.loc[keys]
+            ax.errorbar(marks, b["estimate"], yerr=_err(b["estimate"], b["lower"], b["upper"]),
+                        fmt="none", ecolor=line.get_color(), capsize=3, lw=1)
     for d in marks:
         ax.axvline(d, color="grey", lw=0.8, ls=":")
-    ax.set(xlabel="delta", ylabel="ADC pass rate", ylim=(0, 1), xlim=(0, curve["delta"].max()),
-           title=f"ADC pass rate against delta ({level:.0%} Wilson bands)")
+    what = "" if bounds is None else "\n(bars: 95% cluster-bootstrap intervals)"
+    ax.set(xlabel="delta", ylabel="ADC pass rate", ylim=(0, 1),
+           xlim=(0, 1.02 * curve["delta"].max()))
+    ax.set_title(f"ADC pass rate against delta{what}", fontsize=10)
     ax.legend(fontsize=8, loc="lower right")
     return fig
 
 
-def accuracy_bars(by_group: pd.DataFrame, by: str, metrics=("blimp", "adc_1"),
-                  level: float = 0.95) -> Figure:
+def _err(value, lower, upper) -> np.ndarray:
+    """Error-bar lengths below and above ``value`` (NaN bounds: no bar)."""
+    value = np.asarray(value, float)
+    return np.nan_to_num(np.abs(np.vstack([value - np.asarray(lower, float),
+                                           np.asarray(upper, float) - value])))
+
+
+def accuracy_bars(by_group: pd.DataFrame, by: str, metrics=("blimp", "adc_1")) -> Figure:
     """Per-group (paradigm, phenomenon, sub-dataset) BLiMP-criterion and ADC pass rates
-    per model with Wilson ``level`` error bars; input: ``stats.evaluate(..., by=by)``."""
+    per model, with error bars from ``<metric>_lower``/``_upper`` where the table has
+    them (the per-group cluster-bootstrap intervals of ``stats.evaluate(..., by=by,
+    ci=True)`` or ``reports.analysis.group_intervals``); input: ``stats.evaluate(...,
+    by=by)``."""
     frame = by_group.assign(_group=by_group[by].astype(str))
     models = list(dict.fromkeys(frame["model"]))
     groups = list(dict.fromkeys(frame["_group"]))
@@ -144,12 +149,12 @@ def accuracy_bars(by_group: pd.DataFrame, by: str, metrics=("blimp", "adc_1"),
     for ax, metric in zip(axes[:, 0], metrics, strict=True):
         for i, model in enumerate(models):
             g = frame[frame["model"] == model].set_index("_group").reindex(groups)
-            n = g["n_pairs" if metric == "blimp" else "n_pairs_human"].fillna(0)
-            lo, hi = _wilson(g[metric], n, level)
             rate = g[metric].to_numpy(float)
             x = np.arange(len(groups)) + (i - (len(models) - 1) / 2) * width
-            ax.bar(x, rate, width, label=_short(model, 40), yerr=np.abs(np.vstack([rate - lo, hi - rate])),
-                   capsize=2, error_kw={"lw": 0.8})
+            err = (_err(rate, g[f"{metric}_lower"], g[f"{metric}_upper"])
+                   if f"{metric}_lower" in g else None)
+            ax.bar(x, rate, width, label=_short(model, 40), yerr=err, capsize=2,
+                   error_kw={"lw": 0.8})
         ax.set_xticks(np.arange(len(groups)), groups, rotation=30 if len(groups) > 6 else 0,
                       ha="right" if len(groups) > 6 else "center", fontsize=8)
         ax.set(ylim=(0, 1), ylabel=header(metric), title=f"{header(metric)} by {by}")
@@ -190,7 +195,8 @@ def type_correlations(mean_corr: pd.DataFrame, sd_corr: pd.DataFrame) -> Figure:
 def forest(comparisons: pd.DataFrame, estimate: str = "difference", lower: str = "lower",
            upper: str = "upper", p: str | None = "p_boot_adj") -> Figure:
     """Forest plot of model differences (a − b) with their bootstrap intervals, a zero line
-    and the corrected p-value beside each row; input: ``stats.compare_all``."""
+    and the corrected p-value beside each row, the title saying how p was obtained (from
+    the table's attrs); input: ``stats.compare_all``."""
     c = comparisons.reset_index(drop=True)
     labels = c["model_a"].map(_short) + " − " + c["model_b"].map(_short)
     fig, ax = plt.subplots(figsize=(8, 1.0 + 0.3 * len(c)), layout="constrained")
@@ -205,5 +211,11 @@ def forest(comparisons: pd.DataFrame, estimate: str = "difference", lower: str =
             ax.annotate(f"p={pv:.2g}", (1.01, yi), xycoords=("axes fraction", "data"),
                         va="center", fontsize=7)
     metric = c["metric"].iloc[0] if "metric" in c and len(c) else estimate
-    ax.set(xlabel=f"difference in {header(metric)} (a − b)", title="Model comparisons")
+    a, title = comparisons.attrs, "Model comparisons"
+    if p and {"n", "p_min"} <= set(a):
+        adjusted = f"{a['correction']}-adjusted " if p.endswith("_adj") and a.get("correction") else ""
+        title += (f"\np: {adjusted}paired cluster bootstrap, {a['n']:,} resamples "
+                  f"(smallest raw p {a['p_min']:.2g})")
+    ax.set_xlabel(f"difference in {header(metric)} (a − b)")
+    ax.set_title(title, fontsize=9)
     return fig

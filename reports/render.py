@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jinja2
 import matplotlib.pyplot as plt
+import pandas as pd
 from acceptability.data.atomic import write_text
 from markupsafe import Markup
 from matplotlib.figure import Figure
@@ -66,7 +67,6 @@ def sections(r: Results) -> list[Section]:
     """The report's sections in order, with the figures each shows; a section the
     dataset cannot support (:func:`tables.supports`) is left out."""
     seed = r.provenance.get("seed", 0)
-    n_human = dict(zip(r.evaluation["model"], r.evaluation["n_pairs_human"], strict=True))
     notes = r.notes
     has = tables.supports(r)
     if has["human"]:
@@ -80,17 +80,23 @@ def sections(r: Results) -> list[Section]:
     if "table_3_1" in r.reference:
         title += " (thesis Table 3.1)"
     adc = Section("adc", title, text, tables=["table_3_1"],
-                  notes=[notes[k] for k in ("bootstrap", "by_group") if k in notes])
+                  notes=[notes[k] for k in ("bootstrap", "by_group", "by_group_ci")
+                         if k in notes])
     if has["human"] and len(r.adc_curve):
-        adc.figures.append(("adc_curve", "ADC pass rate against δ with 95% Wilson bands; "
-                            "dotted lines at the deltas of the table above.",
-                            lambda: figures.adc_curve(r.adc_curve, n_human, marks=r.deltas)))
+        bars = ("" if r.bootstrap is None else ", with the table's 95% cluster-bootstrap "
+                "intervals at them")
+        adc.figures.append(("adc_curve", "ADC pass rate against δ; dotted lines at the deltas "
+                            f"of the table above{bars}.",
+                            lambda: figures.adc_curve(r.adc_curve, r.bootstrap, marks=r.deltas)))
     if r.by_group is not None:
         d = 1.0 if 1.0 in r.deltas else r.deltas[0]
         metrics = ("blimp", f"adc_{d:g}") if has["human"] else ("blimp",)
         what = f"BLiMP criterion and ADC (δ = {d:g})" if has["human"] else "BLiMP criterion"
-        adc.figures.append(("accuracy_by_group", f"{what} by {r.by}, with 95% Wilson "
-                            "intervals.",
+        bars = (", with 95% cluster-bootstrap intervals: each group's clusters resampled "
+                "within it, a group that is a single cluster by its pairs (the interval "
+                f"columns of tables/evaluation_by_{r.by}.csv)"
+                if "blimp_lower" in r.by_group else "")
+        adc.figures.append(("accuracy_by_group", f"{what} by {r.by}{bars}.",
                             lambda: figures.accuracy_bars(r.by_group, r.by, metrics)))
     corr = Section("correlations", "Correlations with human judgments",
                    "Pearson and Spearman correlations of model z-scores with human judgments "
@@ -134,11 +140,7 @@ def sections(r: Results) -> list[Section]:
     comp = Section("comparisons", "Model comparisons", tables=["comparisons"],
                    notes=[notes["comparisons"]] if "comparisons" in notes else [])
     if r.comparisons is not None:
-        settings = r.provenance.get("settings", {})
-        comp.text = (f"Pairwise differences (model a − model b) in "
-                     f"{settings.get('compare_metric', 'the metric')} with paired cluster-bootstrap "
-                     f"intervals; p-values (bootstrap and classical test) corrected for multiple "
-                     f"comparisons ({settings.get('correction', '')}).")
+        comp.text = comparison_method(r.comparisons)
         if len(r.comparisons):
             comp.figures.append(("comparisons_forest", "Model differences with 95% bootstrap "
                                  "intervals and corrected bootstrap p-values (forest plot).",
@@ -156,6 +158,30 @@ def sections(r: Results) -> list[Section]:
                    tables=["data_summary", "exclusions", "counts"])
     return [s for s in (data, adc, corr, mcc, var, fit, comp, repro)
             if shown.get(s.anchor, True)]
+
+
+def comparison_method(c: pd.DataFrame) -> str:
+    """How the comparisons' intervals and p-values were obtained, from ``compare_all``'s
+    table and attrs: method, resamples, resolution, tests, correction."""
+    a, m = c.attrs, len(c)
+    metric = c["metric"].iloc[0] if m else "the metric"
+    names = {"mcnemar_exact": "the exact McNemar test", "steiger_z": "Steiger's z"}
+    test = ", ".join(names.get(t, t) for t in c["test"].dropna().unique()) if m else ""
+    corrected = bool(a.get("correction")) and m > 1
+    text = (f"Pairwise differences (model a − model b) in {metric} with {a['ci']:.0%} paired "
+            f"cluster-bootstrap intervals ({a['method']}; the {a['n_units']} {a['cluster']} "
+            "units resampled, every model in the same resamples). p (bootstrap) is two-sided: "
+            "(1 + the number of resampled differences beyond 0) / (n + 1), doubled, from "
+            f"n = {a['n']:,} resamples, so none can be below {a['p_min']:.2g}")
+    if corrected:
+        text += (f"; corrected for {m} comparisons ({a['correction']}), none below "
+                 f"{min(1.0, m * a['p_min']):.2g}, which is why n grows with the number of "
+                 "comparisons (stats.resamples_for)")
+    if test:
+        text += (f". p (test): {test} on the full data, which treats pairs as independent "
+                 "(clustered pairs make it too small)" + (", corrected the same way"
+                                                          if corrected else ""))
+    return text + "."
 
 
 def _write_figure(fig: Figure, path: Path) -> str:

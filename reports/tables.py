@@ -122,8 +122,8 @@ def fits(results: Results) -> pd.DataFrame | None:
 
 
 COMPARISON_COLUMNS = ("model_a", "model_b", "estimate_a", "estimate_b", "difference",
-                      "difference_lower", "difference_upper", "p_boot", "p_boot_adj", "test",
-                      "p_test", "p_test_adj")
+                      "difference_lower", "difference_upper", "p_boot", "p_boot_adj", "p_min",
+                      "test", "p_test", "p_test_adj")
 
 
 def comparisons(results: Results) -> pd.DataFrame | None:
@@ -134,6 +134,18 @@ def comparisons(results: Results) -> pd.DataFrame | None:
         return None
     c = c.rename(columns={"lower": "difference_lower", "upper": "difference_upper"})
     return c[[k for k in COMPARISON_COLUMNS if k in c]]
+
+
+def comparisons_caption(results: Results) -> str:
+    """The comparisons table's caption: resamples, resolution and correction of its p."""
+    c = results.comparisons
+    if c is None or "p_min" not in c.attrs:
+        return "Model comparisons"
+    a = c.attrs
+    corrected = f"; p corrected ({a['correction']}) for {len(c)} comparisons" \
+        if a.get("correction") else ""
+    return (f"Model comparisons: paired cluster bootstrap, {a['n']:,} resamples (smallest "
+            f"possible p {a['p_min']:.2g}){corrected}")
 
 
 def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
@@ -155,7 +167,7 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
         "mcc": ("Matthews correlation coefficient against expert labels", mcc(results)),
         "variability": ("Within-type variability (seed 004)", variability(results)),
         "fits": ("Mixed-model fixed effects", fits(results)),
-        "comparisons": ("Model comparisons (corrected p-values)", comparisons(results)),
+        "comparisons": (comparisons_caption(results), comparisons(results)),
     }
 
 

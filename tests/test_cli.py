@@ -147,3 +147,20 @@ def test_run_resumes_and_reruns_only_what_changed(tmp_path, capsys):
     assert "score: up to date" in err and "fit: up to date" in err
     assert "evaluate: done" in err and "report: done" in err
     assert "adc_2" in pd.read_csv(tmp_path / "evaluation.csv")
+
+
+def test_evaluate_by_group_prints_intervals_or_says_why(li_adger_dir, tmp_path, capsys):
+    """--n-boot with --by used to drop the intervals without a word; each LI-Adger
+    phenomenon is one cluster, so its interval now comes from its pairs, and stderr says so."""
+    out = tmp_path / "by.csv"
+    assert run_cli(["evaluate", "--dataset", "li-adger", "--scores", "published", "--model",
+                    "bert-large-cased_mlm", "--n-boot", "200", "--by", "phenomenon",
+                    "--out", str(out)]) == 0
+    table = pd.read_csv(out)
+    paired = table["n_pairs"] > 0
+    assert paired.sum() == 230 and table.loc[paired, "adc_1_lower"].notna().all()
+    assert (table.loc[paired, "ci_unit"] == "pair").all()
+    err = capsys.readouterr().err
+    assert "each group resampled within itself: 230 phenomenon group(s) by their pairs" in err
+    assert "6 phenomenon group(s) by their sentences (no pairs)" in err
+

@@ -8,9 +8,11 @@ import io
 import re
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import pytest
 from acceptability.reports import figures, tables
+from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from PIL import Image
 
@@ -74,9 +76,7 @@ def test_figure_functions_return_figures(example, example_results):
         figures.correlation_heatmap(r.corr_sentence),
         figures.human_vs_model(stats.sentence_frame(*example)),
         figures.delta_scatter(stats.pair_deltas(*example)),
-        figures.adc_curve(stats.adc_curve(*example), dict(zip(r.evaluation["model"],
-                                                              r.evaluation["n_pairs_human"],
-                                                              strict=True))),
+        figures.adc_curve(stats.adc_curve(*example), r.bootstrap),
         figures.accuracy_bars(stats.evaluate(*example, by="dataset"), "dataset"),
         figures.type_mean_sd(r.variability.types),
         figures.type_correlations(r.variability.mean_corr, r.variability.sd_corr),
@@ -129,3 +129,62 @@ def test_pair_level_mixed_model(example):
     fits = reports.fit_models(*example, formula="dh ~ dlm + (1 | phenomenon)")
     assert set(fits.table["term"]) == {"(Intercept)", "dlm"}
     assert fits.table["n"].max() <= len(example[0].pairs)
+
+
+@pytest.fixture(scope="module")
+def li_adger_results(li_adger, li_adger_scores):
+    return reports.analyse(li_adger, li_adger_scores, n_boot=1000, by="dataset", formula=None)
+
+
+def test_report_comparisons_can_be_significant_after_correction(li_adger_results):
+    """With 1,000 resamples and 28 Holm comparisons no corrected p could fall below 0.056,
+    not even for a difference of 0.23 [0.16, 0.30]; the report now draws as many resamples
+    as the 28 comparisons need (stats.resamples_for) and says how p was obtained."""
+    from acceptability.reports import render
+
+    r = li_adger_results
+    c = tables.comparisons(r)
+    assert len(c) == 28 and r.comparisons.attrs["n"] == stats.resamples_for(28) == 55_999
+    assert (c["p_min"] == 2 / 56_000).all()
+    row = c[(c["model_a"] == "bert-large-cased_acc") & (c["model_b"] == "trigram_logprob")]
+    assert row["difference_lower"].iloc[0] > 0 and row["p_boot_adj"].iloc[0] < 0.05
+    text = render.comparison_method(r.comparisons)
+    for said in ("n = 55,999 resamples", "none can be below 3.6e-05", "28 comparisons (holm)",
+                 "none below 0.001", "exact McNemar"):
+        assert said in text
+    assert "55,999" in tables.all_tables(r)["comparisons"][0]
+    fig = figures.forest(r.comparisons)
+    assert "holm-adjusted paired cluster bootstrap, 55,999 resamples" in fig.axes[0].get_title()
+    plt.close(fig)
+
+
+def _bars(container) -> np.ndarray:
+    """(lower, upper) ends of the error bars of a bar or errorbar container."""
+    bars = getattr(container, "errorbar", container)
+    return np.array([[seg[0][1], seg[1][1]] for seg in bars.lines[2][0].get_segments()])
+
+
+def test_figures_draw_the_tables_intervals(li_adger_results):
+    """No Wilson bands: the per-group bars and the ADC curve carry the cluster-bootstrap
+    intervals of the tables (evaluation_by_dataset.csv and Table 3.1)."""
+    r = li_adger_results
+    by = r.by_group
+    assert {"blimp_lower", "adc_1_upper", "ci_unit"} <= set(by.columns)
+    fig = figures.accuracy_bars(by, "dataset")
+    for ax, metric in zip(fig.axes, ("blimp", "adc_1"), strict=True):
+        bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+        for container, model in zip(bars, dict.fromkeys(by["model"]), strict=True):
+            rows = by[by["model"] == model]
+            np.testing.assert_allclose(_bars(container), rows[[f"{metric}_lower",
+                                                               f"{metric}_upper"]].to_numpy())
+    plt.close(fig)
+    fig = figures.adc_curve(r.adc_curve, r.bootstrap, marks=r.deltas)
+    ax = fig.axes[0]
+    boot = r.bootstrap.set_index(["model", "metric"])
+    models = [m for m in dict.fromkeys(r.adc_curve["model"])]
+    for container, model in zip(ax.containers, models, strict=True):
+        keys = [(model, f"adc_{d:g}") for d in r.deltas]
+        np.testing.assert_allclose(_bars(container), boot.loc[keys, ["lower", "upper"]].to_numpy())
+    assert "Wilson" not in ax.get_title()
+    plt.close(fig)
+
