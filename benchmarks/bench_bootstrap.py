@@ -11,10 +11,10 @@ import argparse
 import time
 
 import numpy as np
-from acceptability.stats.bootstrap import bootstrap
-from acceptability.stats.resample import counts_from_indices, resample_dataset, resampling_units
 
 from acceptability import data, stats
+from acceptability.stats.bootstrap import bootstrap
+from acceptability.stats.resample import counts_from_indices, resample_dataset, resampling_units
 
 
 def timed(fn) -> tuple[float, float, object]:

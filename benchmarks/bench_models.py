@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from acceptability import data
 from acceptability.stats.brm import brm
 from acceptability.stats.judgment_models import SENTENCE_FORMULA, sentence_model_frame
 from acceptability.stats.lmer import lmer
-
-from acceptability import data
 
 R_SCRIPT = Path(__file__).with_name("lme4_reference.R")
 

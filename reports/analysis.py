@@ -8,12 +8,12 @@ import warnings
 from dataclasses import dataclass, field
 
 import pandas as pd
+
+from acceptability import stats
 from acceptability.data.names import with_display_names
 from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
 from acceptability.stats.bootstrap import with_intervals
 from acceptability.stats.bootstrap_arrays import adc_delta
-
-from acceptability import stats
 
 from .provenance import provenance
 

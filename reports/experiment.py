@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+
+from acceptability import data, stats
 from acceptability.data.blimp import check_paradigms
 from acceptability.data.errors import DataError
 from acceptability.data.names import display_names, with_display_names
-
-from acceptability import data, stats
 
 from .analysis import DEFAULT_FORMULA
 

@@ -17,8 +17,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
-from acceptability.stats import metrics  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+
+from acceptability.stats import metrics  # noqa: E402
 
 from .labels import header  # noqa: E402
 

@@ -8,9 +8,12 @@ and whose fingerprint matches.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import importlib
 import json
+import os
 import pickle
+import secrets
 import sys
 import time
 from collections.abc import Callable
@@ -18,10 +21,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from acceptability import data
 from acceptability.data.atomic import atomic_path, write_text
 from acceptability.data.sources import checksum
-
-from acceptability import data
 
 from .analysis import Fits, Results, analyse, check_formula, fit_models
 from .experiment import Experiment, load_dataset, load_scores
@@ -75,14 +77,51 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def _run_key() -> bytes:
+    """This user's secret for signing step outputs: created once, readable by the user only,
+    in the cache folder ($ACCEPTABILITY_CACHE_DIR or ~/.cache/acceptability)."""
+    env = os.environ.get("ACCEPTABILITY_CACHE_DIR")
+    path = (Path(env) if env else Path.home() / ".cache" / "acceptability") / "run-key"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(secrets.token_hex(32).encode())
+        except FileExistsError:  # another run created it first
+            pass
+    return path.read_bytes()
+
+
+def _signature(payload: bytes) -> bytes:
+    return hmac.new(_run_key(), payload, hashlib.sha256).hexdigest().encode()
+
+
 def _pickle(obj, path: Path) -> None:
-    with atomic_path(path) as tmp, tmp.open("wb") as f:
-        pickle.dump(obj, f)
+    """Pickle a step's output behind an HMAC of this user's key (see :func:`_unpickle`)."""
+    payload = pickle.dumps(obj)
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(_signature(payload) + b"\n" + payload)
+
+
+def _authentic(path: Path) -> bytes | None:
+    """The pickle's bytes if this user's runs wrote them (the HMAC checks), else None."""
+    try:
+        signature, _, payload = path.read_bytes().partition(b"\n")
+    except OSError:
+        return None
+    return payload if hmac.compare_digest(signature, _signature(payload)) else None
 
 
 def _unpickle(path: Path):
-    with path.open("rb") as f:
-        return pickle.load(f)  # our own step output, fingerprinted
+    """A step output written by :func:`_pickle`. A pickle can run code when loaded, so one
+    that this user's runs did not sign (copied from elsewhere, edited) is never loaded."""
+    payload = _authentic(path)
+    if payload is None:
+        raise data.DataError(f"{path.name} was not written by a run of yours here; not loading "
+                             "it (a pickle can run code)", source=str(path),
+                             fix="rerun with --force to recompute it")
+    return pickle.loads(payload)
 
 
 def _scores_source(exp: Experiment) -> str | None:
@@ -117,7 +156,8 @@ def run(exp: Experiment, command: str | None = None, force: bool = False,
 
     def step(i: int, name: str, fp: str, outputs: list[str], work: Callable[[], None],
              what: str) -> bool:
-        if not force and manifest.done(name, fp):
+        signed = all(_authentic(out / o) is not None for o in outputs if o.endswith(".pkl"))
+        if not force and manifest.done(name, fp) and signed:
             log(f"[{i}/{len(STEPS)}] {name}: up to date ({', '.join(outputs)}), skipped")
             return False
         log(f"[{i}/{len(STEPS)}] {name}: {what} ...")

@@ -14,9 +14,10 @@ from pathlib import Path
 import jinja2
 import matplotlib.pyplot as plt
 import pandas as pd
-from acceptability.data.atomic import write_text
 from markupsafe import Markup
 from matplotlib.figure import Figure
+
+from acceptability.data.atomic import write_text
 
 from . import figures, tables
 from .analysis import Results

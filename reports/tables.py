@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pandas as pd
+
 from acceptability.data.published import SEED_004_VARIABILITY
 from acceptability.stats.bootstrap import with_intervals
 

@@ -12,8 +12,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from acceptability.data.dataset import Dataset
 from scipy import stats as sps
+
+from acceptability.data.dataset import Dataset
 
 from .bootstrap_arrays import MetricArrays, group_masks, metric_names
 from .evaluate import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED, evaluate

@@ -20,8 +20,9 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
-from acceptability.data.dataset import Dataset
 from scipy.sparse import csr_matrix
+
+from acceptability.data.dataset import Dataset
 
 from . import metrics
 from .deltas import sentence_frame

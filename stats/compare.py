@@ -13,10 +13,11 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from acceptability.data.dataset import Dataset
 from scipy import stats as sps
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
+
+from acceptability.data.dataset import Dataset
 
 from . import metrics
 from .bootstrap import Metric, cell_statistic

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
 from acceptability.data.tables import require_columns
 
 from .metrics import pearson

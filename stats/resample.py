@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
 from acceptability.data.dataset import Dataset
 from acceptability.data.graph import components
 

@@ -8,9 +8,9 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from acceptability.data import DataError, from_frames
 
 from acceptability import data, stats
+from acceptability.data import DataError, from_frames
 
 FILES = ["human_ME_results_li-adger_sentences.csv", "li-adger_min_pairs.csv"]
 

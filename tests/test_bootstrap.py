@@ -6,6 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats as sps
+
+from acceptability import stats
 from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
 from acceptability.stats.bootstrap import bootstrap
@@ -21,9 +24,6 @@ from acceptability.stats.resample import (
     resampling_units,
     stratify,
 )
-from scipy import stats as sps
-
-from acceptability import stats
 
 RNG = np.random.default_rng(0)
 
@@ -349,9 +349,8 @@ def test_per_paradigm_intervals_on_blimp():
     """BLiMP by paradigm: each paradigm is one cluster, so its 1,000 pairs are resampled;
     the BLiMP criterion (a proportion of independent pairs, the z-scoring cannot move
     it) then has the binomial standard error sqrt(p (1 - p) / 1000)."""
-    from acceptability.scoring.ngram import train_unigram
-
     from acceptability import data
+    from acceptability.scoring.ngram import train_unigram
 
     ds = data.load_blimp(paradigms=["adjunct_island", "anaphor_gender_agreement",
                                     "determiner_noun_agreement_1"])

@@ -10,11 +10,11 @@ import sys
 
 import pandas as pd
 import pytest
+
+from acceptability import data
 from acceptability.data.errors import DataError
 from acceptability.reports import cli
 from acceptability.reports.experiment import from_toml
-
-from acceptability import data
 
 
 def run_cli(args: list[str]) -> int:

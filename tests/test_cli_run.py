@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from PIL import Image
+
 from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
 from acceptability.reports import cli
-from PIL import Image
 
 pytestmark = pytest.mark.needs_data  # li_adger_dir (conftest) skips when the data are absent
 FIGURES = {"adc_curve", "accuracy_by_group", "corr_sentence", "corr_pair", "scatter_sentence",
@@ -118,6 +119,18 @@ def test_edited_code_reruns_the_steps_that_use_it(out, monkeypatch, tmp_path):
     assert code == 0, err
     assert "score: up to date" in err and "fit: up to date" in err
     assert "evaluate: statistics" in err and "report: report into" in err
+
+
+def test_a_pickle_not_written_by_this_user_is_recomputed_not_loaded(out, tmp_path):
+    """A run folder from elsewhere (or an edited step output) never gets unpickled."""
+    import pickle
+
+    copy = shutil.copytree(out, tmp_path / "copy")
+    (copy / "analysis.pkl").write_bytes(pickle.dumps({"not": "ours"}))
+    code, err = run(["run", "--dataset", "li-adger", "--scores", "published", "--n-boot", "200",
+                     "--sign", "thesis", "--out", str(copy)])
+    assert code == 0, err
+    assert "score: up to date" in err and "evaluate: statistics" in err
 
 
 def test_toml_experiment_gives_identical_numbers(out, tmp_path):

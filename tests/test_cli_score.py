@@ -11,9 +11,8 @@ need_module("torch")
 need_module("transformers")
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 
-from acceptability.reports import cli  # noqa: E402
-
 from acceptability import data  # noqa: E402
+from acceptability.reports import cli  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from acceptability.stats.compare import compare, compare_all, mcnemar_exact, steiger_z
 from statsmodels.stats.multitest import multipletests
 
 from acceptability import stats
+from acceptability.stats.compare import compare, compare_all, mcnemar_exact, steiger_z
 
 
 def test_mcnemar_exact_by_hand():

@@ -8,10 +8,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from acceptability.reports import figures
 from scipy import stats as sps
 
 from acceptability import reports, stats
+from acceptability.reports import figures
 
 
 @pytest.fixture(scope="module")

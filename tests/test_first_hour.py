@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from acceptability.reports import analysis, cli, experiment
 
 from acceptability import data, reports, stats
+from acceptability.reports import analysis, cli, experiment
 
 
 def test_one_default_resample_count():

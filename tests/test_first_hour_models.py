@@ -68,9 +68,9 @@ def own_files(example, tmp_path):
 
 def test_a_method_per_model(gpt2_dir, bert_dir, own_files, tmp_path):
     import pandas as pd
-    from acceptability.reports import cli
 
     from acceptability import data
+    from acceptability.reports import cli
 
     gpt2, bert = gpt2_dir.rstrip("/").split("/")[-1], bert_dir.rstrip("/").split("/")[-1]
     expected = {f"{gpt2}_logprob": "logprob", f"{bert}_pll": "pll"}

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+
 from acceptability.stats.judgment_models import (
     fc_model,
     fc_model_frame,
@@ -16,7 +17,6 @@ from acceptability.stats.judgment_models import (
     sentence_model_frame,
 )
 from acceptability.stats.lmer import SingularFitWarning
-
 from tests.conftest import DATA_DIR, assert_matches_lme4
 
 LI_ADGER, BLIMP = DATA_DIR / "li-adger", DATA_DIR / "blimp"
@@ -61,9 +61,8 @@ def test_pair_model_matches_lme4(li_adger):
 def blimp_fc():
     """BLiMP human FC trials with a real shallow predictor: minus the sentence length in
     words (shorter sentences preferred), z-scored like any model score."""
-    from acceptability.data.forced_choice import load_blimp_trials
-
     from acceptability import data
+    from acceptability.data.forced_choice import load_blimp_trials
 
     trials = load_blimp_trials(BLIMP)
     pairs = trials.drop_duplicates("pair_id")[["pair_id", "paradigm", "good_text", "bad_text"]]

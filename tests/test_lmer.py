@@ -8,10 +8,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+
 from acceptability.stats.formula import parse_formula
 from acceptability.stats.judgment_models import SENTENCE_FORMULA, sentence_model_frame
 from acceptability.stats.lmer import SingularFitWarning, anova, lmer
-
 from tests.conftest import (
     LME4_TOL,
     assert_anova_matches_lme4,

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from acceptability.data import from_frames
-from acceptability.stats import metrics
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 from sklearn.metrics import matthews_corrcoef
 
 from acceptability import stats
+from acceptability.data import from_frames
+from acceptability.stats import metrics
 
 RNG = np.random.default_rng(0)
 

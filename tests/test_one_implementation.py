@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from acceptability.data.graph import components
-from acceptability.stats import metrics
 from scipy import stats as sps
 
 from acceptability import stats
+from acceptability.data.graph import components
+from acceptability.stats import metrics
 
 RNG = np.random.default_rng(7)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+
 from acceptability.stats.metrics import pearson
 from acceptability.stats.reliability import spearman_brown, split_half
-
 from tests.conftest import DATA_DIR
 
 BLIMP = DATA_DIR / "blimp"

@@ -11,11 +11,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from acceptability.reports import figures, tables
 from matplotlib.container import BarContainer
 from PIL import Image
 
 from acceptability import reports, stats
+from acceptability.reports import figures, tables
 
 EXPECTED_FIGURES = {"adc_curve", "corr_sentence", "corr_pair", "scatter_sentence",
                     "scatter_pair", "type_mean_sd", "type_correlations"}

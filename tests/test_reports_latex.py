@@ -11,9 +11,9 @@ import shutil
 import subprocess
 
 import pytest
-from acceptability.reports import tables
 
 from acceptability import reports
+from acceptability.reports import tables
 from tests.conftest import missing
 
 # Every LaTeX special character, the Unicode dash and minus, in one model name.

@@ -14,6 +14,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.metrics import matthews_corrcoef
+
+from acceptability import data, stats
 from acceptability.data.published import (
     SEED_004_VARIABILITY,
     THESIS_TABLE_2_2,
@@ -22,9 +25,6 @@ from acceptability.data.published import (
     THESIS_TABLE_3_1,
     THESIS_TABLE_3_7,
 )
-from sklearn.metrics import matthews_corrcoef
-
-from acceptability import data, stats
 
 N_PAIRS = 2365
 IDENTICAL = ["34.4.boskovic.4c.g.01|34.4.boskovic.3c.*.01", "ch8.62.g.06|ch8.64.*.06"]

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from acceptability.scoring.ngram import BOS, EOS, UNK
 
 from acceptability import scoring
+from acceptability.scoring.ngram import BOS, EOS, UNK
 from tests.conftest import need_module
 
 CORPUS = [
