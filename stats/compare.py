@@ -126,12 +126,13 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
     if missing:
         raise KeyError(f"no model(s) {missing} in the scores (have {list(position)})")
     pairs = list(combinations(models, 2))
-    contrast = np.zeros((len(pairs), len(cells)))
-    for k, (a, b) in enumerate(pairs):
-        contrast[k, position[a]], contrast[k, position[b]] = 1, -1
+    ia = np.array([position[a] for a, _ in pairs], dtype=int)
+    ib = np.array([position[b] for _, b in pairs], dtype=int)
 
     def difference(idx, axis=-1):
-        return np.tensordot(contrast, statistic(idx), axes=1)
+        # indexed, not a contrast matrix product: 0 * NaN of a third model is NaN
+        stat = statistic(idx)
+        return stat[ia] - stat[ib]
 
     res = sps.bootstrap((np.arange(units.n),), difference, n_resamples=n, batch=2_000,
                         vectorized=True, confidence_level=ci, rng=np.random.default_rng(seed),
@@ -140,7 +141,10 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
     dist = np.atleast_2d(res.bootstrap_distribution)
     below, above = (dist <= 0).sum(axis=1), (dist >= 0).sum(axis=1)
     p_min = 2 / (n + 1)
-    p_boot = np.minimum(1.0, (1 + np.minimum(below, above)) * p_min)
+    # a difference undefined in some resample (a NaN metric) has no bootstrap p: NaN
+    # comparisons count as neither side and would give the smallest p
+    p_boot = np.where(np.isfinite(dist).all(axis=1),
+                      np.minimum(1.0, (1 + np.minimum(below, above)) * p_min), np.nan)
     rows, frames = [], {}
     for k, (a, b) in enumerate(pairs):
         ea, eb = full[position[a]], full[position[b]]
@@ -153,12 +157,12 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
                            if isinstance(metric, str) else NO_TEST))
     out = pd.DataFrame(rows)
     if correction is not None:
-        out["p_boot_adj"] = multipletests(out["p_boot"], method=correction)[1]
-        tested = out["p_test"].notna()
-        out["p_test_adj"] = np.nan
-        if tested.any():
-            out.loc[tested, "p_test_adj"] = multipletests(out.loc[tested, "p_test"],
-                                                          method=correction)[1]
+        for col in ("p_boot", "p_test"):  # correct over the comparisons that have a p
+            tested = out[col].notna()
+            out[f"{col}_adj"] = np.nan
+            if tested.any():
+                out.loc[tested, f"{col}_adj"] = multipletests(out.loc[tested, col],
+                                                              method=correction)[1]
     out.attrs.update(n=n, cluster=cluster, n_units=units.n, ci=ci, method=method.lower(),
                      seed=seed, correction=correction, p_min=p_min)
     return out

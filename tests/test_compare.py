@@ -128,3 +128,17 @@ def test_resamples_for_lets_corrected_comparisons_be_significant():
     with pytest.raises(ValueError, match="n_comparisons"):
         stats.resamples_for(0)
 
+
+
+def test_a_model_without_the_metric_does_not_make_others_significant(example):
+    """On the bundled example trigram_slor has no human deltas, so its ADC is NaN. That NaN
+    once leaked into every difference (0 * NaN in a contrast product), and NaN
+    bootstrap distributions got the smallest p: all comparisons 'significant'."""
+    ds, sc = example
+    out = stats.compare_all(ds, sc, "adc_1", n=999, seed=0)
+    nan_model = out["model_a"].eq("trigram_slor") | out["model_b"].eq("trigram_slor")
+    assert nan_model.any() and out.loc[nan_model, "p_boot"].isna().all()
+    others = out[~nan_model]
+    assert len(others) and others["p_boot"].notna().all()
+    assert np.isfinite(others[["lower", "upper"]].to_numpy()).all()
+    assert (others["p_boot_adj"] >= others["p_boot"]).all()
