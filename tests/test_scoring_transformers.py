@@ -35,7 +35,9 @@ def test_logprob_equals_manual_log_softmax_gather(gpt2_dir, sentences):
     got = _score(sentences, gpt2_dir, "logprob", batch_size=3)
     np.testing.assert_allclose(got["score"], expected, atol=TOL)
     assert list(got["n_tokens"]) == [len(tok(t)["input_ids"]) for t in sentences]
-    assert list(got.columns) == ["sentence_id", "model", "score", "method", "n_tokens"]
+    assert list(got.columns) == ["sentence_id", "model", "score", "method", "n_tokens",
+                                 "model_source"]
+    assert got["model_source"].str.fullmatch(r"dir:[0-9a-f]{64}").all()
 
 
 def test_logprob_without_bos_skips_first_token(gpt2_dir, sentences):
