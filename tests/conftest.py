@@ -147,3 +147,10 @@ def example():
     from acceptability import data
 
     return data.load_example()
+
+
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch) -> Path:
+    """A score cache of the test's own, so no test reads another's cached scores."""
+    monkeypatch.setenv("ACCEPTABILITY_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"

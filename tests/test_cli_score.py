@@ -14,10 +14,7 @@ pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 from acceptability import data  # noqa: E402
 from acceptability.reports import cli  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("ACCEPTABILITY_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("private_cache")  # conftest: a cache per test
 
 
 def test_score_writes_a_scores_file(gpt2_dir, tmp_path, capsys):

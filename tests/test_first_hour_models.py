@@ -18,10 +18,7 @@ pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 
 from acceptability import scoring  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("ACCEPTABILITY_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("private_cache")  # conftest: a cache per test
 
 
 class Terminal(io.StringIO):
