@@ -228,7 +228,8 @@ def _print_demo_tables(results) -> None:
               "'thesis', (dh > 0) == (dlm > 0); the default 'strict', np.sign, fails the 2 "
               "pairs with identical texts):")
         print(t[show].to_string(index=False, float_format="%.3f"))
-    print("\nWithin-type variability (seed 004: human 0.288, trigram log-prob 0.331):")
+    print("\nWithin-type variability (seed 004 prints human 0.288, trigram log-prob 0.331, "
+          "truncated rather than rounded to three decimals):")
     print(results.variability.summary.to_string(index=False, float_format="%.3f"))
     print("\nExcluded rows:")
     print(tables.exclusions(results).to_string(index=False))
