@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from acceptability.data.names import display_names, is_machine_path
 from acceptability.data.published import SEED_004_VARIABILITY
 from acceptability.stats.bootstrap import with_intervals
 
@@ -23,12 +24,20 @@ def supports(results: Results) -> dict[str, bool]:
             "labels": bool(s["label"].notna().any())}
 
 
+def _shown_source(source: str) -> str:
+    """A local folder by its name (the full path, a fact of one machine, stays in
+    provenance.json); a URL or a description as it is."""
+    if not is_machine_path(source):
+        return source
+    return f"local folder {display_names([source])[source]} (full path in provenance.json)"
+
+
 def data_summary(results: Results) -> pd.DataFrame:
     """Counts of the dataset and of the scores that enter the analysis."""
     ds, sc = results.dataset, results.scores
     s = ds.sentences
     rows = [
-        ("dataset", ds.name), ("source", ds.source),
+        ("dataset", ds.name), ("source", _shown_source(ds.source)),
         ("sentences", len(s)), ("sentences with a human judgment", int(s["human"].notna().sum())),
         ("sentence types", s["type_id"].nunique()), ("phenomena", s["phenomenon"].nunique()),
         ("minimal pairs", len(ds.pairs)),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import io
+import json
 import re
 import shutil
 from pathlib import Path
@@ -89,6 +90,13 @@ def test_report_sections_and_provenance(out):
         assert text in html
     assert "Linear mixed model fit by REML" in html
     assert "comparisons_forest.png" in html
+
+
+def test_data_summary_names_the_data_folder_not_its_path(out, li_adger_dir):
+    summary = pd.read_csv(out / "tables" / "data_summary.csv").set_index("quantity")["value"]
+    assert summary["source"] == "local folder li-adger (full path in provenance.json)"
+    assert json.loads((out / "provenance.json").read_text())["dataset"]["source"] == str(
+        li_adger_dir)
 
 
 def test_bootstrap_intervals_bracket_the_estimates(out):
