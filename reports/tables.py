@@ -183,13 +183,15 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
 
 def formatted(table: pd.DataFrame) -> pd.DataFrame:
     """Display form: ``<c>_lower``/``<c>_upper`` folded into ``<c>`` as ``v [lo, hi]``;
-    floats to 3 decimals (p-values to 3 significant digits); NaN as a dash."""
+    floats to 3 decimals (p-values to 3 significant digits; a p that underflowed to 0 as
+    "< 1e-300"); NaN as a dash."""
     out = table.copy()
     for col in list(out.columns):
         if pd.api.types.is_float_dtype(out[col]):
             is_p = col.startswith("p_") or col.endswith(("_p", "pvalue", "p_value"))
             spec = "{:.3g}" if is_p else "{:.3f}"
-            out[col] = out[col].map(lambda v, s=spec: "–" if pd.isna(v) else s.format(v))
+            out[col] = out[col].map(lambda v, s=spec, p=is_p: "–" if pd.isna(v) else
+                                    "< 1e-300" if p and v == 0 else s.format(v))
     for col in [c for c in out.columns if f"{c}_lower" in out and f"{c}_upper" in out]:
         lo, hi = out.pop(f"{col}_lower"), out.pop(f"{col}_upper")
         ci = np.where(lo == "–", "", " [" + lo + ", " + hi + "]")

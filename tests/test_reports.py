@@ -82,12 +82,14 @@ def test_scatter_jitter_alpha_and_fit_line(example):
 
 
 def test_formatted_folds_ci_and_latex_escapes():
-    t = pd.DataFrame({"model": ["bert_x"], "blimp": [0.8712], "blimp_lower": [0.85],
-                      "blimp_upper": [0.89], "pearson_p": [1.2e-5]})
+    t = pd.DataFrame({"model": ["bert_x", "bert_y"], "blimp": [0.8712, 0.5],
+                      "blimp_lower": [0.85, 0.4], "blimp_upper": [0.89, 0.6],
+                      "pearson_p": [1.2e-5, 0.0]})
     shown = tables.formatted(t)
     assert list(shown.columns) == ["model", "blimp", "pearson_p"]
     assert shown.loc[0, "blimp"] == "0.871 [0.850, 0.890]"
     assert shown.loc[0, "pearson_p"] == "1.2e-05"
+    assert shown.loc[1, "pearson_p"] == "< 1e-300"  # scipy's p underflowed (r = 0.63, n = 4176)
     tex = tables.to_latex(t, "caption", "x")
     assert r"bert\_x" in tex and r"\label{tab:x}" in tex
 
