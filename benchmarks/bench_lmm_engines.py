@@ -48,6 +48,21 @@ def glmm_fit(frame: pd.DataFrame, formula: str, family: str):
     return glmm.fit(frame, formula, family)
 
 
+def have_glmm() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("glmm") is not None
+
+
+def glmm_row(frame, formula, family, ref, ref_fixef, reps) -> dict:
+    try:
+        t, m = median_time(lambda: glmm_fit(frame, formula, family), reps)
+    except Exception as err:  # record what the engine refuses
+        return {"glmm s": f"refused: {type(err).__name__}"}
+    return {"glmm s": t, "glmm / lme4": t / ref["seconds"], "glmm dlogLik": m.loglik - ref["logLik"],
+            "glmm max |dfixef|": np.abs(np.asarray(m.beta) - ref_fixef).max()}
+
+
 def main() -> None:
     tmp = Path(tempfile.mkdtemp())
     ds, sc = data.load_li_adger(), data.load_li_adger_scores()
@@ -63,13 +78,10 @@ def main() -> None:
         ref_fixef = np.array([float(v) for v in str(ref["fixef"]).split(";")])
         row = {"model": name, "rows": len(frame), "lme4 s": ref["seconds"]}
         reps = 3 if name == "insteval" else 5
-        try:
-            t, m = median_time(lambda f=frame, fo=formula, fa=family: glmm_fit(f, fo, fa), reps)
-            row |= {"glmm s": t, "glmm / lme4": t / ref["seconds"],
-                    "glmm dlogLik": m.loglik - ref["logLik"],
-                    "glmm max |dfixef|": np.abs(np.asarray(m.beta) - ref_fixef).max()}
-        except Exception as err:  # record what the engine refuses
-            row["glmm s"] = f"refused: {type(err).__name__}"
+        if have_glmm():
+            row |= glmm_row(frame, formula, family, ref, ref_fixef, reps)
+        else:
+            row["glmm s"] = "not installed (pip install glmm)"
         if family == "gaussian":  # stats.lmer has no GLMM; it refuses crossed factors at once
             try:
                 with warnings.catch_warnings():
