@@ -24,6 +24,7 @@ from pathlib import Path
 from acceptability import data
 from acceptability.data.atomic import atomic_path, write_text
 from acceptability.data.sources import checksum
+from acceptability.scoring.cache import default_cache_dir
 
 from .analysis import Fits, Results, analyse, check_formula, fit_models
 from .experiment import Experiment, load_dataset, load_scores
@@ -80,8 +81,7 @@ def _stderr(message: str) -> None:
 def _run_key() -> bytes:
     """This user's secret for signing step outputs: created once, readable by the user only,
     in the cache folder ($ACCEPTABILITY_CACHE_DIR or ~/.cache/acceptability)."""
-    env = os.environ.get("ACCEPTABILITY_CACHE_DIR")
-    path = (Path(env) if env else Path.home() / ".cache" / "acceptability") / "run-key"
+    path = default_cache_dir() / "run-key"
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
