@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from .atomic import atomic_path
-from .files import SEPARATORS, read_table
+from .files import SEPARATORS, read_table, table_format
 from .tables import validate_scores
 
 
@@ -22,13 +22,14 @@ def read_scores(path: str | os.PathLike, dataset=None) -> pd.DataFrame:
 
 
 def write_scores(scores: pd.DataFrame, path: str | os.PathLike) -> Path:
-    """Write a scores table as ``.parquet``, TSV (``.tsv``, ``.tab``) or CSV (any other
-    suffix), compressed by a last suffix ``.gz``, ``.bz2``, ``.xz``, ``.zip`` or ``.zst``
-    (``scores.csv.gz``), atomically."""
+    """Write a scores table as ``.parquet``, TSV (``.tsv``, ``.tab``) or CSV (``.csv``),
+    compressed by a last suffix ``.gz``, ``.bz2``, ``.xz``, ``.zip`` or ``.zst``
+    (``scores.tsv.gz``), atomically; another suffix is an error, as in read_scores."""
     p = Path(path)
+    fmt = table_format(p)  # the suffix before any compression suffix: read_scores' rule
     with atomic_path(p) as tmp:  # tmp keeps the suffix: pandas infers the compression
-        if p.suffix == ".parquet":
+        if fmt == ".parquet":
             scores.to_parquet(tmp, index=False)
         else:
-            scores.to_csv(tmp, index=False, sep=SEPARATORS.get(p.suffix.lower(), ","))
+            scores.to_csv(tmp, index=False, sep=SEPARATORS[fmt])
     return p

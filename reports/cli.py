@@ -11,6 +11,7 @@ import dataclasses
 import shlex
 import sys
 import warnings
+from pathlib import Path
 from typing import NoReturn
 
 from acceptability.data.errors import DataError
@@ -119,6 +120,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     from .experiment import load_dataset, score_models
 
+    data.files.table_format(Path(args.out))  # a bad --out suffix fails before scoring
     exp = _experiment(args)
     ds = load_dataset(exp)
     plan = exp.scoring_plan()

@@ -34,3 +34,13 @@ def test_run_scores_then_reports(gpt2_dir, tmp_path, capsys):
     assert "[1/4] score: scores for published example (scoring" in err
     html = (out / "report.html").read_text()
     assert "scored with scoring.score" in html and "logprob" in html
+
+
+def test_an_unknown_out_suffix_fails_before_scoring(tmp_path, capsys, monkeypatch):
+    from acceptability.reports import experiment
+
+    monkeypatch.setattr(experiment, "score_models", lambda *a, **k: pytest.fail("scored"))
+    assert cli.main(["score", "--dataset", "example", "--model", "gpt2", "--out",
+                     str(tmp_path / "scores.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "unknown file type '.txt'" in err and len(err.strip().splitlines()) == 1

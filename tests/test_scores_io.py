@@ -16,7 +16,8 @@ from acceptability.data.errors import DataError
 MAGIC = {".gz": b"\x1f\x8b", ".bz2": b"BZh", ".xz": b"\xfd7zXZ", ".zip": b"PK"}
 
 
-@pytest.mark.parametrize("name", ["s.csv", "s.parquet", *[f"s.csv{z}" for z in MAGIC]])
+@pytest.mark.parametrize("name", ["s.csv", "s.tsv", "s.parquet", "s.tsv.gz",
+                                  *[f"s.csv{z}" for z in MAGIC]])
 def test_scores_round_trip_by_suffix(example, tmp_path, name):
     ds, sc = example
     path = data.write_scores(sc, tmp_path / "out" / name)
