@@ -17,16 +17,14 @@ from .judgment_models import (
     FC_FORMULA,
     PAIR_FORMULA,
     SENTENCE_FORMULA,
-    FCVBResult,
     fc_model,
     fc_model_frame,
-    fc_model_vb,
     pair_model,
     pair_model_frame,
     sentence_model,
     sentence_model_frame,
 )
-from .lmer import LmerResult, SingularFitWarning, anova, lmer
+from .lmer import GlmerResult, LmerResult, SingularFitWarning, anova, glmer, lmer
 from .overlap import reduced
 from .reliability import spearman_brown, split_half
 from .resample import resample_dataset, resampling_units
@@ -34,12 +32,12 @@ from .variability import Variability, variability
 from .zscore import zscore
 
 __all__ = [
-    "DEFAULT_N_BOOT", "DEFAULT_SEED", "BrmResult", "FCVBResult", "FC_FORMULA", "LmerResult",
+    "DEFAULT_N_BOOT", "DEFAULT_SEED", "BrmResult", "FC_FORMULA", "GlmerResult", "LmerResult",
     "PAIR_FORMULA", "SENTENCE_FORMULA",
     "SingularFitWarning", "Variability", "adc", "adc_curve", "anova", "blimp_criterion",
     "bootstrap", "brm", "compare", "compare_all", "correlation_matrix", "correlations",
     "elo_ratings", "evaluate", "fc_accuracy", "fc_elo", "fc_model", "fc_model_frame",
-    "fc_model_vb", "lmer", "loo_compare", "mcnemar_exact", "metrics", "pair_deltas",
+    "glmer", "lmer", "loo_compare", "mcnemar_exact", "metrics", "pair_deltas",
     "pair_model", "pair_model_frame", "pair_preferences", "parse_formula", "reduced",
     "resample_dataset", "resamples_for", "resampling_units", "sentence_frame", "sentence_model",
     "sentence_model_frame", "spearman_brown", "split_half", "steiger_z", "variability",

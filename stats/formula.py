@@ -66,6 +66,10 @@ class Formula:
         """The formula with every random term spelled out (``g/h`` and ``||`` expanded)."""
         return " + ".join([self.fixed_formula, *map(str, self.random)])
 
+    def fixed_columns(self) -> list[str]:
+        """Data columns of the fixed-effects part."""
+        return list(dict.fromkeys(_identifiers(self.fixed)))
+
     def columns(self) -> list[str]:
         """Data columns the formula uses, in order of appearance."""
         names = _identifiers(self.response) + _identifiers(self.fixed)
@@ -126,6 +130,9 @@ def _bar_term(term: str) -> list[RandomTerm] | None:
     if len(pieces) not in (2, 3) or (len(pieces) == 3 and not uncorrelated):
         raise ValueError(f"cannot parse random-effects term {term.strip()!r}: use (expr | group)")
     lhs, rhs = pieces[0], pieces[-1]
+    if not lhs.strip() or not rhs.strip():
+        raise ValueError(f"random-effects term {term.strip()!r} is empty on one side of '|': "
+                         "write (1 | group) for a random intercept")
     intercept, slopes = True, []
     for part in (p.strip() for p in lhs.split("+")):
         if part in ("1", ""):
@@ -166,6 +173,8 @@ def parse_formula(text: str) -> Formula:
         raise ValueError(f"formula {text!r} has no response left of '~'")
     fixed, random = [], []
     for term in _split_top(rhs, "+"):
+        if not term.strip():
+            raise ValueError(f"formula {text!r} has an empty term (a dangling '+'): remove it")
         parsed = _bar_term(term)
         if parsed is None:
             if term.strip():

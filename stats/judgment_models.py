@@ -3,9 +3,9 @@
 - sentence level (ME): ``human ~ score + (1 + score | phenomenon) + (1 | phenomenon:type_id)``
 - pair level (ME deltas, thesis 1.3.3): ``dh ~ dlm + (1 | phenomenon)``
 - forced choice: a mixed logistic model of choosing the acceptable sentence on the model's
-  z-scored delta, with participant and paradigm effects (crossed: Bayesian via
-  :func:`stats.brm`, or statsmodels' variational ``BinomialBayesMixedGLM`` as a fast
-  alternative).
+  z-scored delta, with crossed participant, item (pair) and paradigm effects
+  (Baayen, Davidson & Bates 2008): by :func:`stats.glmer` (Laplace) or Bayesian by
+  :func:`stats.brm`.
 
 Frames are built with :func:`stats.sentence_frame` / :func:`stats.pair_deltas`; in them
 ``score`` / ``dlm`` are the z-scored model score / delta.
@@ -13,23 +13,21 @@ Frames are built with :func:`stats.sentence_frame` / :func:`stats.pair_deltas`; 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from .deltas import pair_deltas, sentence_frame
-from .formula import parse_formula
-from .lmer import lmer, prepare_frame
+from .lmer import glmer, lmer
 
 __all__ = [
-    "FCVBResult", "FC_FORMULA", "PAIR_FORMULA", "SENTENCE_FORMULA", "fc_model", "fc_model_frame",
-    "fc_model_vb", "pair_model", "pair_model_frame", "sentence_model", "sentence_model_frame",
+    "FC_FORMULA", "PAIR_FORMULA", "SENTENCE_FORMULA", "fc_model", "fc_model_frame",
+    "pair_model", "pair_model_frame", "sentence_model", "sentence_model_frame",
 ]
 
 SENTENCE_FORMULA = "human ~ score + (1 + score | phenomenon) + (1 | phenomenon:type_id)"
 PAIR_FORMULA = "dh ~ dlm + (1 | phenomenon)"
-FC_FORMULA = "chose_good ~ dlm + (1 | participant) + (1 | paradigm)"
+FC_FORMULA = "chose_good ~ dlm + (1 | participant) + (1 | pair_id) + (1 | paradigm)"
 
 
 def _one_model(scores: pd.DataFrame, model: str | None) -> pd.DataFrame:
@@ -61,7 +59,9 @@ def pair_model_frame(dataset, scores: pd.DataFrame, model: str | None = None) ->
 def fc_model_frame(
     dataset, scores: pd.DataFrame, model: str | None = None, trials: pd.DataFrame | None = None
 ) -> pd.DataFrame:
-    """One row per forced-choice trial with the pair's ``dlm`` (z-scored model delta).
+    """One row per forced-choice trial: every column of the trials table, the pair's ``dlm``
+    (z-scored model delta) and, where the table has ``good_position``, ``good_first``
+    (1 when the acceptable sentence was shown first).
 
     ``trials`` defaults to ``dataset.trials`` (columns ``participant``, ``pair_id``,
     ``chose_good``, ``paradigm``); pairs the model did not score get ``dlm`` NaN.
@@ -73,7 +73,9 @@ def fc_model_frame(
     if missing:
         raise KeyError(f"trials table lacks column(s) {missing}")
     d = pair_model_frame(dataset, scores, model).set_index("pair_id")
-    out = trials[["participant", "pair_id", "paradigm", "chose_good"]].copy()
+    out = trials.copy()
+    if "good_position" in out:
+        out["good_first"] = (out["good_position"] == 1).astype(int)
     out["dlm"] = out["pair_id"].map(d["dlm"])
     out["model"] = d["model"].iloc[0] if len(d) else model
     return out.reset_index(drop=True)
@@ -102,50 +104,17 @@ def pair_model(dataset, scores: pd.DataFrame, model: str | None = None,
 
 
 def fc_model(dataset, scores: pd.DataFrame, model: str | None = None,
-             trials: pd.DataFrame | None = None, formula: str = FC_FORMULA, **kwargs: Any):
-    """Bayesian mixed logistic model of forced choices (``brm``, family bernoulli)."""
-    from .brm import brm
-
+             trials: pd.DataFrame | None = None, formula: str = FC_FORMULA,
+             engine: str = "glmer", **kwargs: Any):
+    """Mixed logistic model of forced choices (default :data:`FC_FORMULA`, crossed
+    participant, pair and paradigm intercepts; any column of :func:`fc_model_frame`, e.g.
+    ``good_first``, may enter the formula): ``engine="glmer"`` (Laplace, lme4's estimator)
+    or ``"brm"`` (Bayesian, family bernoulli)."""
     frame = fc_model_frame(dataset, scores, model, trials)
-    return brm(formula, frame, family="bernoulli", **kwargs)
+    if engine == "glmer":
+        return glmer(formula, frame, family="binomial", **kwargs)
+    if engine == "brm":
+        from .brm import brm
 
-
-@dataclass
-class FCVBResult:
-    """A variational forced-choice fit: the statsmodels result, its frame, rows dropped."""
-
-    result: Any
-    frame: pd.DataFrame
-    n_dropped: int
-
-    @property
-    def fixef(self) -> pd.Series:
-        """Posterior means of the fixed effects (logit scale)."""
-        return pd.Series(self.result.fe_mean, index=self.result.model.exog_names)
-
-    @property
-    def fixef_sd(self) -> pd.Series:
-        return pd.Series(self.result.fe_sd, index=self.result.model.exog_names)
-
-    def summary(self) -> str:
-        return str(self.result.summary())
-
-
-def fc_model_vb(dataset, scores: pd.DataFrame, model: str | None = None,
-                trials: pd.DataFrame | None = None, formula: str = FC_FORMULA) -> FCVBResult:
-    """Fast variational alternative to :func:`fc_model`: statsmodels
-    ``BinomialBayesMixedGLM.fit_vb`` with one variance component per random intercept
-    (crossed intercepts allowed; no random slopes)."""
-    from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
-
-    parsed = parse_formula(formula)
-    frame, n_dropped = prepare_frame(parsed, fc_model_frame(dataset, scores, model, trials))
-    vc = {}
-    for term in parsed.random:
-        if term.slopes:
-            raise ValueError(f"fc_model_vb fits random intercepts only; drop {term} or use fc_model")
-        key = "_vc_" + "_".join(term.factors)
-        frame[key] = frame[list(term.factors)].astype(str).agg(":".join, axis=1)
-        vc[term.group] = f"0 + C({key})"
-    model = BinomialBayesMixedGLM.from_formula(parsed.fixed_formula, vc, frame)
-    return FCVBResult(model.fit_vb(), frame, n_dropped)
+        return brm(formula, frame, family="bernoulli", **kwargs)
+    raise ValueError(f"engine={engine!r}: use 'glmer' or 'brm'")

@@ -1,193 +1,281 @@
-"""Linear mixed models with lme4 syntax, fitted by statsmodels ``MixedLM``.
+"""Mixed models in lme4 syntax: ``lmer`` (linear) and ``glmer`` (binomial, poisson).
 
-``lmer(formula, data, REML=True)`` mirrors ``lme4::lmer`` (Bates, Mächler, Bolker &
-Walker 2015, "Fitting linear mixed-effects models using lme4", J. Stat. Softw. 67(1)).
-Random terms nested in one grouping factor map to statsmodels' ``groups`` (the outermost
-factor), ``re_formula`` (its correlated term) and ``vc_formula`` (one variance component
-per further term). Crossed designs are refused with a pointer to :func:`stats.brm`.
+``lmer(formula, data, REML=True)`` and ``glmer(formula, data, family, nAGQ=1)`` mirror
+lme4 (Bates, Mächler, Bolker & Walker 2015, J. Stat. Softw. 67(1)). Every lme4
+random-effects structure is accepted: crossed and nested factors, correlated slopes on any
+factor, ``||``, ``(0 + x | g)``, ``g/h``, ``g:h``.
+
+Engine, chosen by measurement (``benchmarks/bench_lmm_engines.py``): the covariance
+parameters are optimised by glmm (PyPI, Rust kernel; its optima equal lme4's to 1e-4 at a
+fraction of lme4's time); the structures glmm refuses (``||``, ``(0 + x | g)``, a factor
+in several terms) are optimised here by lme4's penalised least squares (:mod:`.pls`).
+For a linear model every reported quantity is then computed from lme4's formulas at that
+optimum (:mod:`.pls`), whichever engine found it; a GLMM's estimates, standard errors
+and Laplace / adaptive Gauss-Hermite likelihood are glmm's.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
+from importlib.metadata import version
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
-from statsmodels.regression.mixed_linear_model import MixedLM, MixedLMResults
-from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
 from acceptability._warnings import warn
 
-from .formula import Formula, RandomTerm, parse_formula
+from . import pls
+from .formula import Formula
+from .mixed_checks import (
+    check_reml,
+    glmer_response,
+    lmer_response,
+    parse,
+    prepare_frame,
+)
+from .mixed_design import MixedDesign, group_key, mixed_design
 
-__all__ = ["LmerResult", "SingularFitWarning", "lmer", "prepare_frame"]
+__all__ = ["ConvergenceWarning", "GlmerResult", "LmerResult", "SingularFitWarning", "anova",
+           "glmer", "lmer", "prepare_frame"]
 
-_SINGULAR_TOL = 1e-4  # lme4::isSingular default tolerance on the relative covariance factor
+_SINGULAR_TOL = 1e-4  # lme4::isSingular: a diagonal of a relative covariance factor below this
+FAMILIES = {"binomial": "logit", "poisson": "log"}
 
 
 class SingularFitWarning(UserWarning):
     """A variance is ~0 or a correlation ~±1 (lme4: 'boundary (singular) fit')."""
 
 
-@dataclass(frozen=True)
-class _Spec:
-    """How the lme4 terms map onto one statsmodels MixedLM."""
-
-    formula: Formula
-    outer: tuple[str, ...]  # the grouping factor statsmodels calls ``groups``
-    re_term: RandomTerm | None  # the correlated term on ``outer`` (re_formula)
-    vc_terms: tuple[RandomTerm, ...]  # one variance component each (vc_formula)
-
-    def vc_formula(self) -> dict[str, str]:
-        out = {}
-        for i, term in enumerate(self.vc_terms):
-            key = f"_re{i}"
-            out[str(term)] = f"0 + C({key})" + (f":{term.slopes[0]}" if term.slopes else "")
-        return out
+class ConvergenceWarning(UserWarning):
+    """The optimiser did not report convergence (lme4: 'Model failed to converge')."""
 
 
-def _key(data: pd.DataFrame, factors: tuple[str, ...]) -> pd.Series:
-    """Level labels of an interaction ``g:h`` as strings ``'a:b'``."""
-    out = data[factors[0]].astype(str)
-    for f in factors[1:]:
-        out = out + ":" + data[f].astype(str)
+def engine_version() -> str:
+    return f"glmm {version('glmm')}"
+
+
+def _glmm_formula(formula: Formula, response: str | None = None) -> str | None:
+    """The formula as glmm writes it, or None where glmm refuses the structure: a term
+    without intercept, or a grouping factor in more than one term."""
+    groups = [t.group for t in formula.random]
+    if len(set(groups)) < len(groups) or not all(t.intercept for t in formula.random):
+        return None
+    return " + ".join([f"{response or formula.response} ~ {formula.fixed}", *map(str, formula.random)])
+
+
+def _glmm_data(frame: pd.DataFrame, formula: Formula, extra: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Columns as glmm reads them: grouping factors as strings (R's factor())."""
+    out = frame.copy()
+    for term in formula.random:
+        for f in term.factors:
+            if not isinstance(out[f].dtype, pd.CategoricalDtype):
+                out[f] = out[f].astype(str)
+    for k, v in extra.items():
+        out[k] = v
     return out
 
 
-def _nested(inner: pd.Series, outer: pd.Series) -> bool:
-    return bool(outer.groupby(inner, sort=False).nunique().max() == 1)
+def _fixed_matrix(formula: Formula, frame: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+    import glmm
 
-
-def prepare_frame(formula: Formula, data: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """Check columns, drop rows with missing values in used columns; return (frame, n_dropped)."""
-    formula.check_columns(data)
-    cols = formula.columns()
-    frame = data.loc[data[cols].notna().all(axis=1), cols].reset_index(drop=True)
-    if frame.empty:
-        raise ValueError(f"no complete rows for formula {formula.text!r}: check columns {cols}")
-    for term in formula.random:
-        n = _key(frame, term.factors).nunique()
-        if n < 2:
-            raise ValueError(
-                f"grouping factor {term.group!r} in {term} has {n} level(s); a random effect "
-                "needs at least 2 (lme4: 'grouping factors must have > 1 sampled level'); "
-                "drop the term or fit a fixed effect"
-            )
-    return frame, len(data) - len(frame)
-
-
-def _spec(formula: Formula, frame: pd.DataFrame) -> _Spec:
-    """Map lme4 terms to groups / re_formula / vc_formula, or explain why not."""
-    terms = formula.random
-    if not terms:
+    try:
+        x, names = glmm.model_matrix(frame, f"~ {formula.fixed}")
+    except ValueError as err:
+        raise ValueError(f"fixed-effects part {formula.fixed!r} of {formula.text!r}: {err}") from None
+    x = np.asarray(x, float)
+    if np.linalg.matrix_rank(x) < x.shape[1]:
         raise ValueError(
-            f"formula {formula.text!r} has no random-effects term (1 | group); "
-            "use statsmodels OLS for a fixed-effects model"
-        )
-    keys = {t.factors: _key(frame, t.factors) for t in terms}
-    candidates = list(keys) + [(f,) for t in terms for f in t.factors if (f,) not in keys]
-    outer = next(
-        (c for c in candidates if all(_nested(k, _key(frame, c)) for k in keys.values())), None
-    )
-    if outer is None:
-        crossed = ", ".join(sorted({t.group for t in terms}))
-        raise ValueError(
-            f"random effects of {crossed} are crossed, not nested in one grouping factor: "
-            "statsmodels MixedLM fits only effects nested in one grouping factor; use "
-            f"stats.brm({formula.canonical()!r}, data) for crossed effects"
-        )
-    on_outer = [t for t in terms if _nested(_key(frame, outer), keys[t.factors])]
-    re_term = on_outer[0] if on_outer else None
-    vc_terms = tuple(t for t in terms if t is not re_term)
-    for t in vc_terms:
-        if len(t.names) > 1:
-            raise ValueError(
-                f"random-effects term {t}: statsmodels MixedLM fits correlated effects only "
-                f"for the outermost grouping factor {':'.join(outer)!r}; split it into "
-                f"uncorrelated terms ({t.expr} || {t.group}) "
-                "or use stats.brm(...)"
-            )
-    return _Spec(formula, outer, re_term, vc_terms)
+            f"fixed-effects model matrix of {formula.fixed!r} is rank deficient ({x.shape[1]} "
+            f"columns {names}, rank {np.linalg.matrix_rank(x)}): drop the redundant term")
+    return x, list(names)
 
 
-def _build(spec: _Spec, frame: pd.DataFrame, response: str | None = None) -> MixedLM:
-    work = frame.copy()
-    work["_G"] = _key(frame, spec.outer)
-    for i, term in enumerate(spec.vc_terms):
-        work[f"_re{i}"] = _key(frame, term.factors)
-    fixed = spec.formula.fixed_formula
-    if response is not None:
-        fixed = f"{response} ~ {spec.formula.fixed}"
-    return MixedLM.from_formula(
-        fixed,
-        work,
-        groups="_G",
-        re_formula=spec.re_term.expr if spec.re_term else "0",
-        vc_formula=spec.vc_formula() or None,
-    )
+def _check_separation(d: MixedDesign, formula: Formula) -> None:
+    """Warn when a fixed-effect column separates 0/1 outcomes perfectly (estimates diverge)."""
+    y = d.y
+    if d.trials is not None or not set(np.unique(y)) <= {0.0, 1.0}:
+        return
+    for j, name in enumerate(d.xnames):
+        x = d.X[:, j]
+        if name == "(Intercept)" or np.ptp(x) == 0:
+            continue
+        if x[y == 1].min() > x[y == 0].max() or x[y == 0].min() > x[y == 1].max():
+            warn(f"glmer: {name!r} separates the 0/1 responses of {formula.response!r} "
+                 "perfectly: its estimate and standard error are not finite in truth "
+                 "(complete separation); consider a penalised (Bayesian) fit, stats.brm")
 
 
-def _fit(model: MixedLM, reml: bool, start=None) -> tuple[MixedLMResults, list[str]]:
-    """Fit; statsmodels' convergence warnings become notes (summary, ``notes``)."""
+def _fit_glmm(d: MixedDesign, formula: Formula, family: str, reml: bool, nagq: int,
+              warm: dict | None = None):
+    """glmm's fit on the design's rows; None where glmm refuses the structure."""
+    import glmm
+
+    extra = {"_y_": d.y} if d.trials is None else {"_s_": d.y * d.trials, "_f_": (1 - d.y) * d.trials}
+    lhs = "_y_" if d.trials is None else "cbind(_s_, _f_)"
+    text = _glmm_formula(formula, lhs)
+    if text is None:
+        return None
+    kwargs = {"reml": reml} if family == "gaussian" else {"nagq": nagq}
+    if warm and "theta" in warm:  # glmm takes theta in formula order, ours is lme4's order
+        pieces = dict(zip((t.term for t in d.terms), d.split_theta(warm["theta"]), strict=True))
+        warm = warm | {"theta": [float(v) for t in formula.random for v in pieces[t]]}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = model.fit(reml=reml, start_params=start)
-    for w in caught:
-        if not issubclass(w.category, ConvergenceWarning):
-            warn(w.message, w.category)  # at the user's line
-    notes = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
-    return res, list(dict.fromkeys(notes))
+        g = glmm.fit(_glmm_data(d.frame, formula, extra), text, family,
+                     satterthwaite=False, warm_start=warm, **kwargs)
+    notes = [str(w.message) for w in caught if not issubclass(w.category, glmm.SingularFitWarning)]
+    return g, notes
 
 
+def _theta_from_glmm(d: MixedDesign, g, sigma: float) -> np.ndarray:
+    by_group = {}
+    for (name, terms), packed in zip(g.re_groups, g.varcorr, strict=True):
+        k = len(terms)
+        cov = np.zeros((k, k))
+        rows, cols = np.tril_indices(k)
+        order = np.lexsort((rows, cols))  # glmm packs column-major lower triangles
+        cov[rows[order], cols[order]] = packed
+        by_group[name] = cov + np.tril(cov, -1).T
+    return d.theta_from_covariances([by_group[t.group] for t in d.terms], sigma)
+
+
+@pls.one_blas_thread
 def lmer(formula: str, data: pd.DataFrame, REML: bool = True) -> LmerResult:
-    """Fit a linear mixed model written in lme4 syntax (lme4::lmer).
+    """Fit a linear mixed model written in lme4 syntax (``lme4::lmer``).
 
-    ``y ~ x + (1 + x | g) + (1 | g:h)``; ``(1 | g/h)`` means ``(1 | g) + (1 | g:h)``;
-    ``(0 + x | g)`` drops the intercept; ``(1 + x || g)`` is uncorrelated. All random
-    terms must be nested in one grouping factor (statsmodels MixedLM); rows with missing
-    values in used columns are dropped and counted in ``n_dropped``.
+    ``y ~ x + (1 + x | g) + (1 | h)``: crossed or nested factors, ``(1 | g/h)`` =
+    ``(1 | g) + (1 | g:h)``, ``(0 + x | g)`` without intercept, ``(1 + x || g)``
+    uncorrelated. Rows with missing values in used columns are dropped and counted in
+    ``n_dropped``. The result has lme4's accessors and lmerTest's Satterthwaite tests.
     """
-    parsed = parse_formula(formula)
+    reml = check_reml(REML)
+    parsed = parse(formula)
     frame, n_dropped = prepare_frame(parsed, data)
-    spec = _spec(parsed, frame)
-    res, notes = _fit(_build(spec, frame), REML)
-    return LmerResult(spec, frame, REML, n_dropped, res, notes)
+    y = lmer_response(parsed, frame)
+    x, names = _fixed_matrix(parsed, frame)
+    d = mixed_design(parsed, frame, x, names, y)
+    return _lmer_fit(d, reml, n_dropped)
+
+
+def _lmer_fit(d: MixedDesign, reml: bool, n_dropped: int, start: np.ndarray | None = None,
+              quiet: bool = False) -> LmerResult:
+    glmm_fit = _fit_glmm(d, d.formula, "gaussian", reml, 1,
+                         None if start is None else {"theta": list(start)})
+    if glmm_fit is not None:
+        g, notes = glmm_fit
+        theta = _theta_from_glmm(d, g, float(np.sqrt(g.dispersion)))
+        converged, engine = bool(g.converged), engine_version()
+    else:
+        theta, converged = pls.fit_theta(d, reml, start)
+        notes, engine = [], "acceptability PLS (lme4's algorithm; glmm refuses this structure)"
+    return LmerResult(d, reml, n_dropped, pls.pls(d, theta, reml), engine, converged, notes, quiet)
+
+
+@pls.one_blas_thread
+def glmer(formula: str, data: pd.DataFrame, family: str = "binomial", nAGQ: int = 1) -> GlmerResult:
+    """Fit a generalised linear mixed model in lme4 syntax (``lme4::glmer``).
+
+    ``family="binomial"`` (logit link; response 0/1, TRUE/FALSE or
+    ``cbind(successes, failures)``) or ``"poisson"`` (log link). ``nAGQ=1`` is the
+    Laplace approximation; ``nAGQ > 1`` (odd, at most 25) adaptive Gauss-Hermite
+    quadrature, for a single scalar random effect as in lme4.
+    """
+    if family not in FAMILIES:
+        raise ValueError(f"family={family!r}: glmer fits {sorted(FAMILIES)}; for a numeric "
+                         "response use stats.lmer")
+    if isinstance(nAGQ, bool) or not isinstance(nAGQ, (int, np.integer)) or not 1 <= nAGQ <= 25 \
+            or nAGQ % 2 == 0:
+        raise ValueError(f"nAGQ={nAGQ!r}: use 1 (Laplace) or an odd number of quadrature points up to 25")
+    parsed = parse(formula)
+    if nAGQ > 1 and (len(parsed.random) != 1 or len(parsed.random[0].names) != 1):
+        raise ValueError(f"nAGQ={nAGQ} needs a single scalar random effect, as in lme4 "
+                         f"(the model has {[str(t) for t in parsed.random]}); use nAGQ=1 (Laplace)")
+    frame, n_dropped = prepare_frame(parsed, data)
+    y, trials = glmer_response(parsed, frame, family)
+    x, names = _fixed_matrix(parsed, frame)
+    d = mixed_design(parsed, frame, x, names, y, trials)
+    _check_separation(d, parsed)
+    return _glmer_fit(d, family, int(nAGQ), n_dropped)
+
+
+def _glmer_fit(d: MixedDesign, family: str, nagq: int, n_dropped: int, warm: dict | None = None,
+               quiet: bool = False) -> GlmerResult:
+    glmm_fit = _fit_glmm(d, d.formula, family, False, nagq, warm)
+    if glmm_fit is None:
+        raise ValueError(
+            f"glmer: the random-effects structure of {d.formula.text!r} ({', '.join(map(str, d.formula.random))}) "
+            "is not available for GLMMs here: write each grouping factor once, with an intercept "
+            "(e.g. (1 + x | g) instead of (x || g))")
+    g, notes = glmm_fit
+    return GlmerResult(d, False, n_dropped, None, engine_version(), bool(g.converged), notes, quiet,
+                       family=family, nagq=nagq, glmm_fit=g)
 
 
 @dataclass
 class LmerResult:
-    """A fitted :func:`lmer` model with lme4's accessors (``fixef``, ``ranef``, ``VarCorr``...)."""
+    """A fitted mixed model with lme4's accessors (``fixef``, ``ranef``, ``VarCorr``,
+    ``vcov``, ``logLik``, ``predict``, ``confint``) and lmerTest's tests (``coefficients``)."""
 
-    spec: _Spec
-    frame: pd.DataFrame
+    design: MixedDesign
     REML: bool
     n_dropped: int
-    result: MixedLMResults
+    state: pls.PlsFit | None
+    engine: str
+    converged: bool
     notes: list[str] = field(default_factory=list)
+    quiet: bool = False
 
     def __post_init__(self) -> None:
         if self.singular:
             self.notes.append("boundary (singular) fit: see help('isSingular') in lme4")
-            warn(f"lmer: {self.notes[-1]}", SingularFitWarning)
-        if not self.result.converged:
-            self.notes.append("model failed to converge")
-            warn("lmer: model failed to converge", ConvergenceWarning)
+            if not self.quiet:
+                warn(f"{self._kind}: boundary (singular) fit: a variance is ~0 or a correlation "
+                     "~±1; simplify the random effects", SingularFitWarning)
+        if not self.converged:
+            self.notes.append("Model failed to converge")
+            if not self.quiet:
+                warn(f"{self._kind}: model failed to converge", ConvergenceWarning)
 
-    # --- parameters -------------------------------------------------------------------
+    _kind = "lmer"
+
+    # --- data and structure -----------------------------------------------------------
     @property
     def formula(self) -> Formula:
-        return self.spec.formula
+        return self.design.formula
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self.design.frame
 
     @property
     def nobs(self) -> int:
-        return int(self.result.nobs)
+        return self.design.n
 
+    @property
+    def ngrps(self) -> pd.Series:
+        """Levels per grouping factor (lme4 ``ngrps``), in lme4's order."""
+        out = {t.group: t.nlev for t in self.design.terms}
+        return pd.Series(out, dtype=int)
+
+    @property
+    def theta(self) -> np.ndarray:
+        """lme4's ``getME(m, "theta")``: the relative covariance factors, column-major."""
+        return self.state.theta
+
+    # --- parameters -------------------------------------------------------------------
     @property
     def fixef(self) -> pd.Series:
         """Fixed-effect estimates (lme4 ``fixef``)."""
-        return _lme4_names(self.result.fe_params)
+        return pd.Series(self.state.beta, index=self.design.xnames)
+
+    @property
+    def vcov(self) -> pd.DataFrame:
+        """Covariance of the fixed effects, sigma^2 (R_X'R_X)^-1 (lme4 ``vcov``)."""
+        names = self.design.xnames
+        return pd.DataFrame(self.state.vcov, index=names, columns=names)
 
     @property
     def se(self) -> pd.Series:
@@ -195,127 +283,90 @@ class LmerResult:
 
     @property
     def sigma(self) -> float:
-        """Residual standard deviation."""
-        return float(np.sqrt(self.result.scale))
+        """Residual standard deviation (lme4 ``sigma``)."""
+        return self.state.sigma
 
-    def _blocks(self) -> list[tuple[RandomTerm, np.ndarray]]:
-        """Each random term with its covariance matrix (original scale)."""
-        out = []
-        if self.spec.re_term is not None:
-            out.append((self.spec.re_term, np.asarray(self.result.cov_re)))
-        vc_names = list(self.result.model.exog_vc.names)
-        for term in self.spec.vc_terms:
-            out.append((term, np.array([[self.result.vcomp[vc_names.index(str(term))]]])))
-        return out
+    def _covariances(self) -> list[np.ndarray]:
+        return self.design.covariances(self.theta, self.sigma)
 
     @property
     def VarCorr(self) -> pd.DataFrame:
         """Variances, SDs and correlations, like ``as.data.frame(VarCorr(m))`` in lme4."""
         rows = []
-        for term, cov in self._order(self._blocks()):
+        for term, cov in zip(self.design.terms, self._covariances(), strict=True):
             names, sd = term.names, np.sqrt(np.clip(np.diag(cov), 0, None))
             rows += [(term.group, n, None, cov[i, i], sd[i]) for i, n in enumerate(names)]
             for i in range(len(names)):
                 for j in range(i + 1, len(names)):
                     cor = cov[i, j] / (sd[i] * sd[j]) if sd[i] * sd[j] > 0 else np.nan
                     rows.append((term.group, names[i], names[j], cov[i, j], cor))
-        rows.append(("Residual", None, None, self.result.scale, self.sigma))
+        if self._has_sigma:
+            rows.append(("Residual", None, None, self.sigma**2, self.sigma))
         return pd.DataFrame(rows, columns=["grp", "var1", "var2", "vcov", "sdcor"])
 
-    def _order(self, blocks):
-        """lme4 lists terms by decreasing number of grouping levels."""
-        levels = {t.group: _key(self.frame, t.factors).nunique() for t, _ in blocks}
-        return sorted(blocks, key=lambda b: -levels[b[0].group])
+    _has_sigma = True
 
     @property
     def singular(self) -> bool:
-        """lme4 ``isSingular`` (a diagonal of the relative Cholesky factor below 1e-4), or
-        statsmodels' warning that the estimate lies on the boundary of the parameter space."""
-        if any("boundary of the parameter space" in n for n in self.notes):
-            return True
-        for _, cov in self._blocks():
-            rel = cov / self.result.scale
-            try:
-                diag = np.diag(np.linalg.cholesky(rel))
-            except np.linalg.LinAlgError:
-                return True
-            if np.any(diag < _SINGULAR_TOL):
-                return True
-        return False
+        """lme4 ``isSingular``: a diagonal element of a relative covariance factor below 1e-4."""
+        lower = self.design.theta_lower()
+        return bool(np.any(self.theta[lower == 0] < _SINGULAR_TOL))
 
-    def _groups(self):
-        """Per group: index, label, X, Z (re then vc columns), D = Cov(b), y - X beta."""
-        res, model = self.result, self.result.model
-        vc_names = list(model.exog_vc.names)
-        vc_pos = [vc_names.index(str(t)) for t in self.spec.vc_terms]
-        k_re = model.k_re
-        beta = res.fe_params.to_numpy()
-        for gi, g in enumerate(model.group_labels):
-            mats = [model.exog_vc.mats[k][gi] for k in vc_pos]
-            z = np.hstack([np.asarray(model.exog_re_li[gi]).reshape(len(model.endog_li[gi]), k_re), *mats])
-            dvec = [res.vcomp[k] for k, m in zip(vc_pos, mats, strict=True) for _ in range(m.shape[1])]
-            d = np.zeros((z.shape[1],) * 2)
-            d[:k_re, :k_re] = np.asarray(res.cov_re)
-            d[k_re:, k_re:] = np.diag(dvec)
-            x = model.exog_li[gi]
-            yield gi, g, x, z, d, model.endog_li[gi] - x @ beta, mats
+    @cached_property
+    def _ranef_and_condvar(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        return self.state.b, pls.cond_var(self.design, self.state, self.sigma)
 
-    @property
-    def vcov(self) -> pd.DataFrame:
-        """Covariance of the fixed effects, (X' V^-1 X)^-1 as lme4 ``vcov`` gives it.
-
-        By hand: statsmodels' ``cov_params`` inverts the Hessian of all parameters, which
-        is not positive definite at boundary (singular) fits.
-        """
-        k = self.result.k_fe
-        info = np.zeros((k, k))
-        for _, _, x, z, d, r, _ in self._groups():
-            v = self.result.scale * np.eye(len(r)) + z @ d @ z.T
-            info += x.T @ np.linalg.solve(v, x)
-        names = self.fixef.index
-        return pd.DataFrame(np.linalg.inv(info), index=names, columns=names)
+    def _b(self) -> np.ndarray:
+        return self.state.b
 
     @property
     def ranef(self) -> dict[str, pd.DataFrame]:
-        """Conditional modes of the random effects per grouping factor (lme4 ``ranef``).
+        """Conditional modes of the random effects per grouping factor (lme4 ``ranef``);
+        a factor in several terms (``(1 | g) + (0 + x | g)``) gets one frame with all its
+        columns."""
+        out: dict[str, pd.DataFrame] = {}
+        b, off = self._b(), 0
+        for t in self.design.terms:
+            block = b[off:off + t.nlev * t.nc].reshape(t.nlev, t.nc)
+            off += t.nlev * t.nc
+            frame = pd.DataFrame(block, index=pd.Index(t.levels, name=t.group), columns=list(t.names))
+            out[t.group] = out[t.group].join(frame) if t.group in out else frame
+        return out
 
-        Computed as D Z' V^-1 (y - X b) per group by hand: statsmodels' ``random_effects``
-        inverts the covariance matrix and fails on singular fits.
-        """
-        k_re = self.result.model.k_re
-        tables: dict[str, dict[str, dict[str, float]]] = {}
-        for _, g, _, z, d, r, mats in self._groups():
-            v = self.result.scale * np.eye(len(r)) + z @ d @ z.T
-            b = d @ z.T @ np.linalg.solve(v, r)
-            if self.spec.re_term is not None:
-                row = tables.setdefault(self.spec.re_term.group, {}).setdefault(str(g), {})
-                row.update(zip(self.spec.re_term.names, b[:k_re], strict=True))
-            rows = self.frame.index[self.result.model.row_indices[g]]
-            start = k_re
-            for term, m in zip(self.spec.vc_terms, mats, strict=True):
-                keys = _key(self.frame.loc[rows], term.factors).to_numpy()
-                for j in range(m.shape[1]):
-                    hit = np.flatnonzero(m[:, j])
-                    if hit.size:
-                        tab = tables.setdefault(term.group, {}).setdefault(keys[hit[0]], {})
-                        tab[term.names[0]] = b[start + j]
-                start += m.shape[1]
-        return {g: pd.DataFrame.from_dict(t, orient="index").sort_index() for g, t in tables.items()}
+    def ranef_frame(self) -> pd.DataFrame:
+        """``as.data.frame(ranef(m, condVar=TRUE))``: one row per group level and term with
+        the conditional mode ``condval`` and its conditional SD ``condsd``."""
+        b, off, rows = self._b(), 0, []
+        for t, var in zip(self.design.terms, self._condvar(), strict=True):
+            block = b[off:off + t.nlev * t.nc].reshape(t.nlev, t.nc)
+            off += t.nlev * t.nc
+            for j, name in enumerate(t.names):
+                rows.append(pd.DataFrame({"grpvar": t.group, "term": name, "grp": t.levels,
+                                          "condval": block[:, j], "condsd": np.sqrt(var[:, j, j])}))
+        return pd.concat(rows, ignore_index=True)
+
+    def condvar(self) -> dict[str, np.ndarray]:
+        """Conditional covariance matrices of each level's random effects, per term (lme4's
+        ``attr(ranef(m, condVar=TRUE)[[g]], "postVar")``, levels first)."""
+        return {str(t.term): v for t, v in zip(self.design.terms, self._condvar(), strict=True)}
+
+    def _condvar(self) -> list[np.ndarray]:
+        return self._ranef_and_condvar[1]
 
     # --- likelihood -------------------------------------------------------------------
     @property
     def npar(self) -> int:
-        """Fixed effects + covariance parameters + residual variance (lme4 ``df`` of logLik)."""
-        n_cov = sum(len(t.names) * (len(t.names) + 1) // 2 for t, _ in self._blocks())
-        return int(self.result.k_fe + n_cov + 1)
+        """Fixed effects + covariance parameters (+ residual variance): lme4's ``df`` of logLik."""
+        return int(self.design.p + self.design.ntheta + self._has_sigma)
 
     @property
     def logLik(self) -> float:
-        """Log-likelihood, REML criterion / -2 for REML fits (lme4 ``logLik``)."""
-        return float(self.result.llf)
+        """Log-likelihood; for a REML fit, minus half the REML criterion (lme4 ``logLik``)."""
+        return -self.state.deviance / 2
 
     @property
     def deviance(self) -> float:
+        """-2 logLik (for REML fits, the REML criterion: lme4's ``REMLcrit``)."""
         return -2 * self.logLik
 
     @property
@@ -330,86 +381,247 @@ class LmerResult:
         """The same model fitted by maximum likelihood (lme4 ``refitML``)."""
         if not self.REML:
             return self
-        res, notes = _fit(_build(self.spec, self.frame), False, start=self.result.params_object)
-        return LmerResult(self.spec, self.frame, False, self.n_dropped, res, notes)
+        return _lmer_fit(self.design, False, self.n_dropped, start=self.theta, quiet=True)
 
-    # --- inference and prediction -----------------------------------------------------
-    def confint(
-        self, level: float = 0.95, method: str = "Wald", nsim: int = 500, seed: int = 0
-    ) -> pd.DataFrame:
-        """Confidence intervals (lme4 ``confint.merMod``).
+    # --- inference --------------------------------------------------------------------
+    @cached_property
+    def df(self) -> pd.Series:
+        """Satterthwaite degrees of freedom of each fixed effect (lmerTest)."""
+        return pd.Series(pls.satterthwaite_df(self.design, self.state, np.eye(self.design.p)),
+                         index=self.design.xnames)
 
-        ``method="Wald"``: fixed effects only (variance parameters NaN, as in lme4).
-        ``method="boot"``: parametric bootstrap percentile intervals for all parameters
-        (lme4 ``bootMer``), ``nsim`` refits.
+    @property
+    def coefficients(self) -> pd.DataFrame:
+        """lmerTest's coefficient table: Estimate, Std. Error, df, t value, Pr(>|t|)."""
+        est, se, df = self.fixef, self.se, self.df
+        t = est / se
+        return pd.DataFrame({"Estimate": est, "Std. Error": se, "df": df, "t value": t,
+                             "Pr(>|t|)": 2 * sps.t.sf(np.abs(t), df)})
+
+    def confint(self, level: float = 0.95, method: str = "profile", nsim: int = 500,
+                seed: int = 0) -> pd.DataFrame:
+        """Confidence intervals (lme4 ``confint.merMod``), rows as :meth:`params`.
+
+        ``"profile"`` (lme4's default): likelihood-profile intervals for every parameter
+        (:mod:`.lmer_profile`); ``"Wald"``: fixed effects only, variance rows NaN as in
+        lme4; ``"boot"``: parametric-bootstrap percentile intervals (lme4 ``bootMer``),
+        ``nsim`` refits.
         """
         lo, hi = (1 - level) / 2, (1 + level) / 2
         cols = [f"{100 * lo:.1f} %", f"{100 * hi:.1f} %"]
-        theta = self._theta()
         if method == "Wald":
             z = sps.norm.ppf(hi)
             fe = np.column_stack([self.fixef - z * self.se, self.fixef + z * self.se])
-            out = pd.DataFrame(np.nan, index=theta.index, columns=cols)
+            out = pd.DataFrame(np.nan, index=self._varpars().index, columns=cols)
             return pd.concat([out, pd.DataFrame(fe, index=self.fixef.index, columns=cols)])
         if method == "boot":
             from .lmer_boot import parametric_bootstrap
 
             draws = parametric_bootstrap(self, nsim, seed)
             return draws.quantile([lo, hi]).T.set_axis(cols, axis=1)
-        raise ValueError(f"confint method {method!r}: use 'Wald' or 'boot'")
+        if method == "profile":
+            from .lmer_profile import profile_confint
 
-    def _theta(self) -> pd.Series:
-        """SDs, correlations and sigma with lme4's names (``sd_(Intercept)|g`` ...)."""
+            return profile_confint(self, level).set_axis(cols, axis=1)
+        raise ValueError(f"confint method {method!r}: use 'profile', 'Wald' or 'boot'")
+
+    def _varpars(self) -> pd.Series:
+        """SDs, correlations (and sigma) with lme4's names (``sd_(Intercept)|g`` ...)."""
         vc = self.VarCorr
+        body = vc.iloc[:-1] if self._has_sigma else vc
         names = [
             f"sd_{r.var1}|{r.grp}" if pd.isna(r.var2) else f"cor_{r.var2}.{r.var1}|{r.grp}"
-            for r in vc.iloc[:-1].itertuples()
+            for r in body.itertuples()
         ]
-        return pd.Series([*vc.sdcor.iloc[:-1], self.sigma], index=[*names, "sigma"])
+        extra = [self.sigma] if self._has_sigma else []
+        return pd.Series([*body.sdcor, *extra], index=[*names, *(["sigma"] if extra else [])])
 
     def params(self) -> pd.Series:
-        """Variance parameters then fixed effects, the rows of ``confint``."""
-        return pd.concat([self._theta(), self.fixef])
+        """Variance parameters then fixed effects: the rows of ``confint``."""
+        return pd.concat([self._varpars(), self.fixef])
 
-    def predict(self, newdata: pd.DataFrame | None = None, re_form: str | None = None) -> pd.Series:
-        """Predictions (lme4 ``predict.merMod``): ``re_form=None`` includes all random
-        effects, ``re_form="~0"`` gives population-level predictions. Unseen levels
-        contribute 0 (lme4's ``allow.new.levels=TRUE``)."""
+    # --- prediction -------------------------------------------------------------------
+    def predict(self, newdata: pd.DataFrame | None = None, re_form: str | None = None,
+                allow_new_levels: bool = False, type: str = "link") -> pd.Series:
+        """Predictions (lme4 ``predict.merMod``): ``re_form=None`` includes every random
+        effect, ``re_form="~0"`` (or ``"NA"``) the fixed effects only. Levels unseen in the
+        fit raise unless ``allow_new_levels=True``, which gives them random effect 0, as in
+        lme4. ``type="response"`` applies a GLMM's inverse link."""
         if re_form not in (None, "~0", "NA"):
             raise ValueError(f"re_form={re_form!r}: use None (all random effects) or '~0'")
+        if type not in ("link", "response"):
+            raise ValueError(f"type={type!r}: use 'link' or 'response'")
         data = self.frame if newdata is None else newdata
-        fixed = np.asarray(self.result.predict(exog=data))
-        pred = pd.Series(fixed, index=data.index)
-        if re_form is not None:
-            return pred
-        ranef = self.ranef
-        for term in self.formula.random:
-            keys = _key(data, term.factors)
-            for name in term.names:
-                coef = keys.map(ranef[term.group][name]).fillna(0.0).to_numpy()
-                x = 1.0 if name == "(Intercept)" else data[name].to_numpy(dtype=float)
-                pred += coef * x
-        return pred
+        x = self.design.X if newdata is None else self._new_x(newdata)
+        eta = x @ self.fixef.to_numpy()
+        if re_form is None:
+            ranef = self.ranef
+            for t in self.design.terms:
+                keys = group_key(data, t.term.factors)
+                tab = ranef[t.group]
+                unseen = sorted(set(keys) - set(tab.index))
+                if unseen and not allow_new_levels:
+                    raise ValueError(
+                        f"new level(s) {unseen[:5]} of {t.group!r} in newdata: pass "
+                        "allow_new_levels=True to predict them with random effect 0")
+                for name in t.names:
+                    coef = keys.map(tab[name]).fillna(0.0).to_numpy()
+                    col = 1.0 if name == "(Intercept)" else data[name].to_numpy(dtype=float)
+                    eta = eta + coef * col
+        out = self._inverse_link(eta) if type == "response" else eta
+        return pd.Series(out, index=data.index)
+
+    def _inverse_link(self, eta: np.ndarray) -> np.ndarray:
+        return eta
+
+    def _new_x(self, newdata: pd.DataFrame) -> np.ndarray:
+        """The fixed-effects matrix of new rows, with the fit's factor levels and contrasts."""
+        missing = [c for c in self.formula.fixed_columns() if c not in newdata.columns]
+        if missing:
+            raise KeyError(f"newdata lacks column(s) {missing} of the fixed effects {self.formula.fixed!r}")
+        data = newdata.copy()
+        for name in self.formula.fixed_columns():
+            col = self.frame[name]
+            if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+                levels = (list(col.cat.categories) if isinstance(col.dtype, pd.CategoricalDtype)
+                          else sorted(col.astype(str).unique()))
+                new = data[name].astype(str)
+                unknown = sorted(set(new) - set(levels))
+                if unknown:
+                    raise ValueError(f"newdata: level(s) {unknown[:5]} of fixed factor {name!r} were "
+                                     f"not in the fitted data ({levels[:10]})")
+                data[name] = pd.Categorical(new, categories=levels)
+        x, names = _fixed_matrix(self.formula, data)
+        if names != self.design.xnames:
+            raise ValueError(f"newdata gives fixed-effect columns {names}, the fit has {self.design.xnames}")
+        return x
+
+    @property
+    def fitted(self) -> pd.Series:
+        return self.predict(type="response")
 
     @property
     def residuals(self) -> pd.Series:
-        return pd.Series(np.asarray(self.result.resid), index=self.frame.index)
+        """Response minus fitted values (lme4 ``residuals``, type 'response')."""
+        return pd.Series(self.design.y, index=self.frame.index) - self.fitted
+
+    @property
+    def scaled_residuals(self) -> np.ndarray:
+        """Residuals / sigma (lme4's summary); Pearson residuals for a GLMM."""
+        return self.residuals.to_numpy() / self.sigma
+
+    # --- output -----------------------------------------------------------------------
+    @property
+    def provenance(self) -> dict[str, object]:
+        """What produced this fit: engine and versions, formula, data size, settings."""
+        from acceptability import __version__
+
+        return {"engine": self.engine, "acceptability": __version__, "formula": self.formula.text,
+                "nobs": self.nobs, "n_dropped": self.n_dropped, "REML": self.REML,
+                "converged": self.converged, "singular": self.singular}
 
     def summary(self) -> str:
-        """The fit printed like lme4's ``summary.merMod``."""
+        """The fit printed like lme4's ``summary.merMod`` with lmerTest's t tests."""
         from .lmer_summary import format_summary
 
         return format_summary(self)
 
     def __repr__(self) -> str:
-        return (
-            f"<LmerResult {self.formula.text!r}: n={self.nobs}, "
-            f"{'REML' if self.REML else 'ML'} logLik={self.logLik:.3f}>"
-        )
+        how = "REML" if self.REML else "ML"
+        return f"<{type(self).__name__} {self.formula.text!r}: n={self.nobs}, {how} logLik={self.logLik:.3f}>"
 
 
-def _lme4_names(s: pd.Series) -> pd.Series:
-    return s.rename(index=lambda n: "(Intercept)" if n == "Intercept" else n)
+@dataclass(repr=False)
+class GlmerResult(LmerResult):
+    """A fitted :func:`glmer` model: the accessors of :class:`LmerResult`, z tests, no sigma."""
+
+    family: str = "binomial"
+    nagq: int = 1
+    glmm_fit: object = None
+
+    _kind = "glmer"
+    _has_sigma = False
+
+    @property
+    def theta(self) -> np.ndarray:
+        return _theta_from_glmm(self.design, self.glmm_fit, 1.0)
+
+    @property
+    def fixef(self) -> pd.Series:
+        return pd.Series(np.asarray(self.glmm_fit.beta, float), index=self.design.xnames)
+
+    @property
+    def vcov(self) -> pd.DataFrame:
+        names = self.design.xnames
+        return pd.DataFrame(np.asarray(self.glmm_fit.vcov, float), index=names, columns=names)
+
+    @property
+    def sigma(self) -> float:
+        return 1.0
+
+    @property
+    def logLik(self) -> float:
+        """Laplace (nAGQ=1) or adaptive Gauss-Hermite log-likelihood, as lme4 reports it."""
+        return float(self.glmm_fit.loglik)
+
+    def refit_ml(self) -> GlmerResult:
+        return self
+
+    def _b(self) -> np.ndarray:
+        blocks = {b["group"]: b for b in self.glmm_fit.ranef_blocks}
+        out = []
+        for t in self.design.terms:
+            blk = blocks[t.group]
+            frame = pd.DataFrame(np.asarray(blk["values"], float), index=list(blk["levels"]),
+                                 columns=list(blk["terms"]))
+            out.append(frame.loc[list(t.levels), list(t.names)].to_numpy().ravel())
+        return np.concatenate(out)
+
+    def _condvar(self) -> list[np.ndarray]:
+        """Conditional variances from A = Lambda' Z' W Z Lambda + I at the fit, W the GLM
+        working weights (lme4: the final PIRLS factor)."""
+        mu = self.fitted.to_numpy()
+        w = mu * (1 - mu) * (self.design.trials if self.design.trials is not None else 1.0) \
+            if self.family == "binomial" else mu
+        state = pls.PlsFit(self.theta, self.fixef.to_numpy(), np.zeros(0), np.zeros(0), 0.0, 0.0,
+                           np.eye(1), False, self.nobs, None)
+        return pls.cond_var(self.design, state, 1.0, weights=w)
+
+    def _inverse_link(self, eta: np.ndarray) -> np.ndarray:
+        return 1 / (1 + np.exp(-eta)) if self.family == "binomial" else np.exp(eta)
+
+    @property
+    def scaled_residuals(self) -> np.ndarray:
+        """Pearson residuals (y - mu) / sqrt(V(mu) / n), as lme4's summary shows."""
+        mu = self.fitted.to_numpy()
+        var = mu * (1 - mu) / (self.design.trials if self.design.trials is not None else 1.0) \
+            if self.family == "binomial" else mu
+        return (self.design.y - mu) / np.sqrt(var)
+
+    @property
+    def df(self) -> pd.Series:
+        return pd.Series(np.inf, index=self.design.xnames)
+
+    @property
+    def coefficients(self) -> pd.DataFrame:
+        """Estimate, Std. Error, z value, Pr(>|z|) (lme4's Wald z tests)."""
+        est, se = self.fixef, self.se
+        z = est / se
+        return pd.DataFrame({"Estimate": est, "Std. Error": se, "z value": z,
+                             "Pr(>|z|)": 2 * sps.norm.sf(np.abs(z))})
+
+    def confint(self, level: float = 0.95, method: str = "Wald", nsim: int = 500,
+                seed: int = 0) -> pd.DataFrame:
+        """``"Wald"`` (default here) or ``"boot"`` (parametric bootstrap); likelihood
+        profiles are available for :func:`lmer` fits."""
+        if method == "profile":
+            raise ValueError("confint(method='profile') is available for lmer fits; for a glmer "
+                             "fit use method='Wald' or method='boot'")
+        return super().confint(level, method, nsim, seed)
+
+    @property
+    def provenance(self) -> dict[str, object]:
+        return super().provenance | {"family": self.family, "nAGQ": self.nagq}
 
 
 def anova(*models: LmerResult, refit: bool = True) -> pd.DataFrame:

@@ -18,7 +18,8 @@ __all__ = ["format_summary"]
 def _random_table(m: LmerResult) -> str:
     vc = m.VarCorr
     rows = []
-    for grp, block in vc.iloc[:-1].groupby("grp", sort=False):
+    body = vc.iloc[:-1] if m._has_sigma else vc
+    for grp, block in body.groupby("grp", sort=False):
         diag = block[block.var2.isna()]
         for i, r in enumerate(diag.itertuples()):
             cors = [
@@ -29,7 +30,8 @@ def _random_table(m: LmerResult) -> str:
                 [grp if i == 0 else "", r.var1, f"{r.vcov:.6g}", f"{r.sdcor:.5g}"]
                 + [f"{c:.2f}" for c in cors]
             )
-    rows.append(["Residual", "", f"{m.result.scale:.6g}", f"{m.sigma:.5g}"])
+    if m._has_sigma:
+        rows.append(["Residual", "", f"{m.sigma**2:.6g}", f"{m.sigma:.5g}"])
     width = max(len(r) for r in rows)
     header = ["Groups", "Name", "Variance", "Std.Dev.", "Corr"][: max(width, 4)]
     header += [""] * (width - len(header))
@@ -39,9 +41,18 @@ def _random_table(m: LmerResult) -> str:
 
 
 def _fixed_table(m: LmerResult) -> str:
-    est, se = m.fixef, m.se
-    tab = pd.DataFrame({"Estimate": est, "Std. Error": se, "t value": est / se})
-    return tab.to_string(float_format=lambda v: f"{v:.6g}")
+    tab = m.coefficients
+    p_col = tab.columns[-1]
+    p = tab.pop(p_col)
+    text = tab.to_string(float_format=lambda v: f"{v:.6g}").splitlines()
+    p_text = [p_col] + [_format_p(v) for v in p]
+    width = max(map(len, p_text))
+    return "\n".join(f"{line} {pv:>{width}}" for line, pv in zip(text, p_text, strict=True))
+
+
+def _format_p(p: float) -> str:
+    """R's format.pval with lme4's eps: tiny p-values print as '< 2e-16'."""
+    return "< 2e-16" if p < 2e-16 else f"{p:.3g}"
 
 
 def _fixed_correlation(m: LmerResult) -> str:
@@ -57,11 +68,19 @@ def _fixed_correlation(m: LmerResult) -> str:
     return "\n".join(lines)
 
 
+def _header(m: LmerResult) -> list[str]:
+    if m._kind == "glmer":
+        how = "Laplace Approximation" if m.nagq == 1 else f"Adaptive Gauss-Hermite Quadrature, nAGQ = {m.nagq}"
+        link = {"binomial": "logit", "poisson": "log"}[m.family]
+        return [f"Generalized linear mixed model fit by maximum likelihood ({how}) ['glmerMod']",
+                f" Family: {m.family}  ( {link} )"]
+    how = "REML" if m.REML else "maximum likelihood"
+    return [f"Linear mixed model fit by {how}. t-tests use Satterthwaite's method ['lmerModLmerTest']"]
+
+
 def format_summary(m: LmerResult) -> str:
     """lme4-style summary: criterion, scaled residuals, random and fixed effects, notes."""
-    how = "REML" if m.REML else "maximum likelihood "
-    out = [f"Linear mixed model fit by {how} ['lmerMod'] (statsmodels MixedLM)"]
-    out.append(f"Formula: {m.formula.text}")
+    out = _header(m) + [f"Formula: {m.formula.text}", f"Engine: {m.engine}"]
     if m.n_dropped:
         out.append(f"Rows dropped for missing values: {m.n_dropped}")
     out.append("")
@@ -73,19 +92,15 @@ def format_summary(m: LmerResult) -> str:
             columns=["AIC", "BIC", "logLik", "deviance", "df.resid"],
         )
         out.append(crit.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
-    q = np.quantile(m.residuals / m.sigma, [0, 0.25, 0.5, 0.75, 1])
+    q = np.quantile(m.scaled_residuals, [0, 0.25, 0.5, 0.75, 1])
     res = pd.DataFrame([q], columns=["Min", "1Q", "Median", "3Q", "Max"])
     out += ["", "Scaled residuals:", res.to_string(index=False, float_format=lambda v: f"{v:.4f}")]
     out += ["", "Random effects:", _random_table(m)]
-    counts = [
-        f"{t.group}, {m.frame[list(t.factors)].drop_duplicates().shape[0]}"
-        for t, _ in m._order(m._blocks())
-    ]
-    out.append(f"Number of obs: {m.nobs}, groups:  " + "; ".join(dict.fromkeys(counts)))
+    counts = "; ".join(f"{g}, {n}" for g, n in m.ngrps.items())
+    out.append(f"Number of obs: {m.nobs}, groups:  {counts}")
     out += ["", "Fixed effects:", _fixed_table(m)]
     if len(m.fixef) > 1:
         out += ["", "Correlation of Fixed Effects:", _fixed_correlation(m)]
-    converged = "converged" if m.result.converged else "did NOT converge"
-    out.append(f"optimizer (statsmodels MixedLM) {converged}")
+    out += ["", f"optimizer ({m.engine}) {'converged' if m.converged else 'did NOT converge'}"]
     out += m.notes
     return "\n".join(out)
