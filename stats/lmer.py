@@ -57,13 +57,25 @@ def engine_version() -> str:
     return f"glmm {version('glmm')}"
 
 
-def _glmm_formula(formula: Formula, response: str | None = None) -> str | None:
+def _glmm_groups(formula: Formula) -> dict[str, str]:
+    """glmm's name of each grouping factor: an interaction ``g:h`` becomes a column of its
+    own (glmm accepts slopes only on a plain column)."""
+    groups = dict.fromkeys(t.group for t in formula.random)
+    return {g: (g if ":" not in g else f"_grp{i}_") for i, g in enumerate(groups)}
+
+
+def _glmm_formula(formula: Formula, response: str) -> str | None:
     """The formula as glmm writes it, or None where glmm refuses the structure: a term
-    without intercept, or a grouping factor in more than one term."""
+    without intercept, a grouping factor in more than one term, or a random slope that is
+    not also a fixed-effect term."""
     groups = [t.group for t in formula.random]
-    if len(set(groups)) < len(groups) or not all(t.intercept for t in formula.random):
+    fixed_terms = {t.strip() for t in formula.fixed.split("+")}
+    if len(set(groups)) < len(groups) or not all(t.intercept for t in formula.random) \
+            or any(s not in fixed_terms for t in formula.random for s in t.slopes):
         return None
-    return " + ".join([f"{response or formula.response} ~ {formula.fixed}", *map(str, formula.random)])
+    names = _glmm_groups(formula)
+    terms = [f"({t.expr} | {names[t.group]})" for t in formula.random]
+    return " + ".join([f"{response} ~ {formula.fixed}", *terms])
 
 
 def _glmm_data(frame: pd.DataFrame, formula: Formula, extra: dict[str, np.ndarray]) -> pd.DataFrame:
@@ -73,6 +85,9 @@ def _glmm_data(frame: pd.DataFrame, formula: Formula, extra: dict[str, np.ndarra
         for f in term.factors:
             if not isinstance(out[f].dtype, pd.CategoricalDtype):
                 out[f] = out[f].astype(str)
+    for group, name in _glmm_groups(formula).items():
+        if name != group:
+            out[name] = group_key(frame, tuple(group.split(":")))
     for k, v in extra.items():
         out[k] = v
     return out
@@ -131,8 +146,10 @@ def _fit_glmm(d: MixedDesign, formula: Formula, family: str, reml: bool, nagq: i
 
 
 def _theta_from_glmm(d: MixedDesign, g, sigma: float) -> np.ndarray:
+    ours = {v: k for k, v in _glmm_groups(d.formula).items()}
     by_group = {}
     for (name, terms), packed in zip(g.re_groups, g.varcorr, strict=True):
+        name = ours.get(name, name)
         k = len(terms)
         cov = np.zeros((k, k))
         rows, cols = np.tril_indices(k)
@@ -568,7 +585,8 @@ class GlmerResult(LmerResult):
         return self
 
     def _b(self) -> np.ndarray:
-        blocks = {b["group"]: b for b in self.glmm_fit.ranef_blocks}
+        ours = {v: k for k, v in _glmm_groups(self.formula).items()}
+        blocks = {ours.get(b["group"], b["group"]): b for b in self.glmm_fit.ranef_blocks}
         out = []
         for t in self.design.terms:
             blk = blocks[t.group]

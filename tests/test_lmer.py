@@ -36,7 +36,7 @@ def test_lmer_matches_lme4_on_li_adger(fit):
     assert fit.n_dropped == 2
     assert_matches_lme4(fit, "sentence|REML|")
     r = lme4_reference("sentence|REML|")
-    wald = fit.confint()
+    wald = fit.confint(method="Wald")
     for name in fit.fixef.index:
         assert wald.loc[name].to_numpy() == pytest.approx(
             [r[f"wald|{name}|lower"], r[f"wald|{name}|upper"]], abs=LME4_TOL)
@@ -79,7 +79,9 @@ def test_summary_layout_and_accessors(fit):
     # conditional predictions + residuals give back the data; new levels get population level
     assert np.allclose(fit.predict() + fit.residuals, fit.frame["human"])
     new = fit.frame.head(3).assign(phenomenon="unseen", type_id="unseen")
-    assert np.allclose(fit.predict(new), fit.predict(new, re_form="~0"))
+    with pytest.raises(ValueError, match="allow_new_levels=True"):  # lme4's default
+        fit.predict(new)
+    assert np.allclose(fit.predict(new, allow_new_levels=True), fit.predict(new, re_form="~0"))
 
 
 # --- synthetic data --------------------------------------------------------------------
@@ -173,16 +175,12 @@ def test_nan_rows_dropped_and_counted():
     assert "Rows dropped for missing values: 3" in m.summary()
 
 
-def test_crossed_effects_point_to_brm():
+def test_crossed_and_correlated_nested_terms_fit():
     df = nested_frame()
-    with pytest.raises(ValueError, match=r"crossed.*use stats\.brm"):
-        lmer("y ~ x + (1 | g) + (1 | h)", df)
-
-
-def test_correlated_nested_term_is_refused_with_fix():
-    df = nested_frame()
-    with pytest.raises(ValueError, match=r"\(1 \+ x \|\| g:h\)"):
-        lmer("y ~ x + (1 | g) + (1 + x | g:h)", df)
+    crossed = lmer("y ~ x + (1 | g) + (1 | h)", df)
+    assert set(crossed.ngrps.index) == {"g", "h"} and crossed.engine.startswith("glmm")
+    nested = lmer("y ~ x + (1 | g) + (1 + x | g:h)", df)
+    assert len(nested.VarCorr) == 5  # g, g:h intercept, g:h slope, their correlation, residual
 
 
 def test_no_random_effects():
@@ -192,7 +190,8 @@ def test_no_random_effects():
 
 def test_singular_fit_is_reported():
     df = nested_frame()
-    df["y"] = 1 + 0.5 * df["x"] + np.random.default_rng(0).normal(0, 1, len(df))
+    noise = pd.Series(np.random.default_rng(0).normal(0, 1, len(df)))
+    df["y"] = 1 + 0.5 * df["x"] + noise - noise.groupby(df["g"]).transform("mean")  # no g effect
     with pytest.warns(SingularFitWarning):
         m = lmer("y ~ x + (1 | g)", df)
     assert m.singular and "singular" in m.summary()
