@@ -146,6 +146,8 @@ def _fit_glmm(d: MixedDesign, formula: Formula, family: str, reml: bool, nagq: i
 
 
 def _theta_from_glmm(d: MixedDesign, g, sigma: float) -> np.ndarray:
+    if len(g.varcorr) != len(g.re_groups):  # glmm reports no covariances when it failed
+        return np.full(d.ntheta, np.nan)
     ours = {v: k for k, v in _glmm_groups(d.formula).items()}
     by_group = {}
     for (name, terms), packed in zip(g.re_groups, g.varcorr, strict=True):
