@@ -17,9 +17,12 @@ import warnings
 PACKAGE = __name__.partition(".")[0]  # "acceptability"
 
 
+_WRAPPERS = ("contextlib", "threadpoolctl")  # decorators the package wraps functions in
+
+
 def _inside(frame) -> bool:
     name = frame.f_globals.get("__name__", "")
-    return name == PACKAGE or name.startswith(PACKAGE + ".")
+    return name == PACKAGE or name.startswith(PACKAGE + ".") or name in _WRAPPERS
 
 
 def caller_stacklevel() -> int:
