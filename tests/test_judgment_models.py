@@ -11,7 +11,6 @@ import pytest
 from acceptability.stats.judgment_models import (
     fc_model,
     fc_model_frame,
-    fc_model_vb,
     pair_model,
     pair_model_frame,
     sentence_model_frame,
@@ -83,16 +82,19 @@ def blimp_fc():
 
 
 @needs_blimp
-def test_fc_frame_and_variational_model(blimp_fc):
+def test_fc_frame_and_crossed_glmer(blimp_fc):
     ds, scores = blimp_fc
     fr = fc_model_frame(ds, scores)
     assert len(fr) == len(ds.trials) and fr["dlm"].notna().all()
-    fit = fc_model_vb(ds, scores)
-    assert fit.n_dropped == 0
+    assert set(ds.trials.columns) <= set(fr.columns)  # any trial column may enter a model
+    assert (fr["good_first"] == (fr["good_position"] == 1)).all()
+    fit = fc_model(ds, scores)  # crossed participant, pair and paradigm intercepts (glmer)
+    assert fit.n_dropped == 0 and dict(fit.ngrps) == {"pair_id": 348, "participant": 341, "paradigm": 70}
     # people choose the acceptable sentence most of the time: positive intercept (logit)
-    assert fit.fixef["Intercept"] > 1
-    assert np.isfinite(fit.fixef["dlm"]) and fit.fixef_sd["dlm"] > 0
-    assert "dlm" in fit.summary()
+    assert fit.fixef["(Intercept)"] > 1
+    assert "Family: binomial  ( logit )" in fit.summary()
+    with pytest.raises(ValueError, match="engine='vb'"):
+        fc_model(ds, scores, engine="vb")
 
 
 @needs_blimp
@@ -100,7 +102,8 @@ def test_fc_bayesian_model_on_blimp_subset(blimp_fc):
     ds, scores = blimp_fc
     keep = sorted(ds.trials["paradigm"].unique())[:12]
     trials = ds.trials[ds.trials["paradigm"].isin(keep)]
-    fit = fc_model(ds, scores, trials=trials, draws=150, tune=150, chains=2, seed=3)
+    fit = fc_model(ds, scores, trials=trials, formula="chose_good ~ dlm + (1 | participant) + (1 | paradigm)",
+                   engine="brm", draws=150, tune=150, chains=2, seed=3)
     summ = fit.summary()
     assert {"Intercept", "dlm", "1|participant_sigma", "1|paradigm_sigma"} <= set(summ.index)
     assert summ.loc["Intercept", "mean"] > 1
