@@ -143,6 +143,13 @@ def li_adger_scores(li_adger_dir):
 
 
 @pytest.fixture(scope="session")
+def blimp_fc_frame():
+    from tests.blimp_fc import blimp_fc_frame
+
+    return blimp_fc_frame(need_data("blimp", "raw_results/human_responses.csv"))
+
+
+@pytest.fixture(scope="session")
 def example():
     from acceptability import data
 

@@ -58,27 +58,9 @@ def test_pair_model_matches_lme4(li_adger):
 
 @pytest.fixture(scope="module")
 def blimp_fc():
-    """BLiMP human FC trials with a real shallow predictor: minus the sentence length in
-    words (shorter sentences preferred), z-scored like any model score."""
-    from acceptability import data
-    from acceptability.data.forced_choice import load_blimp_trials
+    from tests.blimp_fc import blimp_fc
 
-    trials = load_blimp_trials(BLIMP)
-    pairs = trials.drop_duplicates("pair_id")[["pair_id", "paradigm", "good_text", "bad_text"]]
-    sentences = pd.concat([
-        pd.DataFrame({"sentence_id": pairs["pair_id"] + "_good", "text": pairs["good_text"],
-                      "phenomenon": pairs["paradigm"]}),
-        pd.DataFrame({"sentence_id": pairs["pair_id"] + "_bad", "text": pairs["bad_text"],
-                      "phenomenon": pairs["paradigm"]}),
-    ])
-    ds = data.from_frames(
-        sentences,
-        pd.DataFrame({"pair_id": pairs["pair_id"], "good_id": pairs["pair_id"] + "_good",
-                      "bad_id": pairs["pair_id"] + "_bad", "phenomenon": pairs["paradigm"]}),
-        trials=trials, name="blimp-fc")
-    scores = pd.DataFrame({"sentence_id": sentences["sentence_id"], "model": "neg_length",
-                           "score": -sentences["text"].str.split().str.len().astype(float)})
-    return ds, scores
+    return blimp_fc(BLIMP)
 
 
 @needs_blimp
