@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg, optimize, sparse
+from scipy.linalg import lapack
 from threadpoolctl import threadpool_limits
 
 from .mixed_design import MixedDesign
@@ -82,8 +83,11 @@ class _Factor:
 
     def __init__(self, a, q1: int, nc1: int) -> None:
         if not sparse.issparse(a):
-            self._cho = linalg.cho_factor(a, lower=True)
-            self.logdet = float(2 * np.sum(np.log(np.diag(self._cho[0]))))
+            chol, info = lapack.dpotrf(a, lower=1)  # LAPACK directly: no per-call checks
+            if info:
+                raise np.linalg.LinAlgError(f"A is not positive definite (leading minor {info})")
+            self._cho = chol
+            self.logdet = float(2 * np.sum(np.log(np.diag(chol))))
             return
         self._cho, self.q1 = None, q1
         coo = a.tocsr()[:q1, :q1].tocoo()
@@ -112,7 +116,8 @@ class _Factor:
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         if self._cho is not None:
-            return linalg.cho_solve(self._cho, b)
+            x, info = lapack.dpotrs(self._cho, b, lower=1)
+            return x
         b = np.asarray(b, float)
         y1 = self._apply_inv11(b[:self.q1])
         if self._s_cho is None:
@@ -161,9 +166,9 @@ def pls(d: MixedDesign, theta: np.ndarray, reml: bool, y: np.ndarray | None = No
 @one_blas_thread
 def fit_theta(d: MixedDesign, reml: bool, start: np.ndarray | None = None,
               y: np.ndarray | None = None, offset: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
-    """``theta`` minimising the profiled deviance, by bounded quasi-Newton (L-BFGS-B,
-    central-difference gradient) then Nelder-Mead from its end point; returns
-    (theta, converged)."""
+    """``theta`` minimising the profiled deviance, by bounded quasi-Newton (L-BFGS-B with a
+    central-difference gradient; Nelder-Mead from its end point when it reports failure);
+    returns (theta, converged)."""
     lower = d.theta_lower()
     bounds = [(lo if np.isfinite(lo) else None, None) for lo in lower]
     x0 = d.theta_start() if start is None else np.maximum(np.asarray(start, float), lower)
@@ -171,12 +176,13 @@ def fit_theta(d: MixedDesign, reml: bool, start: np.ndarray | None = None,
     def dev(th: np.ndarray) -> float:
         return pls(d, th, reml, y, offset).deviance
 
-    first = optimize.minimize(dev, x0, method="L-BFGS-B", jac="3-point", bounds=bounds,
-                              options={"ftol": 1e-12, "gtol": 1e-8, "maxiter": 1000})
-    second = optimize.minimize(dev, first.x, method="Nelder-Mead", bounds=bounds,
-                               options={"xatol": 1e-7, "fatol": 1e-10, "maxfev": 200 * len(x0)})
-    best = second if second.fun <= first.fun else first
-    return np.maximum(best.x, lower), bool(first.success or second.success)
+    best = optimize.minimize(dev, x0, method="L-BFGS-B", jac="3-point", bounds=bounds,
+                             options={"ftol": 1e-12, "gtol": 1e-8, "maxiter": 1000})
+    if not best.success:
+        polish = optimize.minimize(dev, best.x, method="Nelder-Mead", bounds=bounds,
+                                   options={"xatol": 1e-7, "fatol": 1e-10, "maxfev": 200 * len(x0)})
+        best = polish if polish.fun <= best.fun else best
+    return np.maximum(best.x, lower), bool(best.success)
 
 
 def varpar_deviance(d: MixedDesign, varpar: np.ndarray, reml: bool) -> float:
