@@ -70,7 +70,17 @@ def _min_over(fun, x0: np.ndarray, bounds) -> tuple[float, np.ndarray]:
 
 
 def _zeta_roots(zeta, est: float, step: float, z: float, lo: float | None, hi: float | None) -> tuple[float, float]:
-    """Where zeta(v) = -z below ``est`` and = +z above it (a bound when never reached)."""
+    """Where zeta(v) = -z below ``est`` and = +z above it (a bound when never reached).
+    Values are remembered, so that the root finder sees the signs the bracketing saw (the
+    inner optimisations start where the last one ended)."""
+    memo: dict[float, float] = {est: 0.0}
+
+    def cached(v: float) -> float:
+        if v not in memo:
+            memo[v] = zeta_raw(v)
+        return memo[v]
+
+    zeta_raw, zeta = zeta, cached
     out = []
     for sign, bound in ((-1, lo), (1, hi)):
         a, width = est, step
@@ -109,7 +119,11 @@ def profile_confint(m: LmerResult, level: float = 0.95) -> pd.DataFrame:
                 s = s_hat.copy()
                 s[j], s[others] = v, x
                 return _ml_deviance(d, s)
-            val, warm["x"] = _min_over(dev, warm["x"], [bounds[k] for k in others])
+            # from the estimate and from the last end point: the better of the two, as a
+            # quasi-Newton run from one start can stop short where the profile bends
+            b_others = [bounds[k] for k in others]
+            val, warm["x"] = min(_min_over(dev, warm["x"], b_others),
+                                 _min_over(dev, s_hat[others], b_others), key=lambda r: r[0])
             return float(np.sign(v - s_hat[j]) * np.sqrt(max(val - dev_hat, 0.0)))
 
         lo, hi = bounds[j]
