@@ -1,11 +1,14 @@
-"""Fit times of the LI-Adger sentence-level judgment model: stats.lmer, stats.brm, lme4.
+"""Fit times of stats.lmer / stats.glmer beside lme4's, model by model, in one run.
 
-    human ~ score + (1 + score | phenomenon) + (1 | phenomenon:type_id)
-    (human ME judgments vs z-scored bert-large-cased PLL; 4176 sentences)
+    ACCEPTABILITY_DATA_DIR=../shared/data .venv/bin/python benchmarks/bench_models.py
 
-Runs lme4 through ``Rscript benchmarks/lme4_reference.R`` when R and lme4 are installed
-(Debian: r-base-core r-cran-lme4) and prints estimates and times side by side.
-Usage: python benchmarks/bench_models.py [--draws N] [--repeats K]
+Models: lme4's sleepstudy (correlated and ``||``), Penicillin (crossed), Pastes (nested),
+cbpp (binomial GLMM, Laplace and nAGQ=9), InstEval (73k rows, crossed), the LI-Adger
+sentence and pair models and BLiMP's forced-choice trials (crossed participant, pair and
+paradigm). lme4 runs through ``Rscript benchmarks/lmm_engines.R`` with its default settings
+(Debian: r-base-core r-cran-lme4); ours run in this process. Prints the median times, the
+ratio ours / lme4 and the logLik difference, then the time of
+``confint(method="boot", nsim=500)`` on the LI-Adger sentence model (goal: under 60 s).
 """
 
 from __future__ import annotations
@@ -13,95 +16,103 @@ from __future__ import annotations
 import argparse
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import warnings
+from io import StringIO
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from acceptability import data
-from acceptability.stats.brm import brm
-from acceptability.stats.judgment_models import SENTENCE_FORMULA, sentence_model_frame
-from acceptability.stats.lmer import lmer
+from acceptability import stats
 
-R_SCRIPT = Path(__file__).with_name("lme4_reference.R")
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from tests.lme4_data import lme4_data  # noqa: E402
+
+# name: (formula, family or None for lmer, data set or frame file, nAGQ)
+MODELS = {
+    "sleepstudy": ("Reaction ~ Days + (Days | Subject)", None, "sleepstudy", 1),
+    "sleepstudy_uncorr": ("Reaction ~ Days + (Days || Subject)", None, "sleepstudy", 1),
+    "penicillin": ("diameter ~ 1 + (1 | plate) + (1 | sample)", None, "penicillin", 1),
+    "pastes": ("strength ~ 1 + (1 | batch/cask)", None, "pastes", 1),
+    "cbpp": ("cbind(incidence, size - incidence) ~ period + (1 | herd)", "binomial", "cbpp", 1),
+    "cbpp_agq9": ("cbind(incidence, size - incidence) ~ period + (1 | herd)", "binomial", "cbpp", 9),
+    "li_adger_sentence": (stats.SENTENCE_FORMULA, None, "sentence.csv", 1),
+    "li_adger_pair": (stats.PAIR_FORMULA, None, "pair.csv", 1),
+    "blimp_fc": (stats.FC_FORMULA, "binomial", "fc.csv", 1),
+    "insteval": ("y ~ service + (1 | s) + (1 | d)", None, "insteval", 1),
+}
+FACTORS = {"phenomenon": str, "type_id": str, "participant": str, "pair_id": str, "paradigm": str}
 
 
-def run_lme4(frame: pd.DataFrame) -> pd.Series | None:
-    """lme4's estimates and median REML fit time (s), or None without R/lme4."""
+def frames(tmp: Path) -> dict[str, pd.DataFrame]:
+    subprocess.run([sys.executable, str(HERE / "lme4_frames.py"), str(tmp)], check=True,
+                   capture_output=True)
+    out = {}
+    for name, (_, _, source, _) in MODELS.items():
+        if source.endswith(".csv"):
+            out[name] = pd.read_csv(tmp / source, dtype=FACTORS)
+        else:
+            out[name] = lme4_data(source)
+    return out
+
+
+def run_lme4(tmp: Path, reps: int) -> pd.DataFrame | None:
     if shutil.which("Rscript") is None:
         return None
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "lme4.csv"
-        frame[["human", "score", "phenomenon", "type_id"]].to_csv(Path(tmp) / "sentence.csv",
-                                                                   index=False)
-        proc = subprocess.run(["Rscript", str(R_SCRIPT), tmp, str(out)],
-                              capture_output=True, text=True, check=False)
-        if proc.returncode:
-            print(f"lme4 reference failed:\n{proc.stderr[-2000:]}")
-            return None
-        values = pd.read_csv(out).set_index("name")["value"]
-        return values[values.index.str.startswith("sentence|")].rename(lambda n: n[9:])
+    r = subprocess.run(["Rscript", str(HERE / "lmm_engines.R"), str(tmp), str(reps)],
+                       capture_output=True, text=True, check=True)
+    return pd.read_csv(StringIO(r.stdout)).set_index("model")
+
+
+def fit(name: str, frame: pd.DataFrame):
+    formula, family, _, nagq = MODELS[name]
+    if family is None:
+        return stats.lmer(formula, frame)
+    return stats.glmer(formula, frame, family=family, nAGQ=nagq)
+
+
+def median_time(name: str, frame: pd.DataFrame, reps: int) -> tuple[float, object]:
+    times, m = [], None
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        m = fit(name, frame)
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)), m
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--draws", type=int, default=1000, help="brm draws (and tuning steps) per chain")
-    ap.add_argument("--repeats", type=int, default=3, help="lmer fits to time (median)")
+    ap.add_argument("--repeats", type=int, default=5, help="fits to time per model (median)")
+    ap.add_argument("--nsim", type=int, default=500, help="bootstrap refits (0: skip)")
     args = ap.parse_args()
-
-    frame = sentence_model_frame(data.load_li_adger(), data.load_li_adger_scores(),
-                                 model="bert-large-cased_mlm")
-    times = []
+    tmp = Path(tempfile.mkdtemp())
+    data = frames(tmp)
+    lme4 = run_lme4(tmp, args.repeats)
+    rows = []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the fit is singular, as in lme4; reported below
-        for _ in range(args.repeats):
+        warnings.simplefilter("ignore")  # singular fits are reported by both; not timed here
+        for name, frame in data.items():
+            reps = min(args.repeats, 3) if name == "insteval" else args.repeats
+            t, m = median_time(name, frame, reps)
+            row = {"model": name, "rows": m.nobs, "engine": m.engine.split(" (")[0], "ours s": t}
+            if lme4 is not None:
+                ref = lme4.loc[name]
+                row |= {"lme4 s": ref["seconds"], "ours / lme4": t / ref["seconds"],
+                        "logLik - lme4": m.logLik - ref["logLik"]}
+            rows.append(row)
+        table = pd.DataFrame(rows)
+        pd.set_option("display.width", 200)
+        print(table.to_string(index=False, float_format="{:.3g}".format))
+        if args.nsim:
+            m = fit("li_adger_sentence", data["li_adger_sentence"])
             t0 = time.perf_counter()
-            m = lmer(SENTENCE_FORMULA, frame)
-            times.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        b = brm(SENTENCE_FORMULA, frame, draws=args.draws, tune=args.draws)
-        t_brm = time.perf_counter() - t0
-        ml_loglik = m.refit_ml().logLik
-    r = run_lme4(frame)
-
-    vc = m.VarCorr
-    rows = {
-        "fixef (Intercept)": (m.fixef["(Intercept)"], "REML|fixef|(Intercept)"),
-        "fixef score": (m.fixef["score"], "REML|fixef|score"),
-        "SE (Intercept)": (m.se["(Intercept)"], "REML|se|(Intercept)"),
-        "SE score": (m.se["score"], "REML|se|score"),
-        "var type (Intercept)": (vc.vcov.iloc[0], "REML|vcov|phenomenon:type_id|(Intercept)|"),
-        "var phenomenon (Intercept)": (vc.vcov.iloc[1], "REML|vcov|phenomenon|(Intercept)|"),
-        "var phenomenon score": (vc.vcov.iloc[2], "REML|vcov|phenomenon|score|"),
-        "cov phenomenon (Intercept),score": (vc.vcov.iloc[3], "REML|vcov|phenomenon|(Intercept)|score"),
-        "residual variance": (vc.vcov.iloc[4], "REML|vcov|Residual||"),
-        "logLik (REML)": (m.logLik, "REML|logLik"),
-        "logLik (ML)": (ml_loglik, "ML|logLik"),
-    }
-    table = pd.DataFrame({
-        "stats.lmer": {k: v for k, (v, _) in rows.items()},
-        "lme4": {k: (r[key] if r is not None else np.nan) for k, (_, key) in rows.items()},
-    })
-    table["abs diff"] = (table["stats.lmer"] - table["lme4"]).abs()
-    print(f"LI-Adger sentence model: {SENTENCE_FORMULA}  (n = {m.nobs})\n")
-    print(table.to_string(float_format=lambda v: f"{v:.6g}"))
-    post = b.draws("score")
-    summ = b.summary()
-    s = b.settings
-    print(f"\nstats.brm ({s['sampler']}, {s['chains']} chains x {s['draws']} draws, "
-          f"{s['tune']} tuning, seed {s['seed']}): slope {post.mean():.4f} (SD {post.std():.4f}), "
-          f"R-hat max {summ['r_hat'].max():.3f} (fixed effects and sigma "
-          f"{summ.loc[['Intercept', 'score', 'sigma'], 'r_hat'].max():.3f}), "
-          f"ESS bulk min {summ['ess_bulk'].min():.0f}")
-    fit_times = pd.Series({
-        "lme4::lmer (R, REML)": r["fit_seconds"] if r is not None else np.nan,
-        "stats.lmer (statsmodels MixedLM, REML)": float(np.median(times)),
-        f"stats.brm ({s['sampler']}, {s['chains']}x{s['draws']}, incl. compile)": t_brm,
-    }, name="fit seconds")
-    print("\n" + fit_times.to_frame().to_string(float_format=lambda v: f"{v:.2f}"))
+            m.confint(method="boot", nsim=args.nsim)
+            print(f"\nconfint(method='boot', nsim={args.nsim}) on the LI-Adger sentence model: "
+                  f"{time.perf_counter() - t0:.1f} s")
 
 
 if __name__ == "__main__":

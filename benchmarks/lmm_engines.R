@@ -1,31 +1,37 @@
-# lme4's fits of the models in bench_lmm_engines.py: one line per model with logLik,
-# fixed effects and the median time of 5 fits. Usage: Rscript lmm_engines.R DIR
-# (DIR holds li_adger_sentence.csv from bench_lmm_engines.py; lme4's own data sets are written there).
+# lme4's fits of the models of bench_models.py and bench_lmm_engines.py, with lme4's
+# default settings: one line per model with the median fit time, logLik and fixed effects.
+# Usage: Rscript lmm_engines.R DIR   (DIR holds sentence.csv, pair.csv and fc.csv written by
+# benchmarks/lme4_frames.py; lme4's own data sets come from the lme4 package)
 suppressPackageStartupMessages(library(lme4))
 args <- commandArgs(trailingOnly = TRUE)
 dir <- args[1]
-sentence <- read.csv(file.path(dir, "li_adger_sentence.csv"))
-write.csv(sleepstudy, file.path(dir, "sleepstudy.csv"), row.names = FALSE)
-write.csv(Penicillin, file.path(dir, "penicillin.csv"), row.names = FALSE)
-cb <- cbpp; cb$failures <- cb$size - cb$incidence
-write.csv(cb, file.path(dir, "cbpp.csv"), row.names = FALSE)
-ie <- InstEval[, c("y", "s", "d", "service")]; ie$service <- as.integer(ie$service == "1")
-write.csv(ie, file.path(dir, "insteval.csv"), row.names = FALSE)
-ie$s <- factor(ie$s); ie$d <- factor(ie$d)
+reps <- if (length(args) > 1) as.integer(args[2]) else 5
+chr <- function(...) sapply(c(...), function(x) "character")
+sentence <- read.csv(file.path(dir, "sentence.csv"), colClasses = chr("phenomenon", "type_id"))
+pair <- read.csv(file.path(dir, "pair.csv"), colClasses = chr("phenomenon"))
+fc <- read.csv(file.path(dir, "fc.csv"), colClasses = chr("participant", "pair_id", "paradigm"))
+ie <- InstEval
 models <- list(
   sleepstudy = function() lmer(Reaction ~ Days + (Days | Subject), sleepstudy),
+  sleepstudy_uncorr = function() lmer(Reaction ~ Days + (Days || Subject), sleepstudy),
   penicillin = function() lmer(diameter ~ 1 + (1 | plate) + (1 | sample), Penicillin),
-  li_adger_sentence = function() lmer(human ~ score + (1 + score | phenomenon) +
-                                        (1 | phenomenon:type_id), sentence),
+  pastes = function() lmer(strength ~ 1 + (1 | batch/cask), Pastes),
   cbpp = function() glmer(cbind(incidence, size - incidence) ~ period + (1 | herd), cbpp,
                           family = binomial),
+  cbpp_agq9 = function() glmer(cbind(incidence, size - incidence) ~ period + (1 | herd), cbpp,
+                               family = binomial, nAGQ = 9),
+  li_adger_sentence = function() lmer(human ~ score + (1 + score | phenomenon) +
+                                        (1 | phenomenon:type_id), sentence),
+  li_adger_pair = function() lmer(dh ~ dlm + (1 | phenomenon), pair),
+  blimp_fc = function() glmer(chose_good ~ dlm + (1 | participant) + (1 | pair_id) +
+                                (1 | paradigm), fc, family = binomial),
   insteval = function() lmer(y ~ service + (1 | s) + (1 | d), ie)
 )
-cat("model,engine,seconds,logLik,fixef\n")
+cat("model,seconds,logLik,fixef\n")
 for (name in names(models)) {
   times <- numeric(0)
-  reps <- if (name == "insteval") 3 else 5
-  for (i in seq_len(reps)) times <- c(times, system.time(m <- models[[name]]())[["elapsed"]])
-  cat(sprintf("%s,lme4,%.4f,%.10g,%s\n", name, median(times), as.numeric(logLik(m)),
+  n <- if (name == "insteval") min(reps, 3) else reps
+  for (i in seq_len(n)) times <- c(times, system.time(m <- suppressMessages(models[[name]]()))[["elapsed"]])
+  cat(sprintf("%s,%.4f,%.10g,%s\n", name, median(times), as.numeric(logLik(m)),
               paste(sprintf("%.10g", fixef(m)), collapse = ";")))
 }

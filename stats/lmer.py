@@ -133,7 +133,8 @@ def _fit_glmm(d: MixedDesign, formula: Formula, family: str, reml: bool, nagq: i
     text = _glmm_formula(formula, lhs)
     if text is None:
         return None
-    kwargs = {"reml": reml} if family == "gaussian" else {"nagq": nagq}
+    # an LMM's SEs are computed here (pls), so glmm's Hessian would be wasted work
+    kwargs = {"reml": reml, "wald_se": "rx"} if family == "gaussian" else {"nagq": nagq}
     if warm and "theta" in warm:  # glmm takes theta in formula order, ours is lme4's order
         pieces = dict(zip((t.term for t in d.terms), d.split_theta(warm["theta"]), strict=True))
         warm = warm | {"theta": [float(v) for t in formula.random for v in pieces[t]]}
