@@ -186,14 +186,15 @@ def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) ->
         except (ValueError, KeyError, ArithmeticError, RuntimeError) as err:
             notes.append(f"{model}: not fitted ({err})")
             continue
-        ci = m.confint().loc[m.fixef.index]
+        ci = m.confint(method="Wald").loc[m.fixef.index]  # profiles: minutes per model
         rows.append(pd.DataFrame({
             "model": model, "term": m.fixef.index, "estimate": m.fixef.to_numpy(),
             "se": m.se.to_numpy(), "lower": ci.iloc[:, 0].to_numpy(),
             "upper": ci.iloc[:, 1].to_numpy(), "n": m.nobs, "singular": bool(m.singular),
+            "engine": m.engine,
         }))
         summaries[model] = m.summary()
-    cols = ["model", "term", "estimate", "se", "lower", "upper", "n", "singular"]
+    cols = ["model", "term", "estimate", "se", "lower", "upper", "n", "singular", "engine"]
     table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=cols)
     return Fits(formula=formula, table=table, summaries=summaries, notes=notes)
 

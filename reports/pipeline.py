@@ -139,6 +139,8 @@ def with_fits(results: Results, fits: Fits | None, formula: str) -> Results:
         notes["fits"] = ("Mixed models were not requested." if not formula else
                          "Mixed models are omitted: stats.judgment_models is not available.")
     settings = results.provenance.get("settings", {}) | {"formula": formula or None}
+    if fits is not None and "engine" in fits.table:
+        settings["mixed_model_engine"] = sorted(fits.table["engine"].unique())
     return replace(results, fits=fits, notes=notes,
                    provenance=results.provenance | {"settings": settings})
 

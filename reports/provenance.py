@@ -10,7 +10,7 @@ from importlib import metadata
 
 import pandas as pd
 
-DEPENDENCIES = ("numpy", "scipy", "pandas", "statsmodels", "pingouin", "scikit-learn",
+DEPENDENCIES = ("numpy", "scipy", "pandas", "statsmodels", "glmm", "pingouin", "scikit-learn",
                 "matplotlib", "seaborn", "jinja2", "pyarrow", "torch", "transformers")
 # Columns a scores table may carry that identify where a model's scores came from;
 # scoring.score writes model_source: the weights' hash (a local folder) or hub commit.

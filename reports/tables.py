@@ -127,8 +127,8 @@ def fits(results: Results) -> pd.DataFrame | None:
     """Fixed effects of the mixed models (Wald 95% intervals)."""
     if results.fits is None:
         return None
-    return results.fits.table.rename(columns={"lower": "estimate_lower",
-                                              "upper": "estimate_upper"})
+    table = results.fits.table.drop(columns="engine", errors="ignore")  # in provenance
+    return table.rename(columns={"lower": "estimate_lower", "upper": "estimate_upper"})
 
 
 COMPARISON_COLUMNS = ("model_a", "model_b", "estimate_a", "estimate_b", "difference",
