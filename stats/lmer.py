@@ -93,7 +93,7 @@ def _glmm_data(frame: pd.DataFrame, formula: Formula, extra: dict[str, np.ndarra
     return out
 
 
-def _fixed_matrix(formula: Formula, frame: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+def _fixed_matrix(formula: Formula, frame: pd.DataFrame, check_rank: bool = True) -> tuple[np.ndarray, list[str]]:
     import glmm
 
     try:
@@ -101,7 +101,7 @@ def _fixed_matrix(formula: Formula, frame: pd.DataFrame) -> tuple[np.ndarray, li
     except ValueError as err:
         raise ValueError(f"fixed-effects part {formula.fixed!r} of {formula.text!r}: {err}") from None
     x = np.asarray(x, float)
-    if np.linalg.matrix_rank(x) < x.shape[1]:
+    if check_rank and np.linalg.matrix_rank(x) < x.shape[1]:
         raise ValueError(
             f"fixed-effects model matrix of {formula.fixed!r} is rank deficient ({x.shape[1]} "
             f"columns {names}, rank {np.linalg.matrix_rank(x)}): drop the redundant term")
@@ -511,7 +511,7 @@ class LmerResult:
                     raise ValueError(f"newdata: level(s) {unknown[:5]} of fixed factor {name!r} were "
                                      f"not in the fitted data ({levels[:10]})")
                 data[name] = pd.Categorical(new, categories=levels)
-        x, names = _fixed_matrix(self.formula, data)
+        x, names = _fixed_matrix(self.formula, data, check_rank=False)
         if names != self.design.xnames:
             raise ValueError(f"newdata gives fixed-effect columns {names}, the fit has {self.design.xnames}")
         return x
