@@ -288,6 +288,12 @@ if (full) {
   describe_tmb("cbpp|tmb|", gt)
   put_ranef("cbpp|tmb|", ranef(gt, condVar = TRUE)$cond, "herd", c("1", "2"), "condVar")
   put_time("cbpp|tmb|fit_seconds", function() glmmTMB(cf, cbpp, family = binomial))
+  # poisson GLMM on the same data (counts of new cases), lme4 and glmmTMB
+  pf <- incidence ~ period + (1 | herd)
+  gp <- glmer(pf, cbpp, poisson, control = GCTRL)
+  describe("cbpp|poisson|", gp)
+  put_singular("cbpp|poisson|", gp)
+  describe_tmb("cbpp|poisson_tmb|", glmmTMB(pf, cbpp, family = poisson))
 
   # BLiMP forced choice: crossed participant, pair and paradigm intercepts
   fc <- read.csv(file.path(dir, "fc.csv"), colClasses = c(participant = "character",

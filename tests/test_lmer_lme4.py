@@ -191,6 +191,20 @@ def test_cbpp_binomial_laplace_and_agq():
     assert agq.logLik == pytest.approx(lme4_reference("cbpp|agq9|")["logLik_integrate"], abs=1e-4)
 
 
+def test_cbpp_poisson_and_glmer_bootstrap():
+    cbpp = lme4_data("cbpp")
+    m = stats.glmer("incidence ~ period + (1 | herd)", cbpp, family="poisson")
+    assert_glmm(m, "cbpp|poisson|", "cbpp|poisson_tmb|")
+    assert m.predict(type="response").to_numpy() == pytest.approx(np.exp(m.predict().to_numpy()))
+    b = stats.glmer("cbind(incidence, size - incidence) ~ period + (1 | herd)", cbpp)
+    ci = b.confint(method="boot", nsim=30, seed=1)
+    assert list(ci.index) == list(b.params().index) == ["sd_(Intercept)|herd", *b.fixef.index]
+    inside = (ci.iloc[:, 0] <= b.params()) & (b.params() <= ci.iloc[:, 1])
+    assert inside.all()
+    with pytest.raises(ValueError, match="profile"):
+        b.confint(method="profile")
+
+
 def test_blimp_forced_choice_crossed_glmm(blimp_fc_frame):
     m = quiet(stats.glmer, stats.FC_FORMULA, blimp_fc_frame)
     assert_glmm(m, "fc|laplace|", "fc|tmb|")
