@@ -64,8 +64,9 @@ def _ml_deviance(d: MixedDesign, s: np.ndarray) -> float:
 def _min_over(fun, x0: np.ndarray, bounds) -> tuple[float, np.ndarray]:
     if len(x0) == 0:
         return fun(x0), x0
-    r = optimize.minimize(fun, x0, method="L-BFGS-B", bounds=bounds, jac="3-point",
-                          options={"ftol": 1e-13, "gtol": 1e-8})
+    with np.errstate(invalid="ignore"):  # a difference step into the infinite region
+        r = optimize.minimize(fun, x0, method="L-BFGS-B", bounds=bounds, jac="3-point",
+                              options={"ftol": 1e-13, "gtol": 1e-8})
     return float(r.fun), r.x
 
 
