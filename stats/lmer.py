@@ -419,13 +419,13 @@ class LmerResult:
                              "Pr(>|t|)": 2 * sps.t.sf(np.abs(t), df)})
 
     def confint(self, level: float = 0.95, method: str = "profile", nsim: int = 500,
-                seed: int = 0) -> pd.DataFrame:
+                seed: int = 0, n_jobs: int | None = None) -> pd.DataFrame:
         """Confidence intervals (lme4 ``confint.merMod``), rows as :meth:`params`.
 
         ``"profile"`` (lme4's default): likelihood-profile intervals for every parameter
         (:mod:`.lmer_profile`); ``"Wald"``: fixed effects only, variance rows NaN as in
         lme4; ``"boot"``: parametric-bootstrap percentile intervals (lme4 ``bootMer``),
-        ``nsim`` refits.
+        ``nsim`` refits in ``n_jobs`` processes (default: one per core).
         """
         lo, hi = (1 - level) / 2, (1 + level) / 2
         cols = [f"{100 * lo:.1f} %", f"{100 * hi:.1f} %"]
@@ -437,7 +437,7 @@ class LmerResult:
         if method == "boot":
             from .lmer_boot import parametric_bootstrap
 
-            draws = parametric_bootstrap(self, nsim, seed)
+            draws = parametric_bootstrap(self, nsim, seed, n_jobs)
             return draws.quantile([lo, hi]).T.set_axis(cols, axis=1)
         if method == "profile":
             from .lmer_profile import profile_confint
@@ -632,13 +632,13 @@ class GlmerResult(LmerResult):
                              "Pr(>|z|)": 2 * sps.norm.sf(np.abs(z))})
 
     def confint(self, level: float = 0.95, method: str = "Wald", nsim: int = 500,
-                seed: int = 0) -> pd.DataFrame:
+                seed: int = 0, n_jobs: int | None = None) -> pd.DataFrame:
         """``"Wald"`` (default here) or ``"boot"`` (parametric bootstrap); likelihood
         profiles are available for :func:`lmer` fits."""
         if method == "profile":
             raise ValueError("confint(method='profile') is available for lmer fits; for a glmer "
                              "fit use method='Wald' or method='boot'")
-        return super().confint(level, method, nsim, seed)
+        return super().confint(level, method, nsim, seed, n_jobs)
 
     @property
     def provenance(self) -> dict[str, object]:
