@@ -332,10 +332,6 @@ class LmerResult:
         lower = self.design.theta_lower()
         return bool(np.any(self.theta[lower == 0] < _SINGULAR_TOL))
 
-    @cached_property
-    def _ranef_and_condvar(self) -> tuple[np.ndarray, list[np.ndarray]]:
-        return self.state.b, pls.cond_var(self.design, self.state, self.sigma)
-
     def _b(self) -> np.ndarray:
         return self.state.b
 
@@ -357,7 +353,7 @@ class LmerResult:
         """``as.data.frame(ranef(m, condVar=TRUE))``: one row per group level and term with
         the conditional mode ``condval`` and its conditional SD ``condsd``."""
         b, off, rows = self._b(), 0, []
-        for t, var in zip(self.design.terms, self._condvar(), strict=True):
+        for t, var in zip(self.design.terms, self._condvar_blocks, strict=True):
             block = b[off:off + t.nlev * t.nc].reshape(t.nlev, t.nc)
             off += t.nlev * t.nc
             for j, name in enumerate(t.names):
@@ -368,10 +364,14 @@ class LmerResult:
     def condvar(self) -> dict[str, np.ndarray]:
         """Conditional covariance matrices of each level's random effects, per term (lme4's
         ``attr(ranef(m, condVar=TRUE)[[g]], "postVar")``, levels first)."""
-        return {str(t.term): v for t, v in zip(self.design.terms, self._condvar(), strict=True)}
+        return {str(t.term): v for t, v in zip(self.design.terms, self._condvar_blocks, strict=True)}
+
+    @cached_property
+    def _condvar_blocks(self) -> list[np.ndarray]:
+        return self._condvar()
 
     def _condvar(self) -> list[np.ndarray]:
-        return self._ranef_and_condvar[1]
+        return pls.cond_var(self.design, self.state, self.sigma)
 
     # --- likelihood -------------------------------------------------------------------
     @property
