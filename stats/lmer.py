@@ -371,7 +371,7 @@ class LmerResult:
         return self._condvar()
 
     def _condvar(self) -> list[np.ndarray]:
-        return pls.cond_var(self.design, self.state, self.sigma)
+        return pls.cond_var(self.design, self.theta, self.sigma, factor=self.state.factor)
 
     # --- likelihood -------------------------------------------------------------------
     @property
@@ -600,24 +600,25 @@ class GlmerResult(LmerResult):
 
     def _condvar(self) -> list[np.ndarray]:
         """Conditional variances from A = Lambda' Z' W Z Lambda + I at the fit, W the GLM
-        working weights (lme4: the final PIRLS factor)."""
+        working weights (dmu/deta)^2 / Var(y | b) (lme4: the final PIRLS factor)."""
         mu = self.fitted.to_numpy()
-        w = mu * (1 - mu) * (self.design.trials if self.design.trials is not None else 1.0) \
-            if self.family == "binomial" else mu
-        state = pls.PlsFit(self.theta, self.fixef.to_numpy(), np.zeros(0), np.zeros(0), 0.0, 0.0,
-                           np.eye(1), False, self.nobs, None)
-        return pls.cond_var(self.design, state, 1.0, weights=w)
+        dmu = mu * (1 - mu) if self.family == "binomial" else mu  # canonical links
+        return pls.cond_var(self.design, self.theta, 1.0, weights=dmu**2 / self._response_variance())
+
+    def _response_variance(self) -> np.ndarray:
+        """Var(y | b) at the fit: mu (1 - mu) / n for binomial proportions, mu for poisson."""
+        mu = self.fitted.to_numpy()
+        if self.family == "poisson":
+            return mu
+        return mu * (1 - mu) / (self.design.trials if self.design.trials is not None else 1.0)
 
     def _inverse_link(self, eta: np.ndarray) -> np.ndarray:
         return 1 / (1 + np.exp(-eta)) if self.family == "binomial" else np.exp(eta)
 
     @property
     def scaled_residuals(self) -> np.ndarray:
-        """Pearson residuals (y - mu) / sqrt(V(mu) / n), as lme4's summary shows."""
-        mu = self.fitted.to_numpy()
-        var = mu * (1 - mu) / (self.design.trials if self.design.trials is not None else 1.0) \
-            if self.family == "binomial" else mu
-        return (self.design.y - mu) / np.sqrt(var)
+        """Pearson residuals (y - mu) / sqrt(Var(y | b)), as lme4's summary shows."""
+        return (self.design.y - self.fitted.to_numpy()) / np.sqrt(self._response_variance())
 
     @property
     def df(self) -> pd.Series:

@@ -254,13 +254,14 @@ def satterthwaite_df(d: MixedDesign, fit: PlsFit, contrasts: np.ndarray) -> np.n
 
 
 @one_blas_thread
-def cond_var(d: MixedDesign, fit: PlsFit, sigma: float, weights: np.ndarray | None = None) -> list[np.ndarray]:
+def cond_var(d: MixedDesign, theta: np.ndarray, sigma: float, factor: _Factor | None = None,
+             weights: np.ndarray | None = None) -> list[np.ndarray]:
     """Conditional covariance of each level's random effects (lme4 ``ranef(condVar=TRUE)``):
-    blocks of sigma^2 Lambda A^-1 Lambda', one (nlev, nc, nc) array per term. For a GLMM pass
-    the working weights at the fit, so that A = Lambda' Z' W Z Lambda + I."""
-    lt = d.lambdat(fit.theta, dense=d.q <= _DENSE_Q)
+    blocks of sigma^2 Lambda A^-1 Lambda', one (nlev, nc, nc) array per term. An LMM passes
+    the factor of A at its fit; a GLMM the working weights W, for A = Lambda' Z' W Z Lambda + I."""
+    lt = d.lambdat(theta, dense=d.q <= _DENSE_Q)
     if weights is None:
-        factor = fit.factor
+        assert factor is not None, "pass the factor of A or the working weights"
     else:
         ztwz = (d.Z.T @ sparse.diags(weights) @ d.Z).tocsc()
         factor = _factor(d, _a_matrix(d, lt, ztwz.toarray() if isinstance(lt, np.ndarray) else ztwz))
