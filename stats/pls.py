@@ -4,7 +4,8 @@ Bates, Mächler, Bolker & Walker (2015), J. Stat. Softw. 67(1), section 3: for a
 covariance parameter ``theta``, ``A = Lambda' Z' Z Lambda + I`` is factored (by blocks:
 see ``_Factor``), the fixed effects and spherical random effects solve the PLS
 system (eq. 25-31), and the profiled deviance is eq. 34 (ML) or eq. 41 (REML).
-Used for the fits glmm refuses (``||``, ``(0 + x | g)``, a factor in several terms), and,
+Used for the fits glmm refuses (``||``, ``(0 + x | g)``, a factor in several terms, a slope
+that is not also a fixed effect), and,
 at every fit's optimum, for the conditional variances, Satterthwaite's degrees of freedom
 (lmerTest's ``devfun_vp``; Kuznetsova, Brockhoff & Christensen 2017, J. Stat. Softw.
 82(13), section 3) and the likelihood profiles.
