@@ -118,8 +118,7 @@ def prepare_frame(formula: Formula, data: pd.DataFrame) -> tuple[pd.DataFrame, i
     formula.check_columns(data)
     cols = formula.columns()
     keep = data[cols].notna().all(axis=1)
-    frame = data.loc[keep, cols].reset_index(drop=True)
-    frame.index = data.index[keep.to_numpy()]
+    frame = data.loc[keep, cols].copy()
     if frame.empty:
         raise ValueError(f"no complete rows for formula {formula.text!r}: check columns {cols}")
     _check_finite(formula, frame)

@@ -91,7 +91,8 @@ class _Factor:
             self.logdet = float(2 * np.sum(np.log(np.diag(chol))))
             return
         self._cho, self.q1 = None, q1
-        coo = a.tocsr()[:q1, :q1].tocoo()
+        csr = a.tocsr()
+        coo = csr[:q1, :q1].tocoo()
         blocks = np.zeros((q1 // nc1, nc1, nc1))
         np.add.at(blocks, (coo.row // nc1, coo.row % nc1, coo.col % nc1), coo.data)
         chol = np.linalg.cholesky(blocks)
@@ -99,7 +100,6 @@ class _Factor:
         logdet = 2 * np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2)))
         self._s_cho = None
         if q1 < a.shape[0]:
-            csr = a.tocsr()
             a12 = csr[:q1, q1:]
             self._a21 = csr[q1:, :q1]
             inv = sparse.block_diag(list(self._inv11), format="csr") if nc1 > 1 else \
