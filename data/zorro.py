@@ -1,0 +1,207 @@
+"""Zorro (Huebner et al. 2021): 23 paradigms x 2,000 minimal pairs with a child-directed
+vocabulary, MIT licence (github.com/phueb/Zorro).
+
+Each paradigm is a file ``sentences/<phenomenon>-<paradigm>.txt`` of 4,000 lines; a pair
+is lines (1, 2), (3, 4), ...: the odd line is ungrammatical, the even line grammatical
+(Zorro's ``zorro/data.py``). Sentence ids ``<paradigm>_<k>_bad``/``_good`` and pair ids
+``<paradigm>_<k>`` number the pairs from 0 in line order; ``paradigm`` is the file stem
+(``agreement_subject_verb-across_relative_clause``), ``phenomenon`` the part before its
+last ``-`` (13 phenomena; ``filler-gap`` and ``island-effects`` contain a ``-`` themselves),
+and a sentence type is a paradigm's good or bad condition (``<paradigm>_good``). The
+sentences table keeps each sentence's 1-based ``line`` in its file.
+
+The published RoBERTa-base (Liu et al. 2019) cross-entropies that Zorro ships as its
+reference load with :func:`load_zorro_reference_scores`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .dataset import Dataset
+from .errors import DataError
+from .sources import checksum, fetch, registry
+from .tables import validate_pairs, validate_scores, validate_sentences
+
+NAME = "zorro"
+REFERENCE_DIR = "reference-roberta-base"
+REFERENCE_MODEL = "RoBERTa-base"
+REFERENCE_METHOD = "zorro_cross_entropy"
+_REFERENCE_STEP = 500_000  # the file names' training step, as Zorro's repository names them
+
+
+def zorro_paradigms() -> list[str]:
+    """The 23 Zorro paradigms as ``<phenomenon>-<paradigm>`` (``binding-principle_a``, ...)."""
+    return sorted(p.removeprefix("sentences/").removesuffix(".txt")
+                  for p in registry(NAME) if p.startswith("sentences/"))
+
+
+def zorro_phenomenon(paradigm: str) -> str:
+    """The phenomenon of a paradigm name: the part before its last ``-``
+    (``filler-gap-wh_question_object`` -> ``filler-gap``)."""
+    return paradigm.rsplit("-", 1)[0]
+
+
+def check_paradigms(names: Iterable[str] | str | None) -> list[str]:
+    """The paradigms to load, in the order given (all 23 for None); an unknown name is an
+    error that lists the closest names."""
+    known = zorro_paradigms()
+    if names is None:
+        return known
+    wanted = list(dict.fromkeys([names] if isinstance(names, str) else names))
+    if not wanted:
+        raise DataError("no Zorro paradigm selected", source=NAME,
+                        fix="pass paradigm names, or paradigms=None for all 23")
+    for name in wanted:
+        if name not in known:
+            close = difflib.get_close_matches(str(name), known, n=3, cutoff=0.5)
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise DataError(f"unknown Zorro paradigm {name!r}{hint}", source=NAME,
+                            fix="use the names of zorro_paradigms() (23 names "
+                                "'<phenomenon>-<paradigm>' such as 'binding-principle_a')")
+    return wanted
+
+
+def _lines(f: Path) -> list[str]:
+    """The lines of a text file, without line ends; one final newline ends the last line."""
+    lines = [line.removesuffix("\r") for line in f.read_text(encoding="utf-8").split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _read_paradigm(paradigm: str, path) -> tuple[list[str], Path]:
+    f = fetch(NAME, f"sentences/{paradigm}.txt", path)
+    lines = _lines(f)
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            raise DataError("blank line; every line must hold one sentence", source=str(f),
+                            row=f"{lineno} (line)",
+                            fix="remove the blank line (pairs are consecutive lines)")
+    if not lines or len(lines) % 2:
+        raise DataError(f"{len(lines)} lines, not a positive even number: Zorro's pairs are "
+                        "lines (1, 2), (3, 4), ... (ungrammatical, then grammatical)",
+                        source=str(f), row=f"{len(lines)} (line)",
+                        fix="use the Zorro sentence files as published (4,000 lines each)")
+    return lines, f
+
+
+def load_zorro(path: str | os.PathLike | None = None,
+               paradigms: Iterable[str] | str | None = None) -> Dataset:
+    """Zorro (Huebner et al. 2021) as sentences + pairs: all 23 paradigms, or those in
+    ``paradigms`` (``zorro_paradigms()`` lists them; only those files are read).
+
+    ``path``: a folder holding ``sentences/<phenomenon>-<paradigm>.txt``; default
+    ``$ACCEPTABILITY_DATA_DIR/zorro``, else a checksummed download from
+    github.com/phueb/Zorro. Odd lines are labelled 0 (ungrammatical), even lines 1.
+    """
+    wanted = check_paradigms(paradigms)
+    frames, sums, folder = [], {}, None
+    for paradigm in wanted:
+        lines, f = _read_paradigm(paradigm, path)
+        sums[f"sentences/{paradigm}.txt"], folder = checksum(f), f.parent
+        n = len(lines)
+        frames.append(pd.DataFrame({"paradigm": paradigm, "line": np.arange(1, n + 1),
+                                    "text": lines}))
+    raw = pd.concat(frames, ignore_index=True)
+    k = (raw["line"] - 1) // 2
+    good = raw["line"] % 2 == 0
+    condition = np.where(good, "good", "bad")
+    pair_id = raw["paradigm"] + "_" + k.astype(str)
+    phenomenon = raw["paradigm"].map(zorro_phenomenon)
+    sentences = pd.DataFrame({
+        "sentence_id": pair_id + "_" + condition, "text": raw["text"], "dataset": NAME,
+        "type_id": raw["paradigm"] + "_" + condition, "item": k, "phenomenon": phenomenon,
+        "label": good.astype(float), "human": np.nan, "paradigm": raw["paradigm"],
+        "line": raw["line"]})
+    sentences = validate_sentences(sentences, source=NAME)
+    bad_rows = raw[~good]
+    pid = pair_id[~good]
+    pairs = pd.DataFrame({"pair_id": pid, "good_id": pid + "_good", "bad_id": pid + "_bad",
+                          "phenomenon": phenomenon[~good], "paradigm": bad_rows["paradigm"]})
+    pairs = validate_pairs(pairs.reset_index(drop=True), sentences, source=NAME)
+    return Dataset(name=NAME, sentences=sentences, pairs=pairs, source=str(folder),
+                   checksums=sums)
+
+
+def _read_reference(paradigm: str, path) -> tuple[list[str], np.ndarray, Path]:
+    """A reference file's sentences (whitespace-normalised) and cross-entropies."""
+    f = fetch(NAME, f"{REFERENCE_DIR}/probing_{paradigm}_results_{_REFERENCE_STEP}.txt", path)
+    texts, xe = [], []
+    for lineno, line in enumerate(_lines(f), 1):
+        words = line.split()
+        try:
+            value = float(words[-1]) if len(words) > 1 else None
+        except ValueError:
+            value = None
+        if value is None:
+            raise DataError(f"line {line!r} is not '<sentence> <cross-entropy>'", source=str(f),
+                            row=f"{lineno} (line)",
+                            fix="use Zorro's reference files as published: one sentence and "
+                                "its cross-entropy per line")
+        texts.append(" ".join(words[:-1]))
+        xe.append(value)
+    return texts, np.asarray(xe, dtype=float), f
+
+
+def load_zorro_reference_scores(path: str | os.PathLike | None = None,
+                                dataset: Dataset | None = None) -> pd.DataFrame:
+    """The RoBERTa-base cross-entropies Zorro publishes as its reference, long format
+    (``sentence_id, model, score, method``): model ``"RoBERTa-base"``, method
+    ``"zorro_cross_entropy"``. The model is the pretrained Hugging Face RoBERTa-base
+    (Liu et al. 2019; the files' ``param2val.yaml``), scored by Zorro's authors; the
+    cross-entropies are printed with 4 decimals, so some pairs tie exactly.
+
+    ``score`` is minus the published cross-entropy, so that higher = preferred as for every
+    score in this package; Zorro counts a pair correct when the grammatical sentence has
+    the lower cross-entropy, i.e. the higher score (``stats.zorro.zorro_accuracy``).
+
+    ``dataset``: a :func:`load_zorro` dataset (default: all 23 paradigms from ``path``);
+    only its paradigms' reference files are read. Line ``i`` of
+    ``reference-roberta-base/probing_<paradigm>_results_500000.txt`` scores line ``i`` of
+    the sentences file; its sentence must equal that line up to whitespace, as Zorro's own
+    lookup compares them (word by word, case-sensitive), or it is an error naming the
+    file and line. ``.attrs``: ``n_matched`` (sentences aligned) and ``checksums``.
+    """
+    if dataset is None:
+        dataset = load_zorro(path)
+    s = dataset.sentences
+    if not {"paradigm", "line"} <= set(s.columns):
+        raise DataError("the dataset's sentences have no 'paradigm' and 'line' columns",
+                        source=f"{getattr(dataset, 'name', 'dataset')} sentences",
+                        fix="pass a dataset made by load_zorro")
+    frames, sums = [], {}
+    for paradigm, g in s.groupby("paradigm", sort=False):
+        check_paradigms([paradigm])
+        texts, xe, f = _read_reference(paradigm, path)
+        sums[f"{REFERENCE_DIR}/{f.name}"] = checksum(f)
+        line = g["line"].to_numpy(dtype=int)
+        if len(texts) < line.max() or (len(texts) > line.max() and len(g) == line.max()):
+            raise DataError(f"{len(texts)} lines, but sentences/{paradigm}.txt has "
+                            f"{line.max()}", source=str(f),
+                            row=f"{min(len(texts), line.max()) + 1} (line)",
+                            fix="use the reference file scored on this version of the "
+                                "sentences: one line per sentence, in the same order")
+        got = np.asarray(texts, dtype=object)[line - 1]
+        want = g["text"].map(lambda t: " ".join(t.split())).to_numpy(dtype=object)
+        differ = np.flatnonzero(got != want)
+        if len(differ):
+            i = differ[0]
+            raise DataError(f"sentence {got[i]!r} differs from line {line[i]} of "
+                            f"sentences/{paradigm}.txt, {want[i]!r} ({len(differ)} of {len(g)} "
+                            "lines differ)",
+                            source=str(f), row=f"{line[i]} (line)",
+                            fix="use the reference file scored on this version of the "
+                                "sentences: line i scores line i of the sentences file")
+        frames.append(pd.DataFrame({"sentence_id": g["sentence_id"].to_numpy(),
+                                    "model": REFERENCE_MODEL, "score": -xe[line - 1],
+                                    "method": REFERENCE_METHOD}))
+    out = validate_scores(pd.concat(frames, ignore_index=True), s, source=NAME)
+    out.attrs = {"n_matched": len(out), "checksums": sums}
+    return out
