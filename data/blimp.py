@@ -1,9 +1,11 @@
 """BLiMP (Warstadt et al. 2020): 67 paradigms x 1000 minimal pairs, CC BY 4.0.
 
 Sentence ids ``<UID>_<pairID>_good``/``_bad``; pair ids ``<UID>_<pairID>``. A sentence
-type is a paradigm's good or bad condition (``<UID>_good``); ``phenomenon`` is BLiMP's
-``linguistics_term`` and ``paradigm`` its UID. The one- and two-prefix fields of
-section 6.4 are kept on the pairs.
+type is a paradigm's good or bad condition (``<UID>_good``); ``paradigm`` is the UID and
+``phenomenon`` one of the paper's 12 phenomena (Table 2): the files' ``linguistics_term``,
+kept on the pairs, except ``s-selection``, which the paper counts as argument structure
+(``data.blimp_results``). The one- and two-prefix fields of section 6.4 are kept on the
+pairs.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .blimp_results import blimp_phenomenon
 from .dataset import Dataset
 from .errors import DataError
 from .sources import checksum, fetch, registry
@@ -94,15 +97,16 @@ def load_blimp(path: str | os.PathLike | None = None,
         if col not in raw.columns:
             raw[col] = np.nan
     pair_id = raw["UID"] + "_" + raw["pairID"].astype(str)
+    phenomenon = raw["linguistics_term"].map(blimp_phenomenon)
     common = {"dataset": NAME, "item": pd.to_numeric(raw["pairID"]),
-              "phenomenon": raw["linguistics_term"], "human": np.nan, "paradigm": raw["UID"]}
+              "phenomenon": phenomenon, "human": np.nan, "paradigm": raw["UID"]}
     good = pd.DataFrame({"sentence_id": pair_id + "_good", "text": raw["sentence_good"],
                          "type_id": raw["UID"] + "_good", "label": 1.0, **common})
     bad = pd.DataFrame({"sentence_id": pair_id + "_bad", "text": raw["sentence_bad"],
                         "type_id": raw["UID"] + "_bad", "label": 0.0, **common})
     sentences = validate_sentences(pd.concat([good, bad], ignore_index=True), source=NAME)
     pairs = pd.DataFrame({"pair_id": pair_id, "good_id": pair_id + "_good",
-                          "bad_id": pair_id + "_bad", "phenomenon": raw["linguistics_term"],
-                          "paradigm": raw["UID"], **{c: raw[c] for c in PAIR_FIELDS}})
+                          "bad_id": pair_id + "_bad", "phenomenon": phenomenon,
+                          "paradigm": raw["UID"], "linguistics_term": raw["linguistics_term"], **{c: raw[c] for c in PAIR_FIELDS}})
     pairs = validate_pairs(pairs, sentences, source=NAME)
     return Dataset(name=NAME, sentences=sentences, pairs=pairs, source=str(folder), checksums=sums)

@@ -16,6 +16,9 @@ SENTENCE_COLUMNS = ["sentence_id", "text", "dataset", "type_id", "item", "phenom
                     "label", "human"]
 PAIR_COLUMNS = ["pair_id", "good_id", "bad_id", "phenomenon"]
 SCORE_COLUMNS = ["sentence_id", "model", "score"]
+#: scoring methods whose score is a sum of token log-probabilities (natural logs): they
+#: have a perplexity exp(-score / n_tokens) (pseudo-perplexity for PLL; BLiMP sec. 5.2)
+LOGPROB_METHODS = ("logprob", "ngram", "pll", "pll_word_l2r")
 TRIAL_COLUMNS = ["participant", "pair_id", "chose_good", "paradigm"]
 
 

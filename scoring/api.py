@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from acceptability.data.tables import LOGPROB_METHODS
+
 from . import normalise as norm
 from .cache import ScoreCache
 from .errors import ScoringError
@@ -160,6 +162,9 @@ def score(
             "n_tokens": n_tokens,
         }
     )
+    if method in LOGPROB_METHODS:  # per-token perplexity of the raw log-probability
+        raw = np.array([s.score for s in scored], dtype=float)
+        out["perplexity"] = np.exp(-raw / np.maximum(n_tokens, 1))
     return out.assign(model_source=scorer.source) if scorer.source else out
 
 
