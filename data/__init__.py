@@ -1,6 +1,7 @@
 """Datasets as validated tables: sentences, pairs, scores, forced-choice trials."""
 
 from .blimp import blimp_paradigms, load_blimp
+from .blimp_results import load_blimp_results
 from .cola import load_cola
 from .dataset import Dataset, from_frames
 from .errors import DataError
@@ -8,14 +9,17 @@ from .example import load_example
 from .files import read_dataset
 from .forced_choice import load_blimp_human_summary, load_blimp_trials
 from .li_adger import load_li_adger, load_li_adger_scores, load_li_adger_thesis_labels
+from .marvin_linzen import load_marvin_linzen, marvin_linzen_constructions
 from .scores_io import read_scores, write_scores
 from .tables import validate_pairs, validate_scores, validate_sentences, validate_trials
+from .zorro import load_zorro, load_zorro_reference_scores, zorro_paradigms
 
 __all__ = [
-    "DataError", "Dataset", "blimp_paradigms", "from_frames", "load_blimp", "load_blimp_human_summary", "load_blimp_trials", "load_cola",
-    "load_example",
-    "load_li_adger", "load_li_adger_scores", "load_li_adger_thesis_labels", "read_dataset",
-    "read_scores",
-    "write_scores",
+    "DataError", "Dataset", "blimp_paradigms", "from_frames", "load_blimp",
+    "load_blimp_human_summary", "load_blimp_results", "load_blimp_trials", "load_cola",
+    "load_example", "load_li_adger", "load_li_adger_scores", "load_li_adger_thesis_labels",
+    "load_marvin_linzen", "load_zorro", "load_zorro_reference_scores",
+    "marvin_linzen_constructions", "read_dataset", "read_scores", "write_scores",
+    "zorro_paradigms",
     "validate_pairs", "validate_scores", "validate_sentences", "validate_trials",
 ]

@@ -15,6 +15,7 @@ from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
 from acceptability.stats.bootstrap import with_intervals
 from acceptability.stats.bootstrap_arrays import adc_delta
 
+from .benchmark import BENCHMARKS, Benchmark, analyse_benchmark
 from .provenance import provenance
 
 DEFAULT_FORMULA = "human ~ score + (1 + score | phenomenon)"
@@ -57,6 +58,7 @@ class Results:
     bootstrap: pd.DataFrame | None = None
     comparisons: pd.DataFrame | None = None
     fits: Fits | None = None
+    benchmark: Benchmark | None = None
     reference: dict[str, pd.DataFrame] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
     provenance: dict = field(default_factory=dict)
@@ -204,14 +206,16 @@ def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
             by: str | None = "auto", formula: str | None = DEFAULT_FORMULA,
             compare_metric: str = "adc_1", correction: str = "holm",
             command: str | None = None, extra: dict | None = None,
-            sign: str = "strict") -> Results:
+            sign: str = "strict", data_path: str | None = None) -> Results:
     """Every statistic of the report for ``scores`` on ``dataset``.
 
     ``by="auto"`` picks the per-group breakdown (:func:`choose_by`); ``formula=None``
     skips the mixed models (fit them later with :func:`fit_models`). ``command`` and
     ``extra`` go into the reproducibility block. ``sign``: the ADC's sign convention,
     ``"strict"`` or ``"thesis"`` (``stats.metrics.sign_agree``; "thesis" reproduces the
-    thesis' tables).
+    thesis' tables). On BLiMP, Zorro and Marvin & Linzen the benchmark statistics are
+    added (:func:`reports.benchmark.analyse_benchmark`; BLiMP's human and published
+    results read from ``data_path``, as the dataset was).
     """
     stats.metrics.check_sign(sign)
     deltas = tuple(float(d) for d in deltas)
@@ -250,6 +254,8 @@ def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
         comparisons=_compare(dataset, scores, compare_metric, correction, n_boot, seed, deltas,
                              notes, sign) if has_pairs else None,
         fits=fits,
+        benchmark=(analyse_benchmark(dataset, scores, n_boot, seed, data_path)
+                   if dataset.name in BENCHMARKS and has_pairs else None),
         reference=_reference(dataset, list(evaluation["model"])),
         notes=notes,
         provenance=provenance(dataset, scores, seed=seed, n_boot=n_boot, command=command,

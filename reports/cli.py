@@ -17,6 +17,8 @@ from typing import NoReturn
 from acceptability.data.errors import DataError
 from acceptability.stats.evaluate import DEFAULT_N_BOOT, DEFAULT_SEED
 
+from .experiment import DATASETS
+
 EXAMPLES = """\
 examples:
   acceptability demo
@@ -93,7 +95,8 @@ def _experiment(args: argparse.Namespace, **fixed):
                                               and bool(args.model))
         base = Experiment(scores=None if scoring else "published",
                           models=tuple(args.model or ()))
-    names = ("dataset", "data_path", "sentences", "pairs", "scores", "revision", "n_boot",
+    names = ("dataset", "data_path", "max_pairs", "sentences", "pairs", "scores", "revision",
+             "n_boot",
              "seed", "by", "formula", "compare_metric", "correction", "sign", "out")
     changes = {n: getattr(args, n, None) for n in names} | fixed
     models, changes["method"] = _models_and_method(args)
@@ -198,7 +201,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     results = analyse(ds, sc, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed, by=exp.by,
                       formula=exp.formula or None, compare_metric=exp.compare_metric,
                       correction=exp.correction, command=_command(args),
-                      extra=exp.scores_settings(), sign=exp.sign)
+                      extra=exp.scores_settings(), sign=exp.sign, data_path=exp.data_path)
     report = build(results, exp.out)
     print(f"wrote {report.html}, {report.markdown}, {len(report.figures)} figures and "
           f"{len(report.tables)} table files in {report.out}")
@@ -264,14 +267,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def _data_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("data")
-    g.add_argument("--dataset", choices=["li-adger", "blimp", "cola", "example"],
+    g.add_argument("--dataset", choices=list(DATASETS),
                    help="dataset to analyse (default: li-adger)")
     g.add_argument("--data-path", metavar="DIR",
                    help="folder with the dataset's files (default: $ACCEPTABILITY_DATA_DIR/"
                         "<dataset>, else download)")
     g.add_argument("--paradigm", action="append", metavar="UID",
-                   help="with --dataset blimp: a paradigm to load, e.g. adjunct_island "
-                        "(repeatable; default: all 67)")
+                   help="with --dataset blimp or zorro: a paradigm to load, e.g. "
+                        "adjunct_island; with marvin-linzen: a construction, e.g. "
+                        "simple_agrmt (repeatable; default: all)")
+    g.add_argument("--max-pairs", type=int, metavar="N",
+                   help="keep the first N pairs of each paradigm (else phenomenon): a quick "
+                        "look at a large benchmark")
     g.add_argument("--sentences", metavar="FILE",
                    help="your own sentences instead of --dataset: .csv, .tsv or .parquet with "
                         "sentence_id, text and optionally type_id, phenomenon, label, human "

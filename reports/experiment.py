@@ -16,11 +16,16 @@ import pandas as pd
 from acceptability import data, stats
 from acceptability.data.blimp import check_paradigms
 from acceptability.data.errors import DataError
+from acceptability.data.marvin_linzen import check_constructions
 from acceptability.data.names import display_names, with_display_names
+from acceptability.data.zorro import check_paradigms as check_zorro_paradigms
 
 from .analysis import DEFAULT_FORMULA
 
-DATASETS = ("li-adger", "blimp", "cola", "example")
+DATASETS = ("li-adger", "blimp", "zorro", "marvin-linzen", "cola", "example")
+PARADIGM_DATASETS = ("blimp", "zorro", "marvin-linzen")  # what --paradigm selects in each
+CHECK_PARADIGMS = {"blimp": check_paradigms, "zorro": check_zorro_paradigms,
+                   "marvin-linzen": check_constructions}
 USER = "user"  # the dataset of an experiment on the user's own files
 METHOD_NAME = re.compile(r"[a-z][a-z0-9_]*")  # "gpt2:logprob"; not "C:\\models\\x"
 MAX_DELTA = 100.0
@@ -28,7 +33,7 @@ MAX_DELTA = 100.0
 TOML_KEYS = {
     "": {"out": "out"},
     "data": {"dataset": "dataset", "path": "data_path", "paradigms": "paradigms",
-             "sentences": "sentences", "pairs": "pairs"},
+             "max_pairs": "max_pairs", "sentences": "sentences", "pairs": "pairs"},
     "scores": {"source": "scores", "models": "models", "method": "method",
                "revision": "revision"},
     "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
@@ -46,7 +51,9 @@ class Experiment:
     some of their models; a model to score may name its method (``"gpt2:logprob"``,
     ``"bert-base-uncased:pll"``), else ``method`` applies. ``sentences`` and ``pairs``:
     the user's own files (CSV/TSV/Parquet; ``dataset`` is then ``"user"``).
-    ``paradigms``: BLiMP paradigms to load (default all). ``by="auto"`` picks the
+    ``paradigms``: BLiMP or Zorro paradigms, or Marvin & Linzen constructions, to load
+    (default all). ``max_pairs``: keep the first N pairs of each paradigm (else phenomenon),
+    for a quick look at a large benchmark. ``by="auto"`` picks the
     per-group breakdown; ``formula=""``
     skips the mixed models. ``sign``: the ADC's sign convention, ``"strict"`` or
     ``"thesis"`` (``stats.metrics.sign_agree``).
@@ -57,6 +64,7 @@ class Experiment:
     sentences: str | None = None
     pairs: str | None = None
     paradigms: tuple[str, ...] = ()
+    max_pairs: int | None = None
     scores: str | None = "published"
     models: tuple[str, ...] = ()
     method: str = "logprob"
@@ -82,10 +90,14 @@ class Experiment:
                             " or your own files (--sentences FILE [--pairs FILE])")
         object.__setattr__(self, "paradigms", tuple(self.paradigms))
         if self.paradigms:
-            if self.dataset != "blimp":
-                raise DataError(f"paradigms select BLiMP paradigms, not {self.dataset!r} data",
-                                fix="use them with dataset blimp")
-            check_paradigms(self.paradigms)
+            if self.dataset not in PARADIGM_DATASETS:
+                raise DataError(f"paradigms select parts of {list(PARADIGM_DATASETS)}, not of "
+                                f"{self.dataset!r} data",
+                                fix="use them with dataset blimp, zorro or marvin-linzen")
+            CHECK_PARADIGMS[self.dataset](self.paradigms)
+        if self.max_pairs is not None and not (isinstance(self.max_pairs, int)
+                                               and self.max_pairs > 0):
+            raise DataError(f"max_pairs must be a positive whole number, got {self.max_pairs!r}")
         object.__setattr__(self, "deltas", tuple(check_delta(d) for d in self.deltas))
         object.__setattr__(self, "models", tuple(self.models))
         if self.n_boot < 0:
@@ -186,15 +198,28 @@ def from_toml(path: str | os.PathLike) -> Experiment:
 
 
 def load_dataset(exp: Experiment):
-    """The experiment's dataset."""
+    """The experiment's dataset (its first ``max_pairs`` pairs per paradigm when set)."""
+    ds = _load_dataset(exp)
+    if exp.max_pairs is None:
+        return ds
+    group = ds.pairs["paradigm"] if "paradigm" in ds.pairs else ds.pairs["phenomenon"]
+    first = ds.pairs.groupby(group.fillna(ds.pairs["phenomenon"]), sort=False).head(
+        exp.max_pairs)
+    return ds.subset(pair_ids=first["pair_id"])
+
+
+def _load_dataset(exp: Experiment):
     if exp.dataset == USER:
         return data.read_dataset(exp.sentences, exp.pairs)
     if exp.dataset == "example":
         return data.load_example()[0]
     if exp.dataset == "blimp":
         return data.load_blimp(exp.data_path, paradigms=exp.paradigms or None)
-    loader = {"li-adger": data.load_li_adger, "blimp": data.load_blimp,
-              "cola": data.load_cola}[exp.dataset]
+    if exp.dataset == "zorro":
+        return data.load_zorro(exp.data_path, paradigms=exp.paradigms or None)
+    if exp.dataset == "marvin-linzen":
+        return data.load_marvin_linzen(exp.data_path, constructions=exp.paradigms or None)
+    loader = {"li-adger": data.load_li_adger, "cola": data.load_cola}[exp.dataset]
     return loader(exp.data_path)
 
 
@@ -238,6 +263,8 @@ def load_scores(exp: Experiment, dataset) -> pd.DataFrame:
             scores = data.load_li_adger_scores(exp.data_path)
         elif exp.dataset == "example":
             scores = data.load_example()[1]
+        elif exp.dataset == "zorro":  # RoBERTa-base, scored by Zorro's authors
+            scores = data.load_zorro_reference_scores(exp.data_path, dataset)
         else:
             what = "your own data" if exp.dataset == USER else f"dataset {exp.dataset!r}"
             raise DataError(f"no published scores for {what}",

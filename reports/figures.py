@@ -220,3 +220,26 @@ def forest(comparisons: pd.DataFrame, estimate: str = "difference", lower: str =
     ax.set_xlabel(f"difference in {header(metric)} (a − b)")
     ax.set_title(title, fontsize=9)
     return fig
+
+
+def shallow_predictors(table: pd.DataFrame) -> Figure:
+    """Accuracy per bin of each shallow predictor, a line per model (BLiMP sec. 5.2,
+    Fig. 2); input: ``stats.shallow_predictors``."""
+    from acceptability.stats.shallow import PREDICTORS
+
+    names = [p for p in PREDICTORS if p in set(table["predictor"])]
+    fig, axes = _grid(len(names), ncols=len(names), size=3.4)
+    for ax, name in zip(axes, names, strict=False):
+        part = table[table["predictor"] == name]
+        for model, g in part.groupby("model", sort=False):
+            x = g["low"] if name == "length" else (g["low"] + g["high"]) / 2
+            ax.plot(x.to_numpy(float), g["accuracy"].to_numpy(float), marker="o", ms=3,
+                    label=_short(model, 40))
+        ax.set(title=PREDICTORS[name], ylim=(0, 1), ylabel="accuracy")
+        wide = name == "perplexity" and part["high"].max() > 10 * part["low"].min() > 0
+        ax.set_xscale("log" if wide else "linear")
+        ax.axhline(0.5, color="grey", lw=0.6, ls=":")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=min(4, len(labels)),
+               fontsize=7)
+    return fig

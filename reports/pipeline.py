@@ -183,7 +183,8 @@ def run(exp: Experiment, command: str | None = None, force: bool = False,
         results = analyse(ds, scores, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed,
                           by=exp.by, formula=None, compare_metric=exp.compare_metric,
                           correction=exp.correction, command=command,
-                          extra=exp.scores_settings(), sign=exp.sign)
+                          extra=exp.scores_settings(), sign=exp.sign,
+                          data_path=exp.data_path)
         _pickle(results, out / "analysis.pkl")
         results.evaluation.to_csv(out / "evaluation.csv", index=False)
 

@@ -153,12 +153,53 @@ def sections(r: Results) -> list[Section]:
     mcc = Section("mcc", "MCC", "Predicted label (classifier: sign of the signed "
                   "confidence; other scores: z above 0) against the expert label.",
                   tables=["mcc"])
-    shown = {"adc": has["pairs"], "correlations": has["human"], "mcc": has["labels"],
+    bench = r.benchmark is not None  # a benchmark's sections replace the judgment ones
+    shown = {"adc": has["pairs"] and not bench, "correlations": has["human"],
+             "mcc": has["labels"] and not bench, "variability": not bench,
              "fits": has["human"] or bool(r.fits and r.fits.summaries)}
     data = Section("data", "Data summary", _omitted(has),
                    tables=["data_summary", "exclusions", "counts"])
-    return [s for s in (data, adc, corr, mcc, var, fit, comp, repro)
+    return [s for s in (data, *benchmark_sections(r), adc, corr, mcc, var, fit, comp, repro)
             if shown.get(s.anchor, True)]
+
+
+def benchmark_sections(r: Results) -> list[Section]:
+    """Accuracy tables (with BLiMP's humans and published models), the correlation of
+    per-paradigm accuracies, BLiMP's sec. 6 contrasts, Marvin & Linzen's Table 1 and the
+    shallow predictors, for the parts the data support."""
+    b = r.benchmark
+    if b is None:
+        return []
+    acc = Section("accuracy", "Accuracy on the benchmark",
+                  "Share of minimal pairs on which each system prefers the acceptable "
+                  "sentence: score(good) > score(bad) for a model"
+                  + (" (exact ties at random, Zorro's rule)" if b.name == "zorro" else "")
+                  + "; a phenomenon's accuracy is the mean of its paradigms' (BLiMP Table 3).",
+                  tables=["accuracy_phenomenon", "accuracy_paradigm"], notes=list(b.notes))
+    if b.correlations is not None:
+        acc.figures.append(("accuracy_correlations", "Pearson correlations between systems of "
+                            "their per-paradigm accuracies (BLiMP Fig. 1).",
+                            lambda: figures.correlation_heatmap(
+                                b.correlations, "Pearson r of per-paradigm accuracy")))
+    out = [acc]
+    if b.contrasts is not None:
+        out.append(Section("contrasts", "Intervening material and irregular forms",
+                           "BLiMP section 6: agreement with and without an intervening "
+                           "adjective or attractor, and regular against irregular plurals.",
+                           tables=["contrasts"]))
+    if b.table1 is not None:
+        out.append(Section("ml_table1", "Marvin & Linzen Table 1",
+                           "Accuracy per condition of the paper's Table 1, beside its "
+                           "published values.", tables=["ml_table1"]))
+    if b.shallow is not None:
+        out.append(Section("shallow", "Shallow predictors of accuracy",
+                           "BLiMP section 5.2: accuracy on pairs binned by sentence length, "
+                           "perplexity and log-probability of the acceptable sentence, and "
+                           "confidence |log P(s1) − log P(s2)| (quantile bins).",
+                           figures=[("shallow_predictors", "Accuracy against shallow "
+                                     "predictors, a line per model (BLiMP Fig. 2).",
+                                     lambda: figures.shallow_predictors(b.shallow))]))
+    return out
 
 
 def comparison_method(c: pd.DataFrame) -> str:

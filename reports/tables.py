@@ -13,6 +13,7 @@ from acceptability.data.published import SEED_004_VARIABILITY
 from acceptability.stats.bootstrap import with_intervals
 
 from .analysis import Results
+from .benchmark import HUMAN, accuracy_display
 from .labels import header
 
 
@@ -158,6 +159,29 @@ def comparisons_caption(results: Results) -> str:
             f"possible p {a['p_min']:.2g}){corrected}")
 
 
+def benchmark_accuracy(results: Results, level: str) -> pd.DataFrame | None:
+    """Benchmark accuracy (0-1) per group of ``level`` and system, with intervals."""
+    b = results.benchmark
+    if b is None:
+        return None
+    table = accuracy_display(b.accuracy, level)
+    cols = [c for c in table.columns if c != level]
+    table[cols] = table[cols] / 100
+    table.attrs["names"] = list(b.accuracy["system"].unique())
+    return table
+
+
+def benchmark_intervals(results: Results) -> str:
+    """Caption text on the intervals of the benchmark accuracy tables."""
+    a = results.benchmark.accuracy.attrs if results.benchmark is not None else {}
+    if not a.get("n_boot"):
+        return "no intervals (n_boot = 0)"
+    humans = (results.benchmark.accuracy["system"] == HUMAN).any()
+    return (f"{a['ci']:.0%} percentile intervals from {a['n_boot']:,} bootstrap resamples of "
+            "the pairs within each paradigm" + (" (a human pair with all its judgments)"
+                                                if humans else ""))
+
+
 def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
     """Every report table by file stem: (caption, table or None when not available)."""
     metrics = criteria_metrics(results)
@@ -178,6 +202,16 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
         "variability": ("Within-type variability (seed 004)", variability(results)),
         "fits": ("Mixed-model fixed effects", fits(results)),
         "comparisons": (comparisons_caption(results), comparisons(results)),
+        "accuracy_phenomenon": ("Accuracy per phenomenon (mean of its paradigms) and overall; "
+                                + benchmark_intervals(results),
+                                benchmark_accuracy(results, "phenomenon")),
+        "accuracy_paradigm": ("Accuracy per paradigm; " + benchmark_intervals(results),
+                              benchmark_accuracy(results, "paradigm")),
+        "contrasts": ("BLiMP sections 6.1-6.2: mean accuracy (percent) of the first and second "
+                      "set of paradigms and the difference in points",
+                      results.benchmark.contrasts if results.benchmark else None),
+        "ml_table1": ("Marvin & Linzen (2018) Table 1: accuracy per condition",
+                      results.benchmark.table1 if results.benchmark else None),
     }
 
 
@@ -216,8 +250,10 @@ def latex_escape(text: object) -> str:
 
 
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
-    """:func:`formatted` with readable headers (:func:`header`)."""
-    return formatted(table).rename(columns=header)
+    """:func:`formatted` with readable headers (:func:`header`), except the columns
+    named in ``table.attrs["names"]`` (systems, models), which keep their names."""
+    keep = set(table.attrs.get("names", ()))
+    return formatted(table).rename(columns=lambda c: c if c in keep else header(c))
 
 
 def to_latex(table: pd.DataFrame, caption: str, label: str) -> str:

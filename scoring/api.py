@@ -109,8 +109,9 @@ def score(
     cache: bool | str | Path | ScoreCache = True,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """Long scores table (`sentence_id`, `model`, `score`, `method`, `n_tokens`, and for a
-    transformer `model_source`: "dir:<sha256 of the folder's files>" or "hub:<id>@<commit>"),
+    """Long scores table (`sentence_id`, `model`, `score`, `method`, `n_tokens`; for the
+    log-probability methods `perplexity` = exp(-raw score / n_tokens); for a transformer
+    `model_source`: "dir:<sha256 of the folder's files>" or "hub:<id>@<commit>"),
     one row per sentence.
 
     data: a Dataset, a sentences DataFrame (`sentence_id`, `text`) or a list of strings.

@@ -4,6 +4,18 @@ Never imports torch or transformers: ``import acceptability.stats`` stays fast.
 """
 
 from . import metrics
+from .benchmarks import (
+    accuracy,
+    accuracy_correlations,
+    accuracy_table,
+    adjective_effect,
+    attractor_effect,
+    human_outcomes,
+    irregular_effect,
+    method_comparison,
+    pair_outcomes,
+    prefix_outcomes,
+)
 from .bootstrap import bootstrap
 from .brm import BrmResult, brm, loo_compare
 from .compare import compare, compare_all, mcnemar_exact, resamples_for, steiger_z
@@ -25,21 +37,27 @@ from .judgment_models import (
     sentence_model_frame,
 )
 from .lmer import GlmerResult, LmerResult, SingularFitWarning, anova, glmer, lmer
+from .marvin_linzen import ml_table1
 from .overlap import reduced
 from .reliability import spearman_brown, split_half
 from .resample import resample_dataset, resampling_units
+from .shallow import shallow_predictors
 from .variability import Variability, variability
+from .zorro import zorro_accuracy
 from .zscore import zscore
 
 __all__ = [
     "DEFAULT_N_BOOT", "DEFAULT_SEED", "BrmResult", "FC_FORMULA", "GlmerResult", "LmerResult",
     "PAIR_FORMULA", "SENTENCE_FORMULA",
-    "SingularFitWarning", "Variability", "adc", "adc_curve", "anova", "blimp_criterion",
+    "SingularFitWarning", "Variability", "accuracy", "accuracy_correlations", "accuracy_table",
+    "adc", "adc_curve", "adjective_effect", "anova", "attractor_effect", "blimp_criterion",
     "bootstrap", "brm", "compare", "compare_all", "correlation_matrix", "correlations",
     "elo_ratings", "evaluate", "fc_accuracy", "fc_elo", "fc_model", "fc_model_frame",
-    "glmer", "lmer", "loo_compare", "mcnemar_exact", "metrics", "pair_deltas",
-    "pair_model", "pair_model_frame", "pair_preferences", "parse_formula", "reduced",
+    "glmer", "human_outcomes", "irregular_effect", "lmer", "loo_compare", "mcnemar_exact",
+    "method_comparison", "metrics", "ml_table1", "pair_deltas", "pair_model",
+    "pair_model_frame", "pair_outcomes", "pair_preferences", "parse_formula",
+    "prefix_outcomes", "reduced",
     "resample_dataset", "resamples_for", "resampling_units", "sentence_frame", "sentence_model",
-    "sentence_model_frame", "spearman_brown", "split_half", "steiger_z", "variability",
-    "zscore",
+    "sentence_model_frame", "shallow_predictors", "spearman_brown", "split_half",
+    "steiger_z", "variability", "zorro_accuracy", "zscore",
 ]

@@ -10,7 +10,7 @@ import pandas as pd
 from acceptability.data.errors import DataError
 from acceptability.data.tables import LOGPROB_METHODS, require_columns
 
-from .accuracy import pair_outcomes
+from .benchmarks import pair_outcomes
 
 PREDICTORS = {
     "length": "sentence length (words)",
@@ -33,8 +33,9 @@ def shallow_predictors(dataset, scores: pd.DataFrame, n_bins: int = 5) -> pd.Dat
             raise DataError(f"shallow predictors need log-probability scores, not {other}",
                             fix=f"score with one of {list(LOGPROB_METHODS)}")
     sc = scores.copy()
-    if "perplexity" not in sc and "n_tokens" in sc:
-        sc["perplexity"] = np.exp(-sc["score"] / sc["n_tokens"])
+    if "n_tokens" in sc:  # a model without the scorer's perplexity gets it from n_tokens
+        derived = np.exp(-sc["score"] / sc["n_tokens"])
+        sc["perplexity"] = sc["perplexity"].fillna(derived) if "perplexity" in sc else derived
     outcomes = pair_outcomes(dataset, sc)
     pairs = dataset.pairs.set_index("pair_id")
     words = dataset.sentences.set_index("sentence_id")["text"].str.split().str.len()

@@ -8,14 +8,14 @@ import pandas as pd
 
 from acceptability.data.tables import validate_scores
 
-from .accuracy import accuracy, pair_groups, pair_outcomes
+from .benchmarks import accuracy, pair_groups, pair_outcomes
 
 
 def zorro_accuracy(dataset, scores: pd.DataFrame, ties: str = "random",
                    seed: int = 0) -> pd.DataFrame:
     """Accuracy per model and paradigm: a pair is correct when its grammatical sentence
     has the higher score (for Zorro's cross-entropies, the lower cross-entropy); ``ties``
-    and ``seed`` as in :func:`stats.accuracy.pair_outcomes` (``"random"``: Zorro's rule).
+    and ``seed`` as in :func:`stats.benchmarks.pair_outcomes` (``"random"``: Zorro's rule).
 
     Returns one row per (model, paradigm): ``model, paradigm, phenomenon, n_pairs, ties,
     accuracy, n_missing``, with ``n_pairs`` the pairs scored and ``ties`` the exact ties

@@ -36,7 +36,9 @@ def test_logprob_equals_manual_log_softmax_gather(gpt2_dir, sentences):
     np.testing.assert_allclose(got["score"], expected, atol=TOL)
     assert list(got["n_tokens"]) == [len(tok(t)["input_ids"]) for t in sentences]
     assert list(got.columns) == ["sentence_id", "model", "score", "method", "n_tokens",
-                                 "model_source"]
+                                 "perplexity", "model_source"]
+    np.testing.assert_allclose(got["perplexity"], np.exp(-np.array(expected) / got["n_tokens"]),
+                               rtol=1e-5)
     assert got["model_source"].str.fullmatch(r"dir:[0-9a-f]{64}").all()
 
 

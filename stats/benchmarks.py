@@ -313,6 +313,11 @@ def method_comparison(full: pd.DataFrame, prefix: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for method, p in prefix.groupby("method", sort=True):
         f = full.merge(p[["system", "pair_id"]], on=["system", "pair_id"])
+        if f.empty:
+            raise DataError(f"no system has both full-sentence and {method} outcomes: "
+                            f"full {sorted(set(full['system']))}, {method} "
+                            f"{sorted(set(p['system']))}",
+                            fix="give both scoring calls the same model_name")
         a_full = accuracy(f, n_boot=0)
         a_pre = accuracy(p.drop(columns="method"), n_boot=0)
         key = ["level", "group", "system"]
