@@ -105,8 +105,14 @@ def analyse_benchmark(dataset, scores: pd.DataFrame, n_boot: int, seed: int,
                      f"{MIN_CORRELATED} paradigms and two systems.")
     table1 = None
     if dataset.name == "marvin-linzen":
+        from acceptability.data.marvin_linzen import ML_TABLE1_PUBLISHED
         from acceptability.stats.marvin_linzen import ml_table1
-        table1 = ml_table1(dataset, scores)
+
+        published_t1 = ML_TABLE1_PUBLISHED.drop(columns="n_sents").rename(columns={
+            "rnn": "LSTM (paper)", "multitask": "multitask LSTM (paper)",
+            "ngram": "n-gram (paper)", "humans": "humans (paper)"})
+        table1 = ml_table1(dataset, scores).merge(published_t1, on=["section", "condition"],
+                                                  how="left")
     return Benchmark(name=dataset.name, accuracy=a, correlations=corr,
                      contrasts=_contrasts(a) if dataset.name == "blimp" else None,
                      shallow=_shallow(dataset, scores, notes), table1=table1, notes=notes)

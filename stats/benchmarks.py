@@ -173,7 +173,7 @@ def accuracy(outcomes: pd.DataFrame | None, published: pd.DataFrame | None = Non
         [s for s in [*pub_systems, *systems] if s != HUMAN] + [HUMAN])}
     out = out.sort_values(["level", "system"], key=lambda c: c.map(order) if c.name ==
                           "system" else c.map(LEVELS.index), kind="stable", ignore_index=True)
-    out = out[cols]
+    out = out[cols].astype({c: float for c in cols[5:]})
     out.attrs.update(n_boot=n_boot, seed=seed, ci=ci, resampled="pairs within paradigms")
     return out
 

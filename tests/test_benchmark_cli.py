@@ -85,4 +85,4 @@ def test_marvin_linzen_slice_with_tiny_gpt2(gpt2_dir, tmp_path):
     shown = titles(out)
     assert "Marvin & Linzen Table 1" in shown and not set(LI_ADGER_SECTIONS) & set(shown)
     table1 = pd.read_csv(out / "tables" / "ml_table1.csv")
-    assert {"Simple"} <= set(table1["condition"])
+    assert {"Simple"} <= set(table1["condition"]) and "humans (paper)" in table1
