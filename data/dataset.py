@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 
 from .errors import DataError
-from .tables import validate_pairs, validate_sentences, validate_trials
+from .tables import member, validate_pairs, validate_sentences, validate_trials
 
 
 @dataclass
@@ -54,15 +54,15 @@ class Dataset:
         keep_pairs = pd.Series(False, index=self.pairs.index)
         keep_sents = pd.Series(False, index=self.sentences.index)
         if pair_ids is not None:
-            keep_pairs |= self.pairs["pair_id"].isin(_known(pair_ids, self.pairs["pair_id"],
-                                                            "pair"))
+            keep_pairs |= member(self.pairs["pair_id"], _known(pair_ids, self.pairs["pair_id"],
+                                                               "pair"))
             used = self.pairs.loc[keep_pairs, ["good_id", "bad_id"]].stack()
-            keep_sents |= self.sentences["sentence_id"].isin(used)
+            keep_sents |= member(self.sentences["sentence_id"], used)
         if sentence_ids is not None:
-            keep_sents |= self.sentences["sentence_id"].isin(
+            keep_sents |= member(self.sentences["sentence_id"],
                 _known(sentence_ids, self.sentences["sentence_id"], "sentence"))
             kept = self.sentences.loc[keep_sents, "sentence_id"]
-            keep_pairs |= self.pairs["good_id"].isin(kept) & self.pairs["bad_id"].isin(kept)
+            keep_pairs |= member(self.pairs["good_id"], kept) & member(self.pairs["bad_id"], kept)
         if not keep_sents.any():
             raise DataError("the subset keeps no sentences", source="Dataset.subset",
                             fix="pass some pair or sentence ids")
@@ -70,7 +70,7 @@ class Dataset:
         sentences = self.sentences[keep_sents].reset_index(drop=True)
         trials = self.trials
         if trials is not None and "pair_id" in trials:
-            trials = trials[trials["pair_id"].astype(str).isin(pairs["pair_id"])]
+            trials = trials[member(trials["pair_id"].astype(str), pairs["pair_id"])]
             trials = trials.reset_index(drop=True)
         exclusions = _recount(self.exclusions, {"sentences": self.sentences["sentence_id"],
                                                 "pairs": self.pairs["pair_id"]},

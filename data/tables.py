@@ -27,6 +27,14 @@ def _where(df: pd.DataFrame, mask: pd.Series | np.ndarray, line_offset: int | No
     return f"{pos + line_offset} (line)" if line_offset is not None else df.index[pos]
 
 
+def member(values: pd.Series, ids) -> np.ndarray:
+    """``values.isin(ids)`` as a boolean array, by a hash lookup: pandas 3's ``isin`` on
+    string columns builds one Python object per value (9 s against 0.5 s for the
+    337,000 Marvin & Linzen sentence ids)."""
+    return pd.Index(pd.unique(pd.Series(ids, dtype=object))).get_indexer(
+        pd.Series(values, dtype=object)) >= 0
+
+
 def require_columns(df: pd.DataFrame, columns: list[str], source: str) -> None:
     """Raise if any of ``columns`` is missing, suggesting near matches."""
     if not isinstance(df, pd.DataFrame):
@@ -108,7 +116,7 @@ def validate_pairs(df: pd.DataFrame, sentences: pd.DataFrame, source: str = "pai
     _unique(out, "pair_id", source, line_offset)
     known = pd.Index(sentences["sentence_id"])
     for col in ("good_id", "bad_id"):
-        unknown = ~out[col].isin(known)
+        unknown = ~member(out[col], known)
         if unknown.any():
             raise DataError(
                 f"{col} {out[col][unknown].iloc[0]!r} names no sentence "
@@ -156,7 +164,7 @@ def validate_scores(df: pd.DataFrame, sentences: pd.DataFrame | None = None,
             fix="keep one score per sentence and model (use distinct model names for methods)",
         )
     if sentences is not None:
-        unknown = ~out["sentence_id"].isin(pd.Index(sentences["sentence_id"]))
+        unknown = ~member(out["sentence_id"], sentences["sentence_id"])
         if unknown.any():
             raise DataError(
                 f"score for unknown sentence {out['sentence_id'][unknown].iloc[0]!r} "
