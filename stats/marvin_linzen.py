@@ -22,7 +22,9 @@ import pandas as pd
 
 from acceptability.data.errors import DataError
 from acceptability.data.marvin_linzen import ML_TABLE1_ROWS
-from acceptability.data.tables import require_columns, validate_scores
+from acceptability.data.tables import member, require_columns, validate_scores
+
+from .benchmarks import pair_outcomes, prefix_outcomes
 
 COLUMNS = ["setting", "section", "condition", "model", "n_pairs", "n_correct", "accuracy",
            "ties", "n_missing"]
@@ -43,12 +45,19 @@ def _select(pairs: pd.DataFrame, npi_contrast: str) -> pd.DataFrame:
     return pairs[~npi | (pairs["contrast"] == npi_contrast)]
 
 
-def _tally(frame: pd.DataFrame, setting: str) -> pd.DataFrame:
-    """Per (row, model) counts from columns section, table1_row, model, good, bad."""
-    good, bad = frame["good"].to_numpy(float), frame["bad"].to_numpy(float)
-    missing = np.isnan(good) | np.isnan(bad)
-    frame = frame.assign(n_pairs=~missing, n_correct=~missing & (good > bad),
-                         ties=~missing & (good == bad), n_missing=missing)
+def _tally(pairs: pd.DataFrame, outcomes: pd.DataFrame, setting: str) -> pd.DataFrame:
+    """Per (row, model) counts of ``pairs`` from :func:`stats.benchmarks.pair_outcomes`
+    (or ``prefix_outcomes``): a pair without an outcome for a model is missing for it."""
+    frames = []
+    for model, o in outcomes.groupby("system", sort=False):
+        o = o.set_index("pair_id")
+        correct = pairs["pair_id"].map(o["correct"]).to_numpy(float)
+        tie = pairs["pair_id"].map(o["tie"]).fillna(False).to_numpy(bool)
+        missing = np.isnan(correct)
+        frames.append(pairs[["section", "table1_row"]].assign(
+            model=model, n_pairs=~missing, n_correct=np.nan_to_num(correct),
+            ties=tie, n_missing=missing))
+    frame = pd.concat(frames, ignore_index=True)
     out = (frame.groupby(["section", "table1_row", "model"], sort=False)
            [["n_pairs", "n_correct", "ties", "n_missing"]].sum().reset_index())
     out = out.rename(columns={"table1_row": "condition"})
@@ -60,26 +69,16 @@ def _tally(frame: pd.DataFrame, setting: str) -> pd.DataFrame:
 
 def _sentence_setting(pairs: pd.DataFrame, dataset, scores: pd.DataFrame) -> pd.DataFrame:
     scores = validate_scores(scores, dataset.sentences)
-    frames = []
-    for model, g in scores.groupby("model", sort=False):
-        s = g.set_index("sentence_id")["score"]
-        frames.append(pairs[["section", "table1_row"]].assign(
-            model=model, good=pairs["good_id"].map(s).to_numpy(float),
-            bad=pairs["bad_id"].map(s).to_numpy(float)))
-    return _tally(pd.concat(frames, ignore_index=True), "sentence")
+    return _tally(pairs, pair_outcomes(dataset, scores, ties="strict"), "sentence")
 
 
-def _isin(values: pd.Series, ids: pd.Series) -> np.ndarray:
-    """``values.isin(ids)`` by hashing (Series.isin on pandas 3 strings is slow)."""
-    return pd.Index(pd.unique(ids)).get_indexer(values) >= 0
-
-
-def _prediction_setting(all_pairs: pd.DataFrame, pairs: pd.DataFrame,
+def _prediction_setting(dataset, pairs: pd.DataFrame,
                         prefix_scores: pd.DataFrame) -> pd.DataFrame:
+    all_pairs = dataset.pairs
     src = "prefix_scores"
     require_columns(prefix_scores, ["pair_id", "model", "good_score", "bad_score"], src)
     ps = prefix_scores.assign(pair_id=prefix_scores["pair_id"].astype(str))
-    unknown = ~_isin(ps["pair_id"], all_pairs["pair_id"])
+    unknown = ~member(ps["pair_id"], all_pairs["pair_id"])
     if unknown.any():
         raise DataError(f"pair {ps['pair_id'][unknown].iloc[0]!r} is not a Marvin & Linzen "
                         f"pair of this dataset ({int(unknown.sum())} such rows)", source=src,
@@ -92,19 +91,15 @@ def _prediction_setting(all_pairs: pd.DataFrame, pairs: pd.DataFrame,
                         column="pair_id", fix="keep one row per model and pair")
     flag = pairs["one_prefix_method"].fillna(False).astype(bool)
     scope = pairs[flag]
-    outside = ~_isin(ps["pair_id"], scope["pair_id"])
+    outside = ~member(ps["pair_id"], scope["pair_id"])
     if outside.any():
         raise DataError(f"pair {ps['pair_id'][outside].iloc[0]!r} has no prediction setting "
                         "(one_prefix_method is False: NPI pairs, or an NPI contrast not "
                         "selected)", source=src, row=ps.index[outside][0], column="pair_id",
                         fix="score only the pairs with one_prefix_method True")
-    frames = []
-    for model, g in ps.groupby("model", sort=False):
-        g = g.set_index("pair_id")
-        frames.append(scope[["section", "table1_row"]].assign(
-            model=model, good=scope["pair_id"].map(g["good_score"]).to_numpy(float),
-            bad=scope["pair_id"].map(g["bad_score"]).to_numpy(float)))
-    return _tally(pd.concat(frames, ignore_index=True), "prediction")
+    ps = ps.assign(method="one_prefix", prefers_good=ps["good_score"] > ps["bad_score"])
+    both = ps.dropna(subset=["good_score", "bad_score"])
+    return _tally(scope, prefix_outcomes(dataset, both), "prediction")
 
 
 def ml_table1(dataset, scores: pd.DataFrame | None = None,
@@ -131,7 +126,7 @@ def ml_table1(dataset, scores: pd.DataFrame | None = None,
     if scores is not None:
         parts.append(_sentence_setting(pairs, dataset, scores))
     if prefix_scores is not None:
-        parts.append(_prediction_setting(dataset.pairs, pairs, prefix_scores))
+        parts.append(_prediction_setting(dataset, pairs, prefix_scores))
     out = pd.concat(parts, ignore_index=True)
     order = {row: i for i, row in enumerate(ML_TABLE1_ROWS)}
     out["_row"] = [order[(s, c)] for s, c in zip(out["section"], out["condition"], strict=True)]

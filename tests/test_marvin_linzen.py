@@ -232,3 +232,22 @@ def test_published_table1_is_in_row_order():
         index=False, name=None)) == list(ML_TABLE1_ROWS)
     assert ML_TABLE1_PUBLISHED.loc[13, ["rnn", "multitask", "ngram", "humans"]].tolist() == [
         0.40, 0.48, 0.06, 0.98]
+
+
+def test_unknown_condition_in_a_file(tmp_path, monkeypatch):
+    """A file whose hash is the registered one but which holds a condition the Table 1
+    mapping does not know (a later release, say): one error naming the condition."""
+    import acceptability.data.marvin_linzen as ml
+
+    (tmp_path / "templates").mkdir()
+    target = tmp_path / "templates" / "simple_agrmt.pickle"
+    good = {"sing_MS_MV": [("the author laughs", "the author laugh")],
+            "plur_MS_MV": [("the authors laugh", "the authors laughs")],
+            "sing_MS_XX": [("the author smiles", "the author smile")]}
+    target.write_bytes(pickle.dumps(good, protocol=2))
+    digest = "sha256:" + hashlib.sha256(target.read_bytes()).hexdigest()
+    rel = "templates/simple_agrmt.pickle"
+    monkeypatch.setattr(ml, "registry", lambda name: {rel: (digest, "https://example.org/x")})
+    with pytest.raises(DataError, match=r"conditions \['sing_MS_XX'\] are not mapped to "
+                                        r"Table 1, \[\] are missing"):
+        ml.load_marvin_linzen(tmp_path, constructions="simple_agrmt")
