@@ -91,8 +91,8 @@ class Experiment:
         object.__setattr__(self, "paradigms", tuple(self.paradigms))
         if self.paradigms:
             if self.dataset not in PARADIGM_DATASETS:
-                raise DataError(f"paradigms select parts of {list(PARADIGM_DATASETS)}, not of "
-                                f"{self.dataset!r} data",
+                raise DataError("paradigms select BLiMP paradigms, Zorro paradigms or Marvin "
+                                f"& Linzen constructions, not parts of {self.dataset!r} data",
                                 fix="use them with dataset blimp, zorro or marvin-linzen")
             CHECK_PARADIGMS[self.dataset](self.paradigms)
         if self.max_pairs is not None and not (isinstance(self.max_pairs, int)

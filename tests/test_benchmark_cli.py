@@ -32,11 +32,12 @@ def run(*args: str) -> None:
     assert cli.main(["run", *args, "--formula", ""]) == 0
 
 
-def test_blimp_slice_with_tiny_gpt2(gpt2_dir, tmp_path, capsys):
+def test_blimp_slice_with_tiny_gpt2_and_bert(gpt2_dir, bert_dir, tmp_path, capsys):
     need_data("blimp")
     out = tmp_path / "blimp"
     run("--dataset", "blimp", *[a for p in BLIMP for a in ("--paradigm", p)], "--max-pairs",
-        "20", "--model", f"{gpt2_dir}:logprob", "--n-boot", "100", "--out", str(out))
+        "20", "--model", f"{gpt2_dir}:logprob", "--model", f"{bert_dir}:pll", "--n-boot", "100",
+        "--out", str(out))
     shown = titles(out)
     assert "Accuracy on the benchmark" in shown and "Shallow predictors of accuracy" in shown
     assert not set(LI_ADGER_SECTIONS) & set(shown)
@@ -45,23 +46,23 @@ def test_blimp_slice_with_tiny_gpt2(gpt2_dir, tmp_path, capsys):
     assert "Human" in phen and phen.index[-1] == "overall"
     # the published systems on their full paradigms, the model on its 20 pairs each
     assert phen.loc["anaphor_agreement", "5-gram"] == pytest.approx(0.439)
-    model = [c for c in phen.columns if c.endswith("_logprob")]
-    assert len(model) == 1 and {f"{model[0]}_lower", f"{model[0]}_upper"} <= set(phen.columns)
+    model = [c for c in phen.columns if c.endswith(("_logprob", "_pll"))]
+    assert len(model) == 2 and {f"{model[0]}_lower", f"{model[0]}_upper"} <= set(phen.columns)
     assert (out / "figures" / "accuracy_correlations.png").is_file()
     assert (out / "figures" / "shallow_predictors.png").is_file()
     md = (out / "report.md").read_text()
     assert model[0] in md and "Gpt20 logprob" not in md  # a model's name is shown as it is
 
 
-def test_zorro_slice_with_tiny_bert(bert_dir, tmp_path):
+def test_zorro_slice_with_tiny_gpt2_and_bert(gpt2_dir, bert_dir, tmp_path):
     need_data("zorro")
     out = tmp_path / "zorro"
     run("--dataset", "zorro", "--paradigm", "binding-principle_a", "--paradigm",
-        "irregular-verb", "--max-pairs", "10", "--model", f"{bert_dir}:pll", "--n-boot", "50",
-        "--out", str(out))
+        "irregular-verb", "--max-pairs", "10", "--model", f"{gpt2_dir}:logprob", "--model",
+        f"{bert_dir}:pll", "--n-boot", "50", "--out", str(out))
     para = pd.read_csv(out / "tables" / "accuracy_paradigm.csv")
     assert list(para["paradigm"]) == ["binding-principle_a", "irregular-verb"]
-    assert "Human" not in para
+    assert "Human" not in para and len([c for c in para if c.endswith(("_logprob", "_pll"))]) == 2
     assert "Accuracy on the benchmark" in titles(out)
     assert "exact ties at random, Zorro's rule" in (out / "report.md").read_text()
 
@@ -76,13 +77,14 @@ def test_zorro_published_reference_scores(tmp_path):
     assert para.loc[0, "RoBERTa-base"] == pytest.approx(0.999)  # tests/test_zorro.py
 
 
-def test_marvin_linzen_slice_with_tiny_gpt2(gpt2_dir, tmp_path):
+def test_marvin_linzen_slice_with_tiny_gpt2_and_bert(gpt2_dir, bert_dir, tmp_path):
     need_data("marvin-linzen")
     out = tmp_path / "ml"
     run("--dataset", "marvin-linzen", "--paradigm", "simple_agrmt", "--paradigm",
         "simple_reflexives", "--max-pairs", "10", "--model", f"{gpt2_dir}:logprob",
-        "--n-boot", "0", "--out", str(out))
+        "--model", f"{bert_dir}:pll", "--n-boot", "0", "--out", str(out))
     shown = titles(out)
     assert "Marvin & Linzen Table 1" in shown and not set(LI_ADGER_SECTIONS) & set(shown)
     table1 = pd.read_csv(out / "tables" / "ml_table1.csv")
     assert {"Simple"} <= set(table1["condition"]) and "humans (paper)" in table1
+    assert table1["model"].nunique() == 2

@@ -203,7 +203,9 @@ def test_reports_show_model_folders_by_name(example, tmp_path):
 @pytest.mark.needs_data("cola")
 def test_blimp_report_shows_only_what_blimp_supports(tmp_path):
     """BLiMP has no gradient human judgments: no ADC, correlations or judgment models, and
-    no thesis title; scores from a trigram model trained on CoLA's training sentences."""
+    no thesis title, but the benchmark's sections (accuracy beside BLiMP's humans and
+    published models, shallow predictors); scores from a trigram model trained on CoLA's
+    training sentences."""
     from acceptability import scoring
 
     cola = data.load_cola(split="in_domain_train")
@@ -213,12 +215,14 @@ def test_blimp_report_shows_only_what_blimp_supports(tmp_path):
     report = reports.build(reports.analyse(ds, sc, n_boot=100), tmp_path)
     html, md = report.html.read_text(), report.markdown.read_text()
     titles = re.findall(r"<h2>(.*?)</h2>", html)
-    assert titles == ["Data summary", "BLiMP criterion", "MCC", "Within-type variability",
-                      "Model comparisons", "Reproducibility"]
+    assert titles == ["Data summary", "Accuracy on the benchmark",
+                      "Shallow predictors of accuracy", "Model comparisons", "Reproducibility"]
     assert "Table 3.1" not in html + md and "ADC (" not in html + md
     assert not {"adc_curve", "corr_sentence", "scatter_sentence"} & set(report.figures)
     assert "no gradient human judgments" in html
-    assert "<th>BLiMP accuracy</th>" in html and "| BLiMP accuracy" in md
+    model = sc["model"].iloc[0]
+    for head in ("Phenomenon", "Paradigm", "5-gram", "Human", model):  # models keep names
+        assert f"<th>{head}</th>" in html, head
     numbers = [int(n) for n in re.findall(r"\*\*Table (\d+)\.\*\*", md)]
     assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 5
 
