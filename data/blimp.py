@@ -22,7 +22,7 @@ import pandas as pd
 from .blimp_results import blimp_phenomenon
 from .dataset import Dataset
 from .errors import DataError
-from .sources import checksum, fetch, registry
+from .sources import checksum, fetch, registry, source_folder
 from .tables import validate_pairs, validate_sentences
 
 NAME = "blimp"
@@ -109,4 +109,4 @@ def load_blimp(path: str | os.PathLike | None = None,
                           "bad_id": pair_id + "_bad", "phenomenon": phenomenon,
                           "paradigm": raw["UID"], "linguistics_term": raw["linguistics_term"], **{c: raw[c] for c in PAIR_FIELDS}})
     pairs = validate_pairs(pairs, sentences, source=NAME)
-    return Dataset(name=NAME, sentences=sentences, pairs=pairs, source=str(folder), checksums=sums)
+    return Dataset(name=NAME, sentences=sentences, pairs=pairs, source=source_folder(NAME, path, folder), checksums=sums)

@@ -69,7 +69,7 @@ import pandas as pd
 from .dataset import Dataset
 from .errors import DataError
 from .safe_pickle import load_restricted
-from .sources import fetch, registry
+from .sources import fetch, registry, source_folder
 from .tables import validate_pairs, validate_sentences
 
 NAME = "marvin-linzen"
@@ -285,7 +285,7 @@ def load_marvin_linzen(path: str | os.PathLike | None = None,
     sums, folder = {}, None
     for stem in check_constructions(constructions):
         raw, checksum, f = _read_construction(stem, path)
-        sums[f"templates/{stem}.pickle"], folder = checksum, f.parent.parent
+        sums[f"templates/{stem}.pickle"], folder = checksum, f.parent
         phen, row, conds = _CONSTRUCTIONS[stem]
         animacy = "inanimate" if stem.endswith("_inanim") else "animate"
         for cond in conds:
@@ -324,4 +324,4 @@ def load_marvin_linzen(path: str | os.PathLike | None = None,
     sentences = validate_sentences(pd.concat(sent_blocks, ignore_index=True), source=NAME)
     pairs = pd.concat(pair_blocks, ignore_index=True)[PAIR_ORDER]
     pairs = validate_pairs(pairs, sentences, source=NAME)
-    return Dataset(name=NAME, sentences=sentences, pairs=pairs, source=str(folder), checksums=sums)
+    return Dataset(name=NAME, sentences=sentences, pairs=pairs, source=source_folder(NAME, path, folder), checksums=sums)

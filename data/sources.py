@@ -91,6 +91,13 @@ def fetch(dataset: str, relpath: str, path: str | os.PathLike | None = None) -> 
         ) from None
 
 
+def source_folder(dataset: str, path: str | os.PathLike | None, cache: Path | None) -> str:
+    """Where a dataset's files were read: its local folder, else ``cache`` (the folder
+    the downloads went to)."""
+    local = dataset_dir(dataset, path)
+    return str(local if local is not None else cache)
+
+
 def checksum(file: Path) -> str:
     """sha256 of a file, as recorded in a Dataset's provenance."""
     return "sha256:" + hashlib.sha256(file.read_bytes()).hexdigest()

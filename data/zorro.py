@@ -26,7 +26,7 @@ import pandas as pd
 
 from .dataset import Dataset
 from .errors import DataError
-from .sources import checksum, fetch, registry
+from .sources import checksum, fetch, registry, source_folder
 from .tables import validate_pairs, validate_scores, validate_sentences
 
 NAME = "zorro"
@@ -126,7 +126,7 @@ def load_zorro(path: str | os.PathLike | None = None,
     pairs = pd.DataFrame({"pair_id": pid, "good_id": pid + "_good", "bad_id": pid + "_bad",
                           "phenomenon": phenomenon[~good], "paradigm": bad_rows["paradigm"]})
     pairs = validate_pairs(pairs.reset_index(drop=True), sentences, source=NAME)
-    return Dataset(name=NAME, sentences=sentences, pairs=pairs, source=str(folder),
+    return Dataset(name=NAME, sentences=sentences, pairs=pairs, source=source_folder(NAME, path, folder),
                    checksums=sums)
 
 

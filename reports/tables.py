@@ -60,8 +60,11 @@ def exclusions(results: Results) -> pd.DataFrame:
 
 
 def counts(results: Results) -> pd.DataFrame:
-    """Per model: sentences and pairs used, and pairs left out for a missing value."""
+    """Per model: sentences and pairs used, and pairs left out for a missing value (the
+    human-judgment columns only where the dataset has human judgments)."""
     cols = ["model", "n_sentences", "n_pairs", "n_pairs_human", "n_pairs_excluded", "n_mcc"]
+    if not supports(results)["human"]:
+        cols = [c for c in cols if c not in ("n_pairs_human", "n_pairs_excluded")]
     return results.evaluation[[c for c in cols if c in results.evaluation]]
 
 
