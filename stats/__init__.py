@@ -13,8 +13,10 @@ from .benchmarks import (
     human_outcomes,
     irregular_effect,
     method_comparison,
+    oracle_outcomes,
     pair_outcomes,
     prefix_outcomes,
+    reference_table,
 )
 from .bootstrap import bootstrap
 from .brm import BrmResult, brm, loo_compare
@@ -54,9 +56,9 @@ __all__ = [
     "bootstrap", "brm", "compare", "compare_all", "correlation_matrix", "correlations",
     "elo_ratings", "evaluate", "fc_accuracy", "fc_elo", "fc_model", "fc_model_frame",
     "glmer", "human_outcomes", "irregular_effect", "lmer", "loo_compare", "mcnemar_exact",
-    "method_comparison", "metrics", "ml_table1", "pair_deltas", "pair_model",
+    "method_comparison", "metrics", "ml_table1", "oracle_outcomes", "pair_deltas", "pair_model",
     "pair_model_frame", "pair_outcomes", "pair_preferences", "parse_formula",
-    "prefix_outcomes", "reduced",
+    "prefix_outcomes", "reduced", "reference_table",
     "resample_dataset", "resamples_for", "resampling_units", "sentence_frame", "sentence_model",
     "sentence_model_frame", "shallow_predictors", "spearman_brown", "split_half",
     "steiger_z", "variability", "zorro_accuracy", "zscore",

@@ -335,3 +335,51 @@ def method_comparison(full: pd.DataFrame, prefix: pd.DataFrame) -> pd.DataFrame:
     out["difference"] = out["accuracy_prefix"] - out["accuracy_full"]
     return out[["method", "level", "group", "system", "n_pairs", "accuracy_full",
                 "accuracy_prefix", "difference"]]
+
+
+def oracle_outcomes(outcomes: pd.DataFrame, systems: list[str],
+                    name: str = "oracle") -> pd.DataFrame:
+    """Seed 004's oracle (Table 1): a pair is correct when any of ``systems`` gets it
+    right (correct == 1), on the pairs all of them judged; a summary of how much their
+    errors differ, not a fair competitor."""
+    require_columns(outcomes, OUTCOME_COLUMNS, "outcomes")
+    missing = [s for s in systems if s not in set(outcomes["system"])]
+    if missing:
+        raise DataError(f"system(s) {missing} are not in the outcomes",
+                        fix=f"use some of {sorted(set(outcomes['system']))}")
+    part = outcomes[outcomes["system"].isin(systems)]
+    wide = part.pivot(index="pair_id", columns="system", values="correct").dropna()
+    first = part.drop_duplicates("pair_id").set_index("pair_id").loc[wide.index]
+    return pd.DataFrame({"system": name, "pair_id": wide.index,
+                         "paradigm": first["paradigm"].to_numpy(),
+                         "phenomenon": first["phenomenon"].to_numpy(), "n": 1,
+                         "correct": (wide == 1).any(axis=1).astype(float).to_numpy(),
+                         "tie": False})[OUTCOME_COLUMNS]
+
+
+def reference_table(acc: pd.DataFrame, reference: str, systems: list[str] | None = None,
+                    either: list[str] | None = None) -> pd.DataFrame:
+    """Seed 004's Tables 1, 3 and 5: accuracy (percent) per paradigm of ``systems`` (all
+    but the reference by default) beside ``reference``, then an ``average`` row (mean
+    over paradigms) and a ``fraction >= reference`` row ("k/n": paradigms where the
+    system is at least as accurate as the reference). ``either``: two or more systems
+    whose best per paradigm is also counted (Table 1's "Either" column)."""
+    wide = accuracy_table(acc, level="paradigm")
+    if reference not in wide:
+        raise DataError(f"reference system {reference!r} is not in the accuracy table",
+                        fix=f"use one of {list(wide.columns)}")
+    systems = [s for s in (systems or list(wide.columns)) if s != reference]
+    out = wide[[reference, *systems]].copy()
+    if either:
+        out["either"] = wide[either].max(axis=1)
+    out = out.dropna(subset=[reference])
+    ref = out[reference]
+    average = out.mean()
+    if either:  # the best of several systems per paradigm is no system: no average
+        average["either"] = np.nan
+    rows = out.round(2).astype(object)
+    rows.loc["average"] = average.round(2)
+    rows.loc[f"fraction >= {reference}"] = [
+        "" if col == reference else f"{int((out[col] >= ref).sum())}/{len(out)}"
+        for col in out.columns]
+    return rows
