@@ -43,13 +43,15 @@ from .marvin_linzen import ml_table1
 from .overlap import reduced
 from .reliability import spearman_brown, split_half
 from .resample import resample_dataset, resampling_units
+from .rules import BLIMP_NO_RULE, BLIMP_RULES, ZORRO_RULES, Rule, rule_for, rule_outcomes
 from .shallow import shallow_predictors
 from .variability import Variability, variability
 from .zorro import zorro_accuracy
 from .zscore import zscore
 
 __all__ = [
-    "DEFAULT_N_BOOT", "DEFAULT_SEED", "BrmResult", "FC_FORMULA", "GlmerResult", "LmerResult",
+    "BLIMP_NO_RULE", "BLIMP_RULES", "DEFAULT_N_BOOT", "DEFAULT_SEED", "BrmResult",
+    "FC_FORMULA", "GlmerResult", "LmerResult", "Rule", "ZORRO_RULES",
     "PAIR_FORMULA", "SENTENCE_FORMULA",
     "SingularFitWarning", "Variability", "accuracy", "accuracy_correlations", "accuracy_table",
     "adc", "adc_curve", "adjective_effect", "anova", "attractor_effect", "blimp_criterion",
@@ -58,7 +60,7 @@ __all__ = [
     "glmer", "human_outcomes", "irregular_effect", "lmer", "loo_compare", "mcnemar_exact",
     "method_comparison", "metrics", "ml_table1", "oracle_outcomes", "pair_deltas", "pair_model",
     "pair_model_frame", "pair_outcomes", "pair_preferences", "parse_formula",
-    "prefix_outcomes", "reduced", "reference_table",
+    "prefix_outcomes", "reduced", "reference_table", "rule_for", "rule_outcomes",
     "resample_dataset", "resamples_for", "resampling_units", "sentence_frame", "sentence_model",
     "sentence_model_frame", "shallow_predictors", "spearman_brown", "split_half",
     "steiger_z", "variability", "zorro_accuracy", "zscore",
