@@ -11,8 +11,11 @@ import pandas as pd
 
 from acceptability import data
 from acceptability.data.blimp_results import HUMAN
+from acceptability.data.published import SEED_004_SYSTEMS, seed_004_published
 from acceptability.data.tables import LOGPROB_METHODS
 from acceptability.stats import benchmarks as acc
+from acceptability.stats.rules import BENCHMARKS as RULE_BENCHMARKS
+from acceptability.stats.rules import SYSTEM, rule_outcomes
 from acceptability.stats.shallow import shallow_predictors
 
 __all__ = ["BENCHMARKS", "HUMAN", "Benchmark", "accuracy_display", "analyse_benchmark"]
@@ -29,6 +32,7 @@ class Benchmark:
     accuracy: pd.DataFrame
     correlations: pd.DataFrame | None = None
     contrasts: pd.DataFrame | None = None
+    baselines: pd.DataFrame | None = None
     shallow: pd.DataFrame | None = None
     table1: pd.DataFrame | None = None
     notes: list[str] = field(default_factory=list)
@@ -83,6 +87,15 @@ def _shallow(dataset, scores: pd.DataFrame, notes: list[str]) -> pd.DataFrame | 
     return shallow_predictors(dataset, scores)
 
 
+def _baselines(dataset, outcomes: list[pd.DataFrame], models: list[str]) -> pd.DataFrame:
+    """Seed 004's Tables 3/5 for these models: per paradigm, the first model beside the
+    linear rules and seed 004's printed systems, with 'fraction >= model' counts."""
+    a = acc.accuracy(pd.concat(outcomes, ignore_index=True),
+                     published=seed_004_published(dataset), n_boot=0)
+    printed = list(SEED_004_SYSTEMS.values())
+    return acc.reference_table(a, models[0], [*models[1:], SYSTEM, *printed])
+
+
 def analyse_benchmark(dataset, scores: pd.DataFrame, n_boot: int, seed: int,
                       data_path: str | None = None) -> Benchmark:
     """The benchmark statistics of ``scores`` on a BLiMP, Zorro or Marvin & Linzen
@@ -90,6 +103,14 @@ def analyse_benchmark(dataset, scores: pd.DataFrame, n_boot: int, seed: int,
     notes: list[str] = []
     ties = "random" if dataset.name == "zorro" else "strict"
     outcomes = [acc.pair_outcomes(dataset, scores, ties=ties, seed=seed)]
+    baselines = None
+    if dataset.name in RULE_BENCHMARKS:
+        rules = rule_outcomes(dataset)
+        outcomes.append(rules)
+        baselines = _baselines(dataset, outcomes, list(dict.fromkeys(scores["model"])))
+        if rules.attrs["no_rule"]:
+            notes.append("Seed 004 gives no linear rule for "
+                         + ", ".join(rules.attrs["no_rule"]) + ".")
     published = None
     if dataset.name == "blimp":
         human, published = _blimp_extras(dataset, data_path, notes)
@@ -115,6 +136,7 @@ def analyse_benchmark(dataset, scores: pd.DataFrame, n_boot: int, seed: int,
                                                   how="left")
     return Benchmark(name=dataset.name, accuracy=a, correlations=corr,
                      contrasts=_contrasts(a) if dataset.name == "blimp" else None,
+                     baselines=baselines,
                      shallow=_shallow(dataset, scores, notes), table1=table1, notes=notes)
 
 

@@ -187,6 +187,14 @@ def benchmark_sections(r: Results) -> list[Section]:
                            "BLiMP section 6: agreement with and without an intervening "
                            "adjective or attractor, and regular against irregular plurals.",
                            tables=["contrasts"]))
+    if b.baselines is not None:
+        out.append(Section("baselines", "Baselines without structure (seed 004)",
+                           "Seed 004's hand-written linear rules (Tables 4, 6-7), which pick "
+                           "the acceptable sentence from surface patterns (0.5 where a rule "
+                           "cannot decide), and the paper's printed BabyBERTa, 5-gram and "
+                           "oracle accuracies, beside your first model: how much of each "
+                           "paradigm a model can pass without structure.",
+                           tables=["baselines"]))
     if b.table1 is not None:
         out.append(Section("ml_table1", "Marvin & Linzen Table 1",
                            "Accuracy per condition of the paper's Table 1, beside its "

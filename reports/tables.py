@@ -185,6 +185,15 @@ def benchmark_intervals(results: Results) -> str:
                                                 if humans else ""))
 
 
+def _baselines(results: Results) -> pd.DataFrame | None:
+    b = results.benchmark
+    if b is None or b.baselines is None:
+        return None
+    table = b.baselines.reset_index()
+    table.attrs["names"] = [c for c in table.columns if c != "paradigm"]
+    return table
+
+
 def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
     """Every report table by file stem: (caption, table or None when not available)."""
     metrics = criteria_metrics(results)
@@ -213,6 +222,11 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
         "contrasts": ("BLiMP sections 6.1-6.2: mean accuracy (percent) of the first and second "
                       "set of paradigms and the difference in points",
                       results.benchmark.contrasts if results.benchmark else None),
+        "baselines": ("Seed 004 Tables 3/5: accuracy (percent) per paradigm of the first "
+                      "model beside the linear rules (computed here) and seed 004's printed "
+                      "systems; the last row counts the paradigms where each is at least as "
+                      "accurate as the model",
+                      _baselines(results)),
         "ml_table1": ("Marvin & Linzen (2018) Table 1: accuracy per condition",
                       results.benchmark.table1 if results.benchmark else None),
     }

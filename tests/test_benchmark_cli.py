@@ -75,6 +75,11 @@ def test_zorro_published_reference_scores(tmp_path):
         "--n-boot", "0", "--out", str(out))
     para = pd.read_csv(out / "tables" / "accuracy_paradigm.csv")
     assert para.loc[0, "RoBERTa-base"] == pytest.approx(0.999)  # tests/test_zorro.py
+    assert para.loc[0, "rules"] == pytest.approx(0.884)  # tests/test_rules.py
+    assert "Baselines without structure (seed 004)" in titles(out)
+    base = pd.read_csv(out / "tables" / "baselines.csv").set_index("paradigm")
+    assert base.loc["irregular-verb", "rules (seed 004)"] == "88.4"
+    assert base.loc["fraction >= RoBERTa-base", "rules"] == "0/1"
 
 
 def test_marvin_linzen_slice_with_tiny_gpt2_and_bert(gpt2_dir, bert_dir, tmp_path):

@@ -216,6 +216,7 @@ def test_blimp_report_shows_only_what_blimp_supports(tmp_path):
     html, md = report.html.read_text(), report.markdown.read_text()
     titles = re.findall(r"<h2>(.*?)</h2>", html)
     assert titles == ["Data summary", "Accuracy on the benchmark",
+                      "Baselines without structure (seed 004)",
                       "Shallow predictors of accuracy", "Model comparisons", "Reproducibility"]
     assert "Table 3.1" not in html + md and "ADC (" not in html + md
     assert not {"adc_curve", "corr_sentence", "scatter_sentence"} & set(report.figures)
