@@ -2,6 +2,7 @@
 
 from .blimp import blimp_paradigms, load_blimp
 from .blimp_results import load_blimp_results
+from .childes import childes_corpus_text, childes_tokenize, load_childes
 from .cola import load_cola
 from .dataset import Dataset, from_frames
 from .errors import DataError
@@ -15,8 +16,10 @@ from .tables import validate_pairs, validate_scores, validate_sentences, validat
 from .zorro import load_zorro, load_zorro_reference_scores, zorro_paradigms
 
 __all__ = [
-    "DataError", "Dataset", "blimp_paradigms", "from_frames", "load_blimp",
-    "load_blimp_human_summary", "load_blimp_results", "load_blimp_trials", "load_cola",
+    "DataError", "Dataset", "blimp_paradigms", "childes_corpus_text", "childes_tokenize",
+    "from_frames", "load_blimp",
+    "load_blimp_human_summary", "load_blimp_results", "load_blimp_trials", "load_childes",
+    "load_cola",
     "load_example", "load_li_adger", "load_li_adger_scores", "load_li_adger_thesis_labels",
     "load_marvin_linzen", "load_zorro", "load_zorro_reference_scores",
     "marvin_linzen_constructions", "read_dataset", "read_scores", "write_scores",

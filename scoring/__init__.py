@@ -10,6 +10,7 @@ from acceptability.data import (  # the scores file format is data's (validated 
 )
 
 from .api import score, sentences_frame, token_scores
+from .baselines import CorpusBaselines, baseline_scores, tag_sentences, train_baselines
 from .cache import ScoreCache, default_cache_dir
 from .errors import ScoringError
 from .models import LanguageModel, load_model
@@ -25,18 +26,24 @@ from .ngram import (
 from .normalise import mean_logprob, norm_lp, slor
 from .prefix import prefix_scores
 from .runner import METHODS
+from .tagger import Tagger, evaluate_tagger, load_tagger, train_tagger
 
 __all__ = [
     "METHODS",
     "ArpaModel",
+    "CorpusBaselines",
     "KneserNey",
     "LanguageModel",
     "ScoreCache",
     "ScoringError",
+    "Tagger",
     "UnigramModel",
+    "baseline_scores",
     "default_cache_dir",
+    "evaluate_tagger",
     "load_arpa",
     "load_model",
+    "load_tagger",
     "mean_logprob",
     "norm_lp",
     "prefix_scores",
@@ -44,8 +51,11 @@ __all__ = [
     "score",
     "sentences_frame",
     "slor",
+    "tag_sentences",
     "token_scores",
+    "train_baselines",
     "train_ngram",
+    "train_tagger",
     "train_unigram",
     "unigram_from_frequencies",
     "write_scores",
