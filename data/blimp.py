@@ -10,7 +10,6 @@ pairs.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from collections.abc import Iterable
@@ -21,7 +20,7 @@ import pandas as pd
 
 from .blimp_results import blimp_phenomenon
 from .dataset import Dataset
-from .errors import DataError
+from .errors import DataError, select_names
 from .sources import checksum, fetch, registry, source_folder
 from .tables import validate_pairs, validate_sentences
 
@@ -41,21 +40,10 @@ def blimp_paradigms() -> list[str]:
 def check_paradigms(names: Iterable[str] | str | None) -> list[str]:
     """The paradigm UIDs to load, in the order given (all 67 for None); an unknown name
     is an error that lists the closest UIDs."""
-    known = blimp_paradigms()
-    if names is None:
-        return known
-    wanted = list(dict.fromkeys([names] if isinstance(names, str) else names))
-    if not wanted:
-        raise DataError("no BLiMP paradigm selected", source=NAME,
-                        fix="pass paradigm UIDs, or paradigms=None for all 67")
-    for name in wanted:
-        if name not in known:
-            close = difflib.get_close_matches(str(name), known, n=3, cutoff=0.5)
-            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-            raise DataError(f"unknown BLiMP paradigm {name!r}{hint}", source=NAME,
-                            fix="use the UIDs of data.blimp_paradigms() (67 names such as "
-                                "'adjunct_island')")
-    return wanted
+    return select_names(names, blimp_paradigms(), "BLiMP paradigm", NAME,
+                        fix_empty="pass paradigm UIDs, or paradigms=None for all 67",
+                        fix_unknown="use the UIDs of data.blimp_paradigms() (67 names such as "
+                                    "'adjunct_island')")
 
 
 def _read_paradigm(uid: str, path) -> tuple[pd.DataFrame, Path]:

@@ -66,7 +66,6 @@ the words as transcribed.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Iterable
@@ -75,7 +74,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import DataError
+from .errors import DataError, select_names
 from .sources import checksum, dataset_dir, fetch, registry
 
 NAME = "aochildes"
@@ -138,19 +137,9 @@ def _csv_files(path, corpora) -> list[tuple[str, Path]]:
                                 "exports, see data/registry/aochildes.txt)")
     else:
         available = {Path(rel).stem: rel for rel in registry(NAME)}
-    if corpora is None:
-        wanted = list(available)
-    else:
-        wanted = list(dict.fromkeys([corpora] if isinstance(corpora, str) else corpora))
-        if not wanted:
-            raise DataError("no corpus selected", source=NAME,
-                            fix="pass corpus names, or corpora=None for all")
-    for name in wanted:
-        if name not in available:
-            close = difflib.get_close_matches(str(name), list(available), n=3, cutoff=0.5)
-            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-            raise DataError(f"unknown corpus {name!r}{hint}", source=NAME,
-                            fix=f"use the names of the CSV files: {sorted(available)}")
+    wanted = select_names(corpora, list(available), "corpus", NAME,
+                          fix_empty="pass corpus names, or corpora=None for all",
+                          fix_unknown=f"use the names of the CSV files: {sorted(available)}")
     if local is not None:
         return [(name, available[name]) for name in wanted]
     return [(name, fetch(NAME, available[name], None)) for name in wanted]

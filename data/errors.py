@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class DataError(ValueError):
     """Malformed or inconsistent input data.
@@ -31,3 +34,21 @@ class DataError(ValueError):
             msg += f". Fix: {fix}"
         super().__init__(msg)
         self.source, self.row, self.column = source, row, column
+
+
+def select_names(names: Iterable[str] | str | None, known: list[str], what: str,
+                 source: str, fix_empty: str, fix_unknown: str) -> list[str]:
+    """The ``names`` to load, in the order given without repeats (all ``known`` for None);
+    an empty selection, or a name not in ``known``, is a DataError (the latter naming the
+    closest known names)."""
+    if names is None:
+        return list(known)
+    wanted = list(dict.fromkeys([names] if isinstance(names, str) else names))
+    if not wanted:
+        raise DataError(f"no {what} selected", source=source, fix=fix_empty)
+    for name in wanted:
+        if name not in known:
+            close = difflib.get_close_matches(str(name), list(known), n=3, cutoff=0.5)
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise DataError(f"unknown {what} {name!r}{hint}", source=source, fix=fix_unknown)
+    return wanted

@@ -58,7 +58,6 @@ unique per occurrence, which is all the sentences table requires.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -67,7 +66,7 @@ import numpy as np
 import pandas as pd
 
 from .dataset import Dataset
-from .errors import DataError
+from .errors import DataError, select_names
 from .safe_pickle import load_restricted
 from .sources import fetch, registry, source_folder
 from .tables import validate_pairs, validate_sentences
@@ -206,21 +205,11 @@ def marvin_linzen_constructions() -> list[str]:
 def check_constructions(names: Iterable[str] | str | None) -> list[str]:
     """The constructions to load, in Table 1 order (all 22 for None); an unknown name is
     an error that lists the closest ones."""
-    known = marvin_linzen_constructions()
-    if names is None:
-        wanted = known
-    else:
-        wanted = list(dict.fromkeys([names] if isinstance(names, str) else names))
-        if not wanted:
-            raise DataError("no Marvin & Linzen construction selected", source=NAME,
-                            fix="pass construction names, or constructions=None for all 22")
-    for name in wanted:
-        if name not in known:
-            close = difflib.get_close_matches(str(name), known, n=3, cutoff=0.5)
-            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-            raise DataError(f"unknown Marvin & Linzen construction {name!r}{hint}", source=NAME,
-                            fix="use the file stems of marvin_linzen_constructions() (22 names "
-                                "such as 'obj_rel_across_anim')")
+    wanted = select_names(
+        names, marvin_linzen_constructions(), "Marvin & Linzen construction", NAME,
+        fix_empty="pass construction names, or constructions=None for all 22",
+        fix_unknown="use the file stems of marvin_linzen_constructions() (22 names such as "
+                    "'obj_rel_across_anim')")
     order = list(_CONSTRUCTIONS)
     return sorted(wanted, key=order.index)
 

@@ -16,7 +16,6 @@ reference load with :func:`load_zorro_reference_scores`.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -25,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .dataset import Dataset
-from .errors import DataError
+from .errors import DataError, select_names
 from .sources import checksum, fetch, registry, source_folder
 from .tables import validate_pairs, validate_scores, validate_sentences
 
@@ -51,21 +50,10 @@ def zorro_phenomenon(paradigm: str) -> str:
 def check_paradigms(names: Iterable[str] | str | None) -> list[str]:
     """The paradigms to load, in the order given (all 23 for None); an unknown name is an
     error that lists the closest names."""
-    known = zorro_paradigms()
-    if names is None:
-        return known
-    wanted = list(dict.fromkeys([names] if isinstance(names, str) else names))
-    if not wanted:
-        raise DataError("no Zorro paradigm selected", source=NAME,
-                        fix="pass paradigm names, or paradigms=None for all 23")
-    for name in wanted:
-        if name not in known:
-            close = difflib.get_close_matches(str(name), known, n=3, cutoff=0.5)
-            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
-            raise DataError(f"unknown Zorro paradigm {name!r}{hint}", source=NAME,
-                            fix="use the names of zorro_paradigms() (23 names "
-                                "'<phenomenon>-<paradigm>' such as 'binding-principle_a')")
-    return wanted
+    return select_names(names, zorro_paradigms(), "Zorro paradigm", NAME,
+                        fix_empty="pass paradigm names, or paradigms=None for all 23",
+                        fix_unknown="use the names of zorro_paradigms() (23 names "
+                                    "'<phenomenon>-<paradigm>' such as 'binding-principle_a')")
 
 
 def _lines(f: Path) -> list[str]:
