@@ -107,8 +107,7 @@ def _paradigm_boot(outcomes: pd.DataFrame, systems: list[str], paradigms: list[s
     dist = np.full((n_boot, len(paradigms), len(systems)), np.nan)
     rate = outcomes["correct"] / outcomes["n"]
     col = {s: i for i, s in enumerate(systems)}
-    for j, (paradigm, g) in enumerate(outcomes.assign(rate=rate).groupby("paradigm", sort=True)):
-        assert paradigm == paradigms[j]
+    for j, (_, g) in enumerate(outcomes.assign(rate=rate).groupby("paradigm", sort=True)):
         wide = g.pivot(index="pair_id", columns="system", values="rate")
         sets = wide.notna().T.apply(lambda m: m.to_numpy().tobytes(), axis=1)
         for _, members in sets.groupby(sets, sort=False):
