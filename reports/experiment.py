@@ -200,11 +200,13 @@ def from_toml(path: str | os.PathLike) -> Experiment:
 def load_dataset(exp: Experiment):
     """The experiment's dataset (its first ``max_pairs`` pairs per paradigm when set)."""
     ds = _load_dataset(exp)
-    if exp.max_pairs is None:
-        return ds
+    return ds if exp.max_pairs is None else head_pairs(ds, exp.max_pairs)
+
+
+def head_pairs(ds, n: int):
+    """`ds` with the first `n` pairs of each paradigm (else phenomenon) and their sentences."""
     group = ds.pairs["paradigm"] if "paradigm" in ds.pairs else ds.pairs["phenomenon"]
-    first = ds.pairs.groupby(group.fillna(ds.pairs["phenomenon"]), sort=False).head(
-        exp.max_pairs)
+    first = ds.pairs.groupby(group.fillna(ds.pairs["phenomenon"]), sort=False).head(n)
     return ds.subset(pair_ids=first["pair_id"])
 
 
