@@ -45,6 +45,14 @@ from .reliability import spearman_brown, split_half
 from .resample import resample_dataset, resampling_units
 from .rules import BLIMP_NO_RULE, BLIMP_RULES, ZORRO_RULES, Rule, rule_for, rule_outcomes
 from .shallow import shallow_predictors
+from .training import (
+    acrobatic_sentences,
+    degenerate,
+    feature_mcc,
+    flip_curve,
+    learning_slopes,
+    restart_summary,
+)
 from .variability import Variability, variability
 from .zorro import zorro_accuracy
 from .zscore import zscore
@@ -54,13 +62,15 @@ __all__ = [
     "FC_FORMULA", "GlmerResult", "LmerResult", "Rule", "ZORRO_RULES",
     "PAIR_FORMULA", "SENTENCE_FORMULA",
     "SingularFitWarning", "Variability", "accuracy", "accuracy_correlations", "accuracy_table",
+    "acrobatic_sentences",
     "adc", "adc_curve", "adjective_effect", "anova", "attractor_effect", "blimp_criterion",
-    "bootstrap", "brm", "compare", "compare_all", "correlation_matrix", "correlations",
-    "elo_ratings", "evaluate", "fc_accuracy", "fc_elo", "fc_model", "fc_model_frame",
+    "bootstrap", "brm", "compare", "compare_all", "correlation_matrix", "correlations", "degenerate",
+    "elo_ratings", "evaluate", "fc_accuracy", "fc_elo", "feature_mcc", "flip_curve",
+    "fc_model", "fc_model_frame", "learning_slopes",
     "glmer", "human_outcomes", "irregular_effect", "lmer", "loo_compare", "mcnemar_exact",
     "method_comparison", "metrics", "ml_table1", "oracle_outcomes", "pair_deltas", "pair_model",
     "pair_model_frame", "pair_outcomes", "pair_preferences", "parse_formula",
-    "prefix_outcomes", "reduced", "reference_table", "rule_for", "rule_outcomes",
+    "prefix_outcomes", "reduced", "reference_table", "restart_summary", "rule_for", "rule_outcomes",
     "resample_dataset", "resamples_for", "resampling_units", "sentence_frame", "sentence_model",
     "sentence_model_frame", "shallow_predictors", "spearman_brown", "split_half",
     "steiger_z", "variability", "zorro_accuracy", "zscore",
