@@ -17,6 +17,7 @@ from typing import NoReturn
 from acceptability.data.errors import DataError
 from acceptability.stats.evaluate import DEFAULT_N_BOOT, DEFAULT_SEED
 
+from . import training_cli
 from .experiment import DATASETS
 
 EXAMPLES = """\
@@ -31,6 +32,9 @@ examples:
   acceptability run --sentences my_sentences.csv --pairs my_pairs.csv \\
       --model gpt2:logprob --model bert-base-uncased:pll --out report/mine
   acceptability report --dataset blimp --paradigm adjunct_island --scores blimp_scores.csv
+  acceptability learning-curve --sizes 75000 150000 300000 600000 --out curves/
+  acceptability finetune --model bert-base-uncased --restarts 10 --out cola-runs/
+  acceptability training-order --model bert-base-uncased --shuffles 200 --out order/
 
 Data are read from $ACCEPTABILITY_DATA_DIR/<dataset> (or --data-path), else downloaded.
 """
@@ -400,6 +404,7 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=DEFAULT_SEED,
                    help=f"random seed (default: {DEFAULT_SEED})")
     d.set_defaults(func=cmd_demo)
+    training_cli.add_commands(sub)
     return p
 
 

@@ -243,3 +243,42 @@ def shallow_predictors(table: pd.DataFrame) -> Figure:
     fig.legend(handles, labels, loc="outside upper center", ncols=min(4, len(labels)),
                fontsize=7)
     return fig
+
+
+def learning_curve_figure(curve: pd.DataFrame, slopes: pd.DataFrame) -> Figure:
+    """Accuracy per phenomenon against log2 of the training words, one panel per benchmark,
+    the mean over phenomena in grey (BLiMP §6.3, Fig. 5); legend entries carry each
+    phenomenon's slope per doubling. Input: ``reports.training.learning_curve`` and
+    ``curve_slopes``."""
+    final = curve[curve["final"]]
+    names = list(dict.fromkeys(final["benchmark"]))
+    fig, axes = _grid(len(names), ncols=len(names), size=4.6)
+    for ax, name in zip(axes, names, strict=False):
+        part = final[final["benchmark"] == name]
+        slope = slopes[slopes["benchmark"] == name].set_index("phenomenon")["slope"]
+        means = part.groupby(["phenomenon", "n_words"])["accuracy"].mean().unstack(0)
+        x = np.log2(means.index.to_numpy(float))
+        for phen in means.columns:
+            ax.plot(x, means[phen].to_numpy(float), marker="o", ms=3, lw=1,
+                    label=f"{phen} ({slope.get(phen, np.nan):+.3f})")
+        ax.plot(x, means.mean(axis=1).to_numpy(float), color="grey", lw=3, alpha=0.7,
+                label=f"mean ({slope.get('overall', np.nan):+.3f})")
+        ax.axhline(0.5, color="grey", lw=0.6, ls=":")
+        ax.set(title=name, xlabel="log2(training words)", ylabel="accuracy", ylim=(0, 1))
+        ax.legend(fontsize=5.5, ncols=2, loc="lower left")
+    return fig
+
+
+def flip_figure(curve: pd.DataFrame) -> Figure:
+    """Thesis Fig. 2-3: the share of test sentences whose predicted label has flipped
+    ("acrobatic") as training orders accumulate, with each order's MCC and the majority-class
+    accuracy. Input: ``stats.training.flip_curve``."""
+    fig, ax = plt.subplots(figsize=(5.5, 3.4), layout="constrained")
+    x = curve["n_shuffles"].to_numpy()
+    ax.plot(x, curve["acrobatic_pct"] / 100, marker="o", ms=3, label="acrobatic (flipped)")
+    ax.plot(x, curve["mcc"], marker="s", ms=3, color="green", label="MCC of this order")
+    ax.plot(x, curve["majority_accuracy"], color="orange", ls="--",
+            label="majority-class accuracy")
+    ax.set(xlabel="training orders", ylabel="share / MCC / accuracy", ylim=(0, 1))
+    ax.legend(fontsize=7)
+    return fig

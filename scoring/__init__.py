@@ -27,6 +27,7 @@ from .normalise import mean_logprob, norm_lp, slor
 from .prefix import prefix_scores
 from .runner import METHODS
 from .tagger import Tagger, evaluate_tagger, load_tagger, train_tagger
+from .training import finetune, train_lm, train_tokenizer
 
 __all__ = [
     "METHODS",
@@ -41,6 +42,7 @@ __all__ = [
     "baseline_scores",
     "default_cache_dir",
     "evaluate_tagger",
+    "finetune",
     "load_arpa",
     "load_model",
     "load_tagger",
@@ -54,8 +56,10 @@ __all__ = [
     "tag_sentences",
     "token_scores",
     "train_baselines",
+    "train_lm",
     "train_ngram",
     "train_tagger",
+    "train_tokenizer",
     "train_unigram",
     "unigram_from_frequencies",
     "write_scores",

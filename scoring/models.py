@@ -136,6 +136,19 @@ def load_config(name: str, revision: str | None = None):
         ) from None
 
 
+def max_tokens(model: Any, tokenizer: Any) -> int:
+    """The most tokens (special ones included) `model` takes: its position embeddings
+    (RoBERTa-style ones number positions from padding_idx + 1, so that many fewer fit) and
+    the tokenizer's limit."""
+    config = model.config
+    offset = getattr(getattr(model.base_model, "embeddings", None), "padding_idx", None)
+    offset = offset + 1 if isinstance(offset, int) else 0
+    limits = [
+        getattr(config, attr, 0) - offset for attr in ("max_position_embeddings", "n_positions")
+    ] + [tokenizer.model_max_length]
+    return min(v for v in limits if isinstance(v, int) and 0 < v < 1_000_000)
+
+
 def load_model(
     name: str,
     kind: str,
@@ -199,13 +212,6 @@ def load_model(
         if local.is_dir()
         else f"hub:{name}@{hub_commit(name, revision)}"
     )
-    # RoBERTa-style embeddings number positions from padding_idx + 1, so that many fewer fit
-    offset = getattr(getattr(model.base_model, "embeddings", None), "padding_idx", None)
-    offset = offset + 1 if isinstance(offset, int) else 0
-    limits = [
-        getattr(config, attr, 0) - offset for attr in ("max_position_embeddings", "n_positions")
-    ] + [tokenizer.model_max_length]
-    max_length = min(v for v in limits if isinstance(v, int) and 0 < v < 1_000_000)
     return LanguageModel(
         name=name,
         kind=kind,
@@ -213,6 +219,6 @@ def load_model(
         tokenizer=tokenizer,
         device=device,
         identity=f"{source}|{kind}|{torch_dtype}",
-        max_length=max_length,
+        max_length=max_tokens(model, tokenizer),
         source=source,
     )

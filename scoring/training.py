@@ -24,10 +24,11 @@ from typing import Any
 import pandas as pd
 
 from .errors import ScoringError
-from .models import load_config, pick_device
+from .models import load_config, max_tokens, pick_device
 from .progress import hf_progress_quiet, watched
 
 RECORD = "training.json"
+SETTINGS = "settings.json"  # what a run in a folder was asked for (resuming checks it)
 KINDS = ("causal", "masked")
 # A small model (about 4M parameters at an 8k vocabulary): trains on a 2-core CPU in minutes.
 SMALL = {"hidden_size": 256, "layers": 4, "heads": 4, "intermediate_size": 1024,
@@ -139,6 +140,25 @@ def finished(out: str | os.PathLike) -> dict | None:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
+def claim(out: Path, settings: dict) -> dict | None:
+    """The record of the run in `out` if it finished, else None, after checking that `out`
+    holds a run of these `settings` (or none yet: the folder is then claimed for them).
+    Resuming another run's checkpoints, or returning another run's model, is an error."""
+    wanted = json.loads(json.dumps(settings))  # as it reads back: lists, not tuples
+    path = out / SETTINGS
+    if path.is_file():
+        had = json.loads(path.read_text())
+        if had != wanted:
+            diff = sorted(k for k in {*had, *wanted} if had.get(k) != wanted.get(k))
+            raise ScoringError(
+                f"{out} holds a training run with other settings ({', '.join(diff)}); use "
+                "another output folder, or delete this one to train anew")
+        return finished(out)
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(wanted, indent=1))
+    return None
+
+
 def _encode(tokenizer: Any, texts: Sequence[str], max_length: int,
             labels: Sequence[int] | None = None) -> list[dict]:
     """One example per text with the tokenizer's special tokens (classifier training);
@@ -220,7 +240,8 @@ def _run(model: Any, tokenizer: Any, examples: list[dict], collator: Any, out: P
               "train_seconds": round(result.metrics["train_runtime"], 1),
               "resumed": resume, "device": device, "dtype": dtype,
               "torch": torch.__version__, "transformers": transformers.__version__,
-              "checkpoints": sorted(p.name for p in checkpoints.glob("checkpoint-*"))}
+              "checkpoints": sorted((p.name for p in checkpoints.glob("checkpoint-*")),
+                                    key=lambda name: int(name.split("-")[1]))}
     (out / RECORD).write_text(json.dumps(record, indent=1))
     return out
 
@@ -237,7 +258,10 @@ def train_lm(texts: Sequence[str], out: str | os.PathLike, *, kind: str = "causa
     :data:`SMALL`. ``save_steps``: keep a checkpoint every so many steps, each a model
     folder :func:`scoring.score` reads (learning curves over training); None: one per
     epoch, removed at the end. Masked models learn with BERT's 15% masking. A finished
-    `out` is returned as it is; an interrupted one resumes.
+    `out` is returned as it is; an interrupted one resumes from its last checkpoint: a
+    causal model to the very weights of an uninterrupted run, a masked one with other
+    random masks from there on (the masks of the batch after a checkpoint are drawn before
+    the checkpoint saves the random state).
     """
     from transformers import (
         AutoModelForCausalLM,
@@ -248,12 +272,17 @@ def train_lm(texts: Sequence[str], out: str | os.PathLike, *, kind: str = "causa
 
     check_kind(kind)
     out = Path(out)
-    if finished(out):
-        return out
     texts = [t for t in texts if t.strip()]
     if not texts:
         raise ScoringError("the training corpus is empty (no non-blank texts); give texts "
                            "to train on, e.g. data.load_childes()['text']")
+    settings = {"kind": kind, "texts_sha256": texts_checksum(texts),
+                "tokenizer": tokenizer.name_or_path if tokenizer else vocab_size,
+                "size": size or {}, "epochs": epochs, "batch_size": batch_size,
+                "learning_rate": learning_rate, "seed": seed, "save_steps": save_steps,
+                "dtype": dtype}
+    if claim(out, settings):
+        return out
     tokenizer = tokenizer or train_tokenizer(texts, kind, vocab_size)
     config = lm_config(kind, tokenizer, **(size or {}))
     max_length = config.n_positions if kind == "causal" else (
@@ -265,7 +294,6 @@ def train_lm(texts: Sequence[str], out: str | os.PathLike, *, kind: str = "causa
     # every batch max_length wide: one shape, so oneDNN reuses its kernels (blocks are near full)
     collator = DataCollatorForLanguageModeling(tokenizer, mlm=kind == "masked",
                                                pad_to_multiple_of=max_length)
-    out.mkdir(parents=True, exist_ok=True)
     record = {"task": f"{kind} language model from scratch", "n_texts": len(texts),
               "n_words": sum(len(t.split()) for t in texts),
               "n_tokens": sum(len(e["input_ids"]) for e in examples), "n_blocks": len(examples),
@@ -342,7 +370,7 @@ def classifier_model(model: str, seed: int):
 
 def finetune(model: str, train: Any, out: str | os.PathLike, *, seed: int = 0,
              order_seed: int | None = None, epochs: float = 3, batch_size: int = 32,
-             learning_rate: float = 2e-5, max_length: int = 128, device: str | None = None,
+             learning_rate: float = 2e-5, max_length: int = 512, device: str | None = None,
              dtype: str | None = None, progress: bool | None = None) -> Path:
     """Fine-tune `model` (hub id or local folder) as a binary acceptability classifier on
     `train` (a Dataset or table with ``text`` and 0/1 ``label``, e.g. CoLA's
@@ -355,17 +383,23 @@ def finetune(model: str, train: Any, out: str | os.PathLike, *, seed: int = 0,
     from transformers import DataCollatorWithPadding
 
     out = Path(out)
-    if finished(out):
-        return out
     data = labelled(train, "training split")
+    order_seed = seed if order_seed is None else order_seed
+    pairs = [f"{int(y)}\t{t}" for t, y in zip(data["text"], data["label"], strict=True)]
+    settings = {"base_model": str(model), "labelled_texts_sha256": texts_checksum(pairs),
+                "seed": seed,
+                "order_seed": order_seed, "epochs": epochs, "batch_size": batch_size,
+                "learning_rate": learning_rate, "max_length": max_length, "dtype": dtype}
+    if claim(out, settings):
+        return out
     net, tokenizer = classifier_model(model, seed)
-    examples = _encode(tokenizer, list(data["text"]), max_length, labels=list(data["label"]))
-    out.mkdir(parents=True, exist_ok=True)
+    examples = _encode(tokenizer, list(data["text"]), min(max_length, max_tokens(net, tokenizer)),
+                       labels=list(data["label"]))
     record = {"task": "binary acceptability classifier", "base_model": str(model),
               "n_texts": len(data), "set_aside_unlabelled": data.attrs["set_aside"],
               "texts_sha256": texts_checksum(list(data["text"]))}
     return _run(net, tokenizer, examples, DataCollatorWithPadding(tokenizer), out,
-                record=record, seed=seed, order_seed=seed if order_seed is None else order_seed,
+                record=record, seed=seed, order_seed=order_seed,
                 epochs=epochs, batch_size=batch_size, learning_rate=learning_rate,
                 save_steps=None, keep_checkpoints=False, device=device, dtype=dtype,
                 progress=progress)
