@@ -215,7 +215,8 @@ def learning_curve(texts: Sequence[str], sizes: Sequence[int], benchmarks: Mappi
                               seed=rep, save_steps=save_steps, **options)
             record = json.loads((folder / "training.json").read_text())
             models = [(folder / "checkpoints" / c, int(c.split("-")[1]), False)
-                      for c in record["checkpoints"]]
+                      for c in record["checkpoints"]
+                      if int(c.split("-")[1]) < record["steps"]]  # the last is the final
             models.append((folder, record["steps"], True))
             for path, step, final in models:
                 for name, ds in benchmarks.items():

@@ -155,9 +155,12 @@ def learning_slopes(curve: pd.DataFrame, size: str = "n_tokens", level: float = 
         if part[size].nunique() < 3:
             raise DataError(f"phenomenon {phen!r} has {part[size].nunique()} training sizes",
                             fix="a slope with an interval needs 3 or more sizes")
-        fit = sps.linregress(np.log2(part[size].to_numpy(float)), part[value].to_numpy(float))
-        half = sps.t.ppf(0.5 + level / 2, len(part) - 2) * fit.stderr
+        x, y = np.log2(part[size].to_numpy(float)), part[value].to_numpy(float)
+        fit = sps.linregress(x, y)
+        # a flat line (e.g. chance everywhere) fits exactly: se 0, where linregress gives NaN
+        se = 0.0 if np.ptp(y) == 0 else fit.stderr
+        half = sps.t.ppf(0.5 + level / 2, len(part) - 2) * se
         rows.append({"phenomenon": phen, "n_points": len(part), "slope": fit.slope,
-                     "se": fit.stderr, "lower": fit.slope - half, "upper": fit.slope + half,
+                     "se": se, "lower": fit.slope - half, "upper": fit.slope + half,
                      "intercept": fit.intercept, "r2": fit.rvalue ** 2})
     return pd.DataFrame(rows)

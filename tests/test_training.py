@@ -152,8 +152,12 @@ def test_learning_curve_and_its_slopes(tmp_path, childes):
     zorro = head_pairs(data.load_zorro(paradigms=["agreement_subject_verb-across_prepositional_phrase",
                                                   "island-effects-adjunct_island"]), 20)
     sizes = [1000, 2000, 4000]
-    curve = rt.learning_curve(childes, sizes, {"zorro": zorro}, tmp_path / "lc", **FAST)
+    curve = rt.learning_curve(childes, sizes, {"zorro": zorro}, tmp_path / "lc",
+                              save_steps=4, **{**FAST, "batch_size": 4})
     final = curve[curve["final"]]
+    # the checkpoints are scored too: every 4 steps, then the final model
+    steps = curve[curve["n_words"] == 4000].groupby("step")["final"].first()
+    assert list(steps.index[:-1]) == list(range(4, steps.index[-1], 4)) and steps.iloc[-1]
     assert sorted(final["n_words"].unique()) == sizes
     assert (final.groupby("n_words")["n_pairs"].sum() == 40).all()
     # the nested subsets: each size is a prefix of the next
