@@ -236,6 +236,7 @@ def _run(model: Any, tokenizer: Any, examples: list[dict], collator: Any, out: P
 
     record = {**record, "seed": seed, "order_seed": order_seed, "epochs": epochs,
               "batch_size": batch_size, "learning_rate": learning_rate,
+              "n_parameters": sum(p.numel() for p in trainer.model.parameters()),
               "steps": result.global_step, "train_loss": result.training_loss,
               "train_seconds": round(result.metrics["train_runtime"], 1),
               "resumed": resume, "device": device, "dtype": dtype,
