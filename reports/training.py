@@ -25,14 +25,6 @@ from acceptability import stats
 from acceptability.scoring import score
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.training import finetune, train_lm
-from acceptability.stats.training import (
-    acrobatic_sentences,
-    degenerate,
-    feature_mcc,
-    flip_curve,
-    learning_slopes,
-    restart_summary,
-)
 
 MAX_TRIES = 3  # restarts until N non-degenerate runs: at most 3N seeds
 
@@ -96,14 +88,14 @@ def finetune_restarts(model: str, train: Any, evaluate: Mapping[str, Any],
         pred.insert(0, "seed", seed)
         pred.insert(0, "run", run)
         frames.append(pred)
-        kept += not bool(degenerate(pred, select_on).iloc[0])
+        kept += not bool(stats.degenerate(pred, select_on).iloc[0])
     else:
         if until_kept and kept < restarts:
             raise ScoringError(f"only {kept} of {MAX_TRIES * restarts} restarts were not "
                                "degenerate; try another learning rate or more epochs")
     predictions = pd.concat(frames, ignore_index=True)
     on_eval = predictions[predictions["split"].isin(list(evaluate))]
-    summary = restart_summary(on_eval, select_on=select_on)
+    summary = stats.restart_summary(on_eval, select_on=select_on)
     features = _features(predictions, analysis or {})
     selected = out / summary.attrs["selected_run"]
     predictions.to_csv(out / "predictions.csv", index=False)
@@ -118,7 +110,7 @@ def _features(predictions: pd.DataFrame, analysis: Mapping[str, Any]) -> pd.Data
     frames = []
     for split, ds in analysis.items():
         rows = predictions[predictions["split"] == split]
-        table = feature_mcc(rows, ds.sentences)
+        table = stats.feature_mcc(rows, ds.sentences)
         frames.append(table.assign(split=split))
     if not frames:
         return pd.DataFrame(columns=["run", "feature", "n", "mcc", "split"])
@@ -162,8 +154,8 @@ def training_order(model: str, train: Any, test: Any, out: str | os.PathLike, *,
                 shutil.rmtree(folder)
         frames.append(pd.read_csv(path, dtype={"sentence_id": str}).assign(shuffle=k))
     predictions = pd.concat(frames, ignore_index=True)
-    curve = flip_curve(predictions)
-    sentences = acrobatic_sentences(predictions)
+    curve = stats.flip_curve(predictions)
+    sentences = stats.acrobatic_sentences(predictions)
     curve.to_csv(out / "flips.csv", index=False)
     sentences.to_csv(out / "sentences.csv", index=False)
     return TrainingOrder(predictions, curve, sentences)
@@ -236,6 +228,6 @@ def curve_slopes(curve: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     on log2 of the training words (BLiMP §6.3's slopes per doubling)."""
     frames = []
     for name, part in curve[curve["final"]].groupby("benchmark", sort=False):
-        fit = learning_slopes(part, size="n_words", level=level)
+        fit = stats.learning_slopes(part, size="n_words", level=level)
         frames.append(fit.assign(benchmark=name))
     return pd.concat(frames, ignore_index=True)
