@@ -126,7 +126,8 @@ def lm_config(kind: str, tokenizer: Any, **size: int):
                           n_head=s["heads"], n_inner=s["intermediate_size"],
                           n_positions=s["max_length"], bos_token_id=tokenizer.bos_token_id,
                           eos_token_id=tokenizer.eos_token_id,
-                          pad_token_id=tokenizer.pad_token_id)
+                          pad_token_id=tokenizer.pad_token_id,
+                          loss_type="ForCausalLM")  # named, else transformers warns each run
     return RobertaConfig(vocab_size=len(tokenizer), hidden_size=s["hidden_size"],
                          num_hidden_layers=s["layers"], num_attention_heads=s["heads"],
                          intermediate_size=s["intermediate_size"],
