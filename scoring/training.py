@@ -126,8 +126,7 @@ def lm_config(kind: str, tokenizer: Any, **size: int):
                           n_head=s["heads"], n_inner=s["intermediate_size"],
                           n_positions=s["max_length"], bos_token_id=tokenizer.bos_token_id,
                           eos_token_id=tokenizer.eos_token_id,
-                          pad_token_id=tokenizer.pad_token_id,
-                          loss_type="ForCausalLM")  # named, else transformers warns each run
+                          pad_token_id=tokenizer.pad_token_id)
     return RobertaConfig(vocab_size=len(tokenizer), hidden_size=s["hidden_size"],
                          num_hidden_layers=s["layers"], num_attention_heads=s["heads"],
                          intermediate_size=s["intermediate_size"],
@@ -293,6 +292,8 @@ def train_lm(texts: Sequence[str], out: str | os.PathLike, *, kind: str = "causa
     set_seed(seed)
     auto = AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM
     model = auto.from_config(config)
+    if kind == "causal":  # GPT2LMHeadModel's loss by name, else transformers warns it guessed
+        model.loss_type = "ForCausalLM"
     # every batch max_length wide: one shape, so oneDNN reuses its kernels (blocks are near full)
     collator = DataCollatorForLanguageModeling(tokenizer, mlm=kind == "masked",
                                                pad_to_multiple_of=max_length)
