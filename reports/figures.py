@@ -253,19 +253,22 @@ def learning_curve_figure(curve: pd.DataFrame, slopes: pd.DataFrame) -> Figure:
     final = curve[curve["final"]]
     names = list(dict.fromkeys(final["benchmark"]))
     fig, axes = _grid(len(names), ncols=len(names), size=4.6)
+    colours = plt.get_cmap("tab20").colors  # BLiMP and Zorro have 12-13 phenomena
     for ax, name in zip(axes, names, strict=False):
         part = final[final["benchmark"] == name]
         slope = slopes[slopes["benchmark"] == name].set_index("phenomenon")["slope"]
         means = part.groupby(["phenomenon", "n_words"])["accuracy"].mean().unstack(0)
         x = np.log2(means.index.to_numpy(float))
-        for phen in means.columns:
+        for i, phen in enumerate(means.columns):
             ax.plot(x, means[phen].to_numpy(float), marker="o", ms=3, lw=1,
+                    color=colours[i % len(colours)],
                     label=f"{phen} ({slope.get(phen, np.nan):+.3f})")
         ax.plot(x, means.mean(axis=1).to_numpy(float), color="grey", lw=3, alpha=0.7,
                 label=f"mean ({slope.get('overall', np.nan):+.3f})")
         ax.axhline(0.5, color="grey", lw=0.6, ls=":")
         ax.set(title=name, xlabel="log2(training words)", ylabel="accuracy", ylim=(0, 1))
-        ax.legend(fontsize=5.5, ncols=2, loc="lower left")
+        ax.legend(fontsize=6, ncols=2, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+                  title="phenomenon (slope per doubling)", title_fontsize=6)
     return fig
 
 
