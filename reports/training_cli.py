@@ -175,7 +175,8 @@ def add_commands(sub: Any) -> None:
     ft = sub.add_parser("finetune", help="fine-tune an acceptability classifier on CoLA with "
                         "restarts (thesis Table 2.1)", description=cmd_finetune.__doc__)
     ft.add_argument("--model", help="hub id or local folder to start from")
-    ft.add_argument("--train", help="'cola' (default) or a sentences file with text and label")
+    ft.add_argument("--train", help="'cola' (default) or a sentences file with sentence_id, "
+                                    "text and label")
     ft.add_argument("--eval", action="append", metavar="FILE",
                     help="a labelled sentences file to evaluate on, named by its file name "
                          "without extension (repeatable; default with cola: its "
@@ -191,8 +192,10 @@ def add_commands(sub: Any) -> None:
                         "orders; count flipping predictions (thesis Fig 2-3)",
                         description=cmd_training_order.__doc__)
     to.add_argument("--model", help="hub id or local folder to start from")
-    to.add_argument("--train", help="'cola' (default) or a CSV with text and label")
-    to.add_argument("--test", help="'li-adger' (default) or a CSV with text and label")
+    to.add_argument("--train", help="'cola' (default) or a sentences file with "
+                                    "sentence_id, text and label")
+    to.add_argument("--test", help="'li-adger' (default) or a sentences file with "
+                                   "sentence_id, text and label")
     to.add_argument("--shuffles", type=int, help="training orders (default 10)")
     to.add_argument("--seed", type=int, help="seed of the one initialisation (default 0)")
     to.set_defaults(func=cmd_training_order)
@@ -200,9 +203,14 @@ def add_commands(sub: Any) -> None:
     for p in (lc, ft, to):
         p.add_argument("--config", metavar="TOML", help="settings file (flags win)")
         p.add_argument("--out", help="output folder")
-        p.add_argument("--epochs", type=float, help="training epochs")
-        p.add_argument("--batch-size", type=int, help="training batch size")
-        p.add_argument("--learning-rate", type=float, help="peak learning rate")
+        lm = p is lc
+        p.add_argument("--epochs", type=float,
+                       help=f"training epochs (default {5 if lm else 3})")
+        p.add_argument("--batch-size", type=int,
+                       help=f"training batch size (default {16 if lm else 32}"
+                            f"{' blocks of 128 tokens' if lm else ' sentences'})")
+        p.add_argument("--learning-rate", type=float,
+                       help=f"peak learning rate (default {'1e-3' if lm else '2e-5'})")
         p.add_argument("--device", help="cpu, cuda, ... (default: the best available)")
         p.add_argument("--dtype", choices=["float32", "bfloat16"],
                        help="default: bfloat16 where the hardware has it natively")
