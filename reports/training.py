@@ -24,7 +24,7 @@ import pandas as pd
 from acceptability import stats
 from acceptability.scoring import score
 from acceptability.scoring.errors import ScoringError
-from acceptability.scoring.training import finetune, train_lm
+from acceptability.scoring.training import claim, finetune, texts_checksum, train_lm
 
 MAX_TRIES = 3  # restarts until N non-degenerate runs: at most 3N seeds
 
@@ -139,6 +139,11 @@ def training_order(model: str, train: Any, test: Any, out: str | os.PathLike, *,
     unless `keep_models`.
     """
     out = Path(out)
+    texts = [f"{t}\t{y}" for ds in (train, test) for t, y in
+             zip(ds.sentences["text"], ds.sentences["label"], strict=True)]
+    settings = {k: v for k, v in options.items() if k != "progress"}
+    claim(out, {"model": str(model), "seed": seed, "options": settings,
+                "data_sha256": texts_checksum(texts)})  # saved predictions are of this run
     done = out / "predictions"
     done.mkdir(parents=True, exist_ok=True)
     frames = []

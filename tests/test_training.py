@@ -105,7 +105,7 @@ def test_finetune_restarts_drop_a_forced_degenerate_run(tmp_path, base, cola, mo
         return folder
 
     monkeypatch.setattr(rt, "finetune", forced)
-    train = _first(cola["in_domain_train"], 400)
+    train = _first(cola["in_domain_train"], 200)
     evaluate = {"train": train, "out_of_domain_dev": cola["out_of_domain_dev"]}
     result = rt.finetune_restarts(base, train, evaluate, tmp_path / "runs", restarts=3,
                                   select_on="train", analysis={"major": cola["analysis_major"]},
@@ -134,8 +134,12 @@ def test_training_order_flips_and_resume(tmp_path, base, cola, monkeypatch):
     assert not (tmp_path / "order" / "shuffle-1").exists()  # models removed, predictions kept
     # a rerun reads the saved predictions and trains nothing
     monkeypatch.setattr(rt, "finetune", lambda *a, **k: pytest.fail("retrained"))
-    again = rt.training_order(base, train, test, tmp_path / "order", shuffles=3, seed=0)
+    again = rt.training_order(base, train, test, tmp_path / "order", shuffles=3, seed=0,
+                              epochs=2, learning_rate=3e-3)
     pd.testing.assert_frame_equal(again.curve, result.curve)
+    # other settings in the same folder: refused, not answered with the saved predictions
+    with pytest.raises(ScoringError, match="holds a training run with other settings"):
+        rt.training_order(base, train, test, tmp_path / "order", shuffles=3, seed=0, epochs=1)
 
 
 def test_shuffles_share_one_initialisation(tmp_path, base, cola):
