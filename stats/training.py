@@ -72,6 +72,7 @@ def feature_mcc(predictions: pd.DataFrame, features: pd.DataFrame) -> pd.DataFra
     2-1/2-2; W&B 2019 Figs 1-2). `features`: a sentences table whose 0/1 numeric columns
     other than the standard ones are features (CoLA's analysis sets). Columns: ``run,
     feature, n, mcc``."""
+    require_columns(predictions, PREDICTION_COLUMNS, "predictions")
     require_columns(features, ["sentence_id"], "features")
     names = [c for c in features.columns if c not in NOT_FEATURES
              and pd.api.types.is_numeric_dtype(features[c])

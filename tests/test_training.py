@@ -105,7 +105,7 @@ def test_finetune_restarts_drop_a_forced_degenerate_run(tmp_path, base, cola, mo
         return folder
 
     monkeypatch.setattr(rt, "finetune", forced)
-    train = _first(cola["in_domain_train"], 200)
+    train = _first(cola["in_domain_train"], 400)
     evaluate = {"train": train, "out_of_domain_dev": cola["out_of_domain_dev"]}
     result = rt.finetune_restarts(base, train, evaluate, tmp_path / "runs", restarts=3,
                                   select_on="train", analysis={"major": cola["analysis_major"]},
