@@ -160,13 +160,11 @@ def claim(out: Path, settings: dict) -> dict | None:
 
 
 def _encode(tokenizer: Any, texts: Sequence[str], max_length: int,
-            labels: Sequence[int] | None = None) -> list[dict]:
-    """One example per text with the tokenizer's special tokens (classifier training);
-    a text longer than `max_length` tokens is an error."""
+            labels: Sequence[int]) -> list[dict]:
+    """One labelled example per text with the tokenizer's special tokens (classifier
+    training); a text longer than `max_length` tokens is an error."""
     ids = tokenizer(list(texts))["input_ids"]
     _check_lengths(ids, texts, max_length)
-    if labels is None:
-        return [{"input_ids": x} for x in ids]
     return [{"input_ids": x, "labels": int(y)} for x, y in zip(ids, labels, strict=True)]
 
 
