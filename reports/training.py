@@ -79,8 +79,9 @@ def finetune_restarts(model: str, train: Any, evaluate: Mapping[str, Any],
     datasets = {**evaluate, **(analysis or {})}
     frames: list[pd.DataFrame] = []
     kept = 0
-    for seed in range(first_seed, first_seed + MAX_TRIES * restarts):
-        if (until_kept and kept == restarts) or (not until_kept and seed - first_seed == restarts):
+    tries = MAX_TRIES * restarts if until_kept else restarts
+    for seed in range(first_seed, first_seed + tries):
+        if until_kept and kept == restarts:
             break
         run = f"seed-{seed}"
         folder = finetune(model, train, out / run, seed=seed, **options)
@@ -89,10 +90,9 @@ def finetune_restarts(model: str, train: Any, evaluate: Mapping[str, Any],
         pred.insert(0, "run", run)
         frames.append(pred)
         kept += not bool(stats.degenerate(pred, select_on).iloc[0])
-    else:
-        if until_kept and kept < restarts:
-            raise ScoringError(f"only {kept} of {MAX_TRIES * restarts} restarts were not "
-                               "degenerate; try another learning rate or more epochs")
+    if until_kept and kept < restarts:
+        raise ScoringError(f"only {kept} of {tries} restarts were not degenerate; try "
+                           "another learning rate or more epochs")
     predictions = pd.concat(frames, ignore_index=True)
     on_eval = predictions[predictions["split"].isin(list(evaluate))]
     summary = stats.restart_summary(on_eval, select_on=select_on)
