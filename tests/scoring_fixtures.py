@@ -34,7 +34,7 @@ def _train(tokenizer, trainer) -> None:
     tokenizer.train_from_iterator(CORPUS * 5, trainer)
 
 
-def make_gpt2(path) -> str:
+def make_gpt2(path, positions: int = MAX_POSITIONS) -> str:
     """Byte-level BPE tokenizer + GPT2LMHeadModel, BOS = EOS = <|endoftext|> as in GPT-2."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
@@ -55,7 +55,7 @@ def make_gpt2(path) -> str:
     )
     fast.save_pretrained(path)
     config = GPT2Config(
-        vocab_size=len(fast), n_embd=32, n_layer=2, n_head=2, n_positions=MAX_POSITIONS,
+        vocab_size=len(fast), n_embd=32, n_layer=2, n_head=2, n_positions=positions,
         bos_token_id=0, eos_token_id=0,
     )
     _seed()
@@ -96,12 +96,12 @@ def _bert_tokenizer():
     )
 
 
-def _bert_config(vocab_size: int, **extra):
+def _bert_config(vocab_size: int, positions: int = MAX_POSITIONS, **extra):
     from transformers import BertConfig
 
     return BertConfig(
         vocab_size=vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, max_position_embeddings=MAX_POSITIONS, **extra,
+        intermediate_size=64, max_position_embeddings=positions, **extra,
     )
 
 
@@ -114,11 +114,11 @@ def _with_bert_tokenizer(path, model_for) -> str:
     return str(path)
 
 
-def make_bert(path) -> str:
+def make_bert(path, positions: int = MAX_POSITIONS) -> str:
     """WordPiece tokenizer (small vocabulary, so words split into pieces) + BertForMaskedLM."""
     from transformers import BertForMaskedLM
 
-    return _with_bert_tokenizer(path, lambda fast: BertForMaskedLM(_bert_config(len(fast))))
+    return _with_bert_tokenizer(path, lambda fast: BertForMaskedLM(_bert_config(len(fast), positions)))
 
 
 def make_distilbert(path) -> str:
@@ -142,12 +142,12 @@ def make_roberta(path) -> str:
     )))
 
 
-def make_classifier(path) -> str:
+def make_classifier(path, positions: int = MAX_POSITIONS) -> str:
     """BertForSequenceClassification with 2 labels (1 = acceptable, as in CoLA)."""
     from transformers import BertForSequenceClassification
 
     return _with_bert_tokenizer(
-        path, lambda fast: BertForSequenceClassification(_bert_config(len(fast), num_labels=2))
+        path, lambda fast: BertForSequenceClassification(_bert_config(len(fast), positions, num_labels=2))
     )
 
 
