@@ -194,3 +194,14 @@ def test_no_packing_when_the_copies_would_not_fit_in_memory(monkeypatch, gpt2_di
         lm = scoring.load_model(gpt2_dir, "causal")
     assert not any("forward" in vars(m) for m in lm.model.modules() if isinstance(m, torch.nn.Linear))
     np.testing.assert_allclose(_score(sentences, lm, "logprob")["score"], expected, atol=TOL)
+
+
+def test_an_untested_torch_version_scores_with_plain_layers(monkeypatch, bert_dir, sentences):
+    """The private oneDNN operators are used only on the torch versions tested here."""
+    import torch
+
+    expected = _score(sentences, bert_dir, "pll")["score"]
+    monkeypatch.setattr(scoring.prepack, "TORCH_TESTED", ("2.3", "2.4"))  # as if torch were newer
+    lm = scoring.load_model(bert_dir, "masked")
+    assert not any("forward" in vars(m) for m in lm.model.modules() if isinstance(m, torch.nn.Linear))
+    np.testing.assert_allclose(_score(sentences, lm, "pll")["score"], expected, atol=TOL)
