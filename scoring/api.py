@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from acceptability.data.tables import LOGPROB_METHODS
 
 from . import normalise as norm
 from .cache import ScoreCache
+from .distributed import run_shards, worker_spec
 from .errors import ScoringError
 from .ngram import UnigramModel
 from .runner import compute, make_scorer
@@ -73,10 +75,15 @@ def _score_sentences(
     batch_size: int,
     cache: bool | str | Path | ScoreCache,
     progress: bool,
+    client: Any = None,
     **model_options: Any,
 ):
     frame = sentences_frame(data, text_column)
     scorer = make_scorer(model, method, **model_options)
+    run = None
+    if client is not None and scorer.identity:  # n-gram models (no identity) score here, fast
+        spec = worker_spec(model, method, model_options)
+        run = partial(run_shards, client, spec, scorer.identity)
     texts = list(frame["text"])
     inputs = [("", t) for t in texts] if method == "logprob" else texts
     scored = compute(
@@ -87,6 +94,7 @@ def _score_sentences(
         batch_size=batch_size,
         cache=open_cache(cache) if scorer.identity else None,
         progress=progress,
+        run=run,
     )
     return frame, scorer, scored
 
@@ -108,6 +116,7 @@ def score(
     model_name: str | None = None,
     cache: bool | str | Path | ScoreCache = True,
     progress: bool = True,
+    client: Any = None,
 ) -> pd.DataFrame:
     """Long scores table (`sentence_id`, `model`, `score`, `method`, `n_tokens`; for the
     log-probability methods `perplexity` = exp(-raw score / n_tokens); for a transformer
@@ -131,6 +140,9 @@ def score(
         (e.g. POS tags for a tag n-gram model). Scores are cached on disk (`cache`: True for
         $ACCEPTABILITY_CACHE_DIR or ~/.cache/acceptability, a directory, or False).
     progress: a progress bar on a terminal or in a notebook; none in a log file or a pipe.
+    client: a `dask.distributed.Client`: the sentences are scored in shards on its workers
+        (scoring.distributed), each shard written to the cache as it comes back; the scores
+        equal a single-process run's. The model must load by the same id or path on every worker.
     """
     if normalise is not None:
         _check_normalise(normalise, unigram)
@@ -142,6 +154,7 @@ def score(
         batch_size=batch_size,
         cache=cache,
         progress=progress,
+        client=client,
         device=device,
         dtype=dtype,
         revision=revision,
@@ -213,13 +226,14 @@ def token_scores(
     model_name: str | None = None,
     cache: bool | str | Path | ScoreCache = True,
     progress: bool = True,
+    client: Any = None,
 ) -> pd.DataFrame:
     """Per-token (level="token") or per-word (level="word": whitespace-separated words) scores.
 
     Columns: `sentence_id`, `model`, `method`, `index`, `token` (or `word`), `logprob` (natural
     log; for PLL methods the masked-token log-probability), `surprisal` (-log2 P, bits), and at
     word level `n_tokens`. A word-level score sums its tokens (a word's punctuation included);
-    n-gram tokens are already words (plus `</s>`). Uses the same cache as `score`.
+    n-gram tokens are already words (plus `</s>`). Uses the same cache and `client` as `score`.
     """
     if level not in ("token", "word"):
         raise ScoringError(f"level must be 'token' or 'word', got {level!r}")
@@ -233,6 +247,7 @@ def token_scores(
         batch_size=batch_size,
         cache=cache,
         progress=progress,
+        client=client,
         device=device,
         dtype=dtype,
         revision=revision,

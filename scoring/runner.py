@@ -122,12 +122,13 @@ def compute(
     batch_size: int = 16,
     cache: ScoreCache | None = None,
     progress: bool = True,
+    run: Callable[[list[Any], int], Iterator[tuple[list[int], list[Scored]]]] | None = None,
 ) -> list[Scored]:
     """Scores of `inputs`, reading finished ones from `cache` and writing each new batch to it.
 
     `keys` are the texts the cache is keyed on; `labels` name inputs in error messages. Equal
     keys are computed once. Every batch is committed before the next starts, so a run that is
-    killed resumes where it stopped.
+    killed resumes where it stopped. `run` replaces `scorer.run` (scoring.distributed's shards).
     """
     from tqdm.auto import tqdm
 
@@ -150,7 +151,7 @@ def compute(
         disable=None if progress and todo else True,
         desc=f"{scorer.method} {scorer.label}",
     ) as bar:
-        for batch, results in scorer.run(encoded, batch_size):
+        for batch, results in (run or scorer.run)(encoded, batch_size):
             new = {full[todo[b]]: r for b, r in zip(batch, results, strict=True)}
             if use_cache:
                 cache.put_many(new)

@@ -1,0 +1,99 @@
+"""Scoring split over two Dask worker processes equals one process, also when a worker dies."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from distributed import Client, LocalCluster
+
+from acceptability import scoring
+from acceptability.scoring import distributed
+from acceptability.scoring.batches import length_sorted_batches
+
+pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
+
+NOUNS = ["cat", "dog", "teacher", "children", "keys", "ideas", "students", "party"]
+VERBS = ["sat on the mat", "chase cats", "wonder whether it rained", "are on the table", "sleep"]
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    return [f"The {n} {v}." for n in NOUNS for v in VERBS]  # 40 sentences, 5 to 9 words
+
+
+@pytest.fixture(scope="module")
+def client():
+    def one_thread():  # the same threads as the reference run, so the same float sums
+        import torch
+
+        torch.set_num_threads(1)
+
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
+        client.run(one_thread)
+        yield client
+
+
+@pytest.fixture
+def one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_two_workers_equal_one_process(client, gpt2_dir, texts, tmp_path, monkeypatch, one_thread):
+    monkeypatch.setattr(distributed, "SHARD_SENTENCES", 8)  # 5 shards of 4 batches of 2
+    alone = scoring.score(texts, gpt2_dir, "logprob", batch_size=2, cache=False, progress=False)
+    split = scoring.score(texts, gpt2_dir, "logprob", batch_size=2, cache=tmp_path, progress=False,
+                          client=client)
+    assert split.equals(alone)
+    assert len(scoring.ScoreCache(tmp_path)) == len(texts)
+    words = scoring.token_scores(texts, gpt2_dir, "logprob", level="word", batch_size=2, cache=False,
+                                 progress=False, client=client)
+    assert words.equals(scoring.token_scores(texts, gpt2_dir, "logprob", level="word", batch_size=2,
+                                             cache=False, progress=False))
+
+
+def test_a_killed_workers_shard_is_redone(client, bert_dir, texts, tmp_path, monkeypatch, one_thread):
+    """One worker dies on its second shard; its shard runs again elsewhere, finished ones do not."""
+    monkeypatch.setattr(distributed, "SHARD_SENTENCES", 4)  # 10 shards of 2 batches
+
+    def die_on_second_shard():
+        import os
+
+        from acceptability.scoring import distributed as d
+
+        original, calls = d.score_shard, []
+
+        def dying(*args, **kwargs):
+            calls.append(1)
+            if len(calls) == 2:
+                os._exit(1)
+            return original(*args, **kwargs)
+
+        d.score_shard = dying
+
+    doomed = sorted(client.scheduler_info()["workers"])[0]
+    client.run(die_on_second_shard, workers=[doomed])
+    alone = scoring.score(texts, bert_dir, "pll", batch_size=2, cache=False, progress=False)
+    split = scoring.score(texts, bert_dir, "pll", batch_size=2, cache=tmp_path, progress=False,
+                          client=client)
+    assert doomed not in client.scheduler_info()["workers"]  # it did die midway
+    assert split.equals(alone)
+    assert len(scoring.ScoreCache(tmp_path)) == len(texts)
+
+
+def test_shards_are_whole_batches_in_scoring_order(texts):
+    items = [list(range(len(t.split()))) for t in texts]  # classifier-style id lists
+    parts = distributed.shards(items, batch_size=3, shard_size=7)
+    batches = length_sorted_batches([len(i) for i in items], 3)
+    assert sum(parts, []) == sum(batches, [])  # every input once, in single-process order
+    assert all(len(p) == 6 for p in parts[:-1])  # 7 sentences round down to 2 batches of 3
+
+
+def test_a_client_needs_a_model_that_workers_can_load():
+    with pytest.raises(scoring.ScoringError, match="needs a model id or folder"):
+        distributed.worker_spec(object(), "logprob", {})
