@@ -1,4 +1,6 @@
-"""Scoring throughput: acceptability vs minicons on LI-Adger sentences, same run, same threads.
+"""Scoring throughput: acceptability vs minicons on LI-Adger sentences, same run, same threads,
+in float32 and bfloat16; and how far bfloat16 scores move from float32 ones (Pearson r and max
+abs. difference over the sentences; BLiMP-criterion verdicts that change on 5 BLiMP paradigms).
 
 PLL with a randomly initialised bert-base-size masked LM, logprob with a gpt2-size causal LM
 (speed does not depend on the weights). The hub is unreachable, so the tokenizers are trained
@@ -35,14 +37,14 @@ MODELS = {"pll": ("bert-base-size", "masked"), "logprob": ("gpt2-size", "causal"
 MINICONS_WORKER = r"""
 import json, sys, time, torch
 from minicons import scorer
-model_dir, method, batch_size, threads = sys.argv[1:5]
+model_dir, method, batch_size, threads, dtype = sys.argv[1:6]
 torch.set_num_threads(int(threads))
 batch_size = int(batch_size)
 if method == "pll":
-    lm = scorer.MaskedLMScorer(model_dir, device="cpu")
+    lm = scorer.MaskedLMScorer(model_dir, device="cpu", torch_dtype=getattr(torch, dtype))
     run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), PLL_metric="original")
 else:
-    lm = scorer.IncrementalLMScorer(model_dir, device="cpu")
+    lm = scorer.IncrementalLMScorer(model_dir, device="cpu", torch_dtype=getattr(torch, dtype))
     run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), bos_token=True)
 print("ready", flush=True)
 for line in sys.stdin:  # one JSON list of sentences per line -> seconds and scores
@@ -134,9 +136,10 @@ def build_models(out: Path) -> dict[str, Path]:
 class Minicons:
     """minicons in its own interpreter, fed lists of sentences over a pipe."""
 
-    def __init__(self, python: str, model_dir: Path, method: str, batch_size: int, threads: int):
+    def __init__(self, python: str, model_dir: Path, method: str, batch_size: int, threads: int,
+                 dtype: str):
         self.proc = subprocess.Popen(
-            [python, "-c", MINICONS_WORKER, str(model_dir), method, str(batch_size), str(threads)],
+            [python, "-c", MINICONS_WORKER, str(model_dir), method, str(batch_size), str(threads), dtype],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )
         if self.proc.stdout.readline().strip() != "ready":
@@ -153,19 +156,19 @@ class Minicons:
         self.proc.wait()
 
 
-def compare(method: str, model_dir: Path, texts: list[str], args, minicons_python: str | None) -> dict:
-    """Time ours and minicons on the same sentences, alternating runs; keep each one's best time.
-
-    The best of several alternating runs is robust to other processes' load on a shared machine.
-    """
-    lm = scoring.load_model(str(model_dir), MODELS[method][1], device="cpu")
+def compare(method: str, dtype: str, model_dir: Path, texts: list[str], args,
+            minicons_python: str | None) -> tuple[dict, list[float]]:
+    """Time ours and minicons on the same sentences in `dtype`, alternating runs; keep each
+    one's best time (robust to other processes' load on a shared machine). Also our scores."""
+    lm = scoring.load_model(str(model_dir), MODELS[method][1], device="cpu", dtype=dtype)
 
     def ours(chunk: list[str]) -> tuple[float, list[float]]:
         start = time.perf_counter()
         got = scoring.score(chunk, lm, method, batch_size=args.batch_size, cache=False, progress=False)
         return time.perf_counter() - start, list(got["score"])
 
-    theirs = Minicons(minicons_python, model_dir, method, args.batch_size, args.threads) if minicons_python else None
+    theirs = (Minicons(minicons_python, model_dir, method, args.batch_size, args.threads, dtype)
+              if minicons_python else None)
     runners = {"ours": ours} | ({"minicons": theirs} if theirs else {})
     times: dict[str, list[float]] = {name: [] for name in runners}
     scores: dict[str, list[float]] = {}
@@ -175,7 +178,7 @@ def compare(method: str, model_dir: Path, texts: list[str], args, minicons_pytho
         for name, run in runners.items():
             seconds, scores[name] = run(texts)
             times[name].append(seconds)
-    row = {"method": method, "model": MODELS[method][0], "sentences": len(texts),
+    row = {"method": method, "dtype": dtype, "model": MODELS[method][0], "sentences": len(texts),
            "ours_sent_per_s": len(texts) / min(times["ours"])}
     if theirs:
         theirs.close()
@@ -183,7 +186,31 @@ def compare(method: str, model_dir: Path, texts: list[str], args, minicons_pytho
                 "speedup": min(times["minicons"]) / min(times["ours"]),
                 "max_abs_diff": float(np.max(np.abs(np.array(scores["ours"]) - np.array(scores["minicons"]))))}
     row["seconds"] = " / ".join(f"{name} " + ",".join(f"{t:.0f}" for t in ts) for name, ts in times.items())
-    return row
+    return row, scores["ours"]
+
+
+BLIMP_PARADIGMS = ["anaphor_gender_agreement", "determiner_noun_agreement_2",
+                   "regular_plural_subject_verb_agreement_1", "wh_vs_that_no_gap", "npi_present_1"]
+
+
+def verdicts(method: str, model_dir: Path, n_pairs: int | None) -> dict:
+    """BLiMP criterion (good scores higher) in float32 and bfloat16 on 5 paradigms: how many
+    pairs change verdict, and how many pairs' float32 difference is smaller than the change
+    bfloat16 makes to it (the pairs whose verdict bfloat16 could change)."""
+    blimp = data.load_blimp(DATA_DIR / "blimp", paradigms=BLIMP_PARADIGMS)
+    pairs = blimp.pairs.groupby("paradigm").head(n_pairs) if n_pairs else blimp.pairs
+    ids = set(pairs["good_id"]) | set(pairs["bad_id"])
+    sentences = blimp.sentences[blimp.sentences["sentence_id"].isin(ids)]
+    delta = {}
+    for dtype in ("float32", "bfloat16"):
+        lm = scoring.load_model(str(model_dir), MODELS[method][1], device="cpu", dtype=dtype)
+        got = scoring.score(sentences, lm, method, cache=False, progress=False).set_index("sentence_id")["score"]
+        delta[dtype] = got[pairs["good_id"]].to_numpy() - got[pairs["bad_id"]].to_numpy()
+    changed = (delta["float32"] > 0) != (delta["bfloat16"] > 0)
+    fragile = np.abs(delta["float32"]) < np.abs(delta["bfloat16"] - delta["float32"])
+    return {"method": method, "blimp_pairs": len(pairs), "verdicts_changed": int(changed.sum()),
+            "changed_share": changed.mean(), "pairs_delta_below_bf16_error": int(fragile.sum()),
+            "fp32_accuracy": (delta["float32"] > 0).mean(), "bf16_accuracy": (delta["bfloat16"] > 0).mean()}
 
 
 def main() -> None:
@@ -192,7 +219,10 @@ def main() -> None:
     parser.add_argument("--methods", nargs="+", default=["logprob", "pll"], choices=list(MODELS))
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=3, help="alternating runs each; the best counts")
+    parser.add_argument("--dtypes", nargs="+", default=["float32", "bfloat16"], choices=["float32", "bfloat16"])
+    parser.add_argument("--blimp-pairs", type=int, default=None,
+                        help="pairs per BLiMP paradigm for the verdict check (default: all 1000)")
+    parser.add_argument("--repeats", type=int, default=1, help="alternating runs each; the best counts")
     parser.add_argument("--models-dir", type=Path, default=scoring.default_cache_dir() / "bench-models")
     parser.add_argument(
         "--minicons-python", default=os.environ.get("MINICONS_PYTHON", "/work/minicons-venv/bin/python"),
@@ -212,12 +242,26 @@ def main() -> None:
     have_minicons = Path(args.minicons_python).is_file()
     if not have_minicons:
         print(f"minicons skipped: no python at {args.minicons_python!r} (set MINICONS_PYTHON)")
-    rows = []
+    rows, agreement = [], []
     for method in args.methods:
-        rows.append(compare(method, paths[method], texts, args, args.minicons_python if have_minicons else None))
-        print(pd.DataFrame([rows[-1]]).to_string(index=False), flush=True)
+        ours = {}
+        for dtype in args.dtypes:
+            row, ours[dtype] = compare(method, dtype, paths[method], texts, args,
+                                       args.minicons_python if have_minicons else None)
+            rows.append(row)
+            print(pd.DataFrame([row]).to_string(index=False), flush=True)
+        if len(ours) == 2:
+            fp32, bf16 = (np.array(ours[d]) for d in ("float32", "bfloat16"))
+            rows[-1]["bf16_vs_our_fp32"] = rows[-1]["ours_sent_per_s"] / rows[-2]["ours_sent_per_s"]
+            agreement.append({"method": method, "pearson_r": np.corrcoef(fp32, bf16)[0, 1],
+                              "max_abs_diff": np.abs(fp32 - bf16).max(),
+                              **verdicts(method, paths[method], args.blimp_pairs)})
+            print(pd.DataFrame([agreement[-1]]).to_string(index=False), flush=True)
     print(f"\n{args.threads} CPU threads, batch size {args.batch_size}, torch {torch.__version__}")
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    if agreement:
+        print("\nbfloat16 against float32 (ours):")
+        print(pd.DataFrame(agreement).to_string(index=False, float_format=lambda v: f"{v:.6g}"))
 
 
 if __name__ == "__main__":
