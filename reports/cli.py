@@ -18,7 +18,7 @@ from acceptability.data.errors import DataError
 from acceptability.stats.evaluate import DEFAULT_N_BOOT, DEFAULT_SEED
 
 from . import training_cli
-from .experiment import DATASETS
+from .experiment import DATASETS, DTYPES
 
 EXAMPLES = """\
 examples:
@@ -100,7 +100,7 @@ def _experiment(args: argparse.Namespace, **fixed):
         base = Experiment(scores=None if scoring else "published",
                           models=tuple(args.model or ()))
     names = ("dataset", "data_path", "max_pairs", "sentences", "pairs", "scores", "revision",
-             "n_boot",
+             "dtype", "n_boot",
              "seed", "by", "formula", "compare_metric", "correction", "sign", "out")
     changes = {n: getattr(args, n, None) for n in names} | fixed
     models, changes["method"] = _models_and_method(args)
@@ -133,7 +133,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     plan = exp.scoring_plan()
     print(f"scoring {len(ds.sentences)} sentences of {ds.name} with "
           f"{', '.join(f'{m} ({method})' for m, method in plan)} ...", file=sys.stderr)
-    path = data.write_scores(score_models(ds, plan, exp.revision), args.out)
+    path = data.write_scores(score_models(ds, plan, exp.revision, exp.dtype), args.out)
     print(f"wrote {path}")
     return 0
 
@@ -291,6 +291,12 @@ def _data_args(p: argparse.ArgumentParser) -> None:
                    help="with --sentences: your minimal pairs (pair_id, good_id, bad_id)")
 
 
+def _dtype_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dtype", choices=DTYPES,
+                   help="weights and matrix products when scoring (default: float32; bfloat16 "
+                        "is faster on AMX CPUs and recent GPUs, see the README's speed table)")
+
+
 def _scores_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("scores")
     g.add_argument("--scores", metavar="SOURCE",
@@ -350,6 +356,7 @@ def parser() -> argparse.ArgumentParser:
                         "without its own; or repeated, one per --model in order "
                         "(default: logprob)")
     s.add_argument("--revision", help="model revision (branch, tag or commit) to load")
+    _dtype_arg(s)
     s.add_argument("--out", default="scores.parquet",
                    help="scores file to write (.parquet, .csv or .tsv; default: scores.parquet)")
     s.set_defaults(func=cmd_score)
@@ -391,6 +398,7 @@ def parser() -> argparse.ArgumentParser:
                    help="scoring method for --model without --scores: one for all, or one "
                         "per --model in order (default: logprob; or --model NAME:METHOD)")
     u.add_argument("--revision", help="model revision for --model without --scores")
+    _dtype_arg(u)
     _analysis_args(u)
     u.add_argument("--out", help="output folder (default: report)")
     u.add_argument("--force", action="store_true", help="rerun every step")

@@ -29,13 +29,14 @@ CHECK_PARADIGMS = {"blimp": check_paradigms, "zorro": check_zorro_paradigms,
 USER = "user"  # the dataset of an experiment on the user's own files
 METHOD_NAME = re.compile(r"[a-z][a-z0-9_]*")  # "gpt2:logprob"; not "C:\\models\\x"
 MAX_DELTA = 100.0
+DTYPES = ("float32", "bfloat16")  # scoring precision (README: float32 or bfloat16)
 # TOML layout: table -> {key in the file: Experiment field}
 TOML_KEYS = {
     "": {"out": "out"},
     "data": {"dataset": "dataset", "path": "data_path", "paradigms": "paradigms",
              "max_pairs": "max_pairs", "sentences": "sentences", "pairs": "pairs"},
     "scores": {"source": "scores", "models": "models", "method": "method",
-               "revision": "revision"},
+               "revision": "revision", "dtype": "dtype"},
     "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
                  "formula": "formula", "compare_metric": "compare_metric",
                  "correction": "correction", "sign": "sign"},
@@ -69,6 +70,7 @@ class Experiment:
     models: tuple[str, ...] = ()
     method: str = "logprob"
     revision: str | None = None
+    dtype: str | None = None
     deltas: tuple[float, ...] = (0.5, 1.0, 5.0)
     n_boot: int = stats.DEFAULT_N_BOOT
     seed: int = stats.DEFAULT_SEED
@@ -105,6 +107,8 @@ class Experiment:
         if self.sign not in stats.metrics.SIGNS:
             raise DataError(f"unknown sign convention {self.sign!r}",
                             fix=f"use one of {list(stats.metrics.SIGNS)}")
+        if self.dtype not in (None, *DTYPES):
+            raise DataError(f"unknown dtype {self.dtype!r}", fix=f"use one of {list(DTYPES)}")
         if self.scores is None and not self.models:
             raise DataError("no scores and no models to score",
                             fix="give --scores (published or a file) or --model")
@@ -121,12 +125,13 @@ class Experiment:
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def scores_settings(self) -> dict:
-        """Where the scores come from (for provenance): source, models, method, revision."""
+        """Where the scores come from (for provenance): source, models, method, revision, dtype."""
         scored = self.scores is None
         models = [f"{m}:{method}" for m, method in self.scoring_plan()] if scored \
             else list(self.models)
         return {"scores": self.scores or "scored with scoring.score", "models": models,
-                "revision": self.revision if scored else None}
+                "revision": self.revision if scored else None,
+                "dtype": (self.dtype or "float32") if scored else None}
 
     def analysis_settings(self) -> dict:
         """The settings that determine the statistics (for fingerprints and provenance)."""
@@ -236,10 +241,11 @@ def select_models(scores: pd.DataFrame, models: tuple[str, ...]) -> pd.DataFrame
     return scores[scores["model"].isin(models)].reset_index(drop=True)
 
 
-def score_models(dataset, plan: list[tuple[str, str]],
-                 revision: str | None = None) -> pd.DataFrame:
+def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = None,
+                 dtype: str | None = None) -> pd.DataFrame:
     """Score ``dataset`` with each (model, method) of ``plan`` (``scoring.score``; torch is
-    imported when a model loads), each named ``<display name>_<method>``."""
+    imported when a model loads, in ``dtype``: float32 unless "bfloat16"), each named
+    ``<display name>_<method>``."""
     try:
         from acceptability import scoring
     except ImportError as err:
@@ -251,7 +257,7 @@ def score_models(dataset, plan: list[tuple[str, str]],
     local = {m: str(Path(m).expanduser().resolve()) for m, _ in plan
              if Path(m).expanduser().exists()}  # folders and ARPA files, by absolute path
     shown = display_names(local.get(m, m) for m, _ in plan)  # by name, unique
-    return pd.concat([score(dataset, model=m, method=method, revision=revision,
+    return pd.concat([score(dataset, model=m, method=method, revision=revision, dtype=dtype,
                             model_name=f"{shown[local.get(m, m)]}_{method}")
                       for m, method in plan], ignore_index=True)
 
@@ -259,7 +265,7 @@ def score_models(dataset, plan: list[tuple[str, str]],
 def load_scores(exp: Experiment, dataset) -> pd.DataFrame:
     """The experiment's scores: published, from a file, or computed with ``scoring``."""
     if exp.scores is None:
-        return score_models(dataset, exp.scoring_plan(), exp.revision)
+        return score_models(dataset, exp.scoring_plan(), exp.revision, exp.dtype)
     if exp.scores == "published":
         if exp.dataset == "li-adger":
             scores = data.load_li_adger_scores(exp.data_path)

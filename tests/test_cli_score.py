@@ -44,3 +44,27 @@ def test_an_unknown_out_suffix_fails_before_scoring(tmp_path, capsys, monkeypatc
                      str(tmp_path / "scores.txt")]) == 2
     err = capsys.readouterr().err
     assert "unknown file type '.txt'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_score_in_bfloat16(gpt2_dir, tmp_path, capsys):
+    ds, _ = data.load_example()
+    got = {}
+    for dtype in ("float32", "bfloat16"):
+        out = tmp_path / f"{dtype}.parquet"
+        assert cli.main(["score", "--dataset", "example", "--model", gpt2_dir, "--dtype", dtype,
+                         "--out", str(out)]) == 0
+        got[dtype] = data.read_scores(out, ds).set_index("sentence_id")["score"]
+    diff = (got["float32"] - got["bfloat16"]).abs()
+    assert 0 < diff.max() < 0.5  # bfloat16 products, not the float32 scores from the cache
+
+
+def test_run_records_the_dtype_and_refuses_an_unknown_one(gpt2_dir, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert cli.main(["run", "--dataset", "example", "--model", gpt2_dir, "--dtype", "bfloat16",
+                     "--n-boot", "0", "--formula", "", "--out", str(out)]) == 0
+    assert "bfloat16" in (out / "report.html").read_text()
+    config = tmp_path / "x.toml"
+    config.write_text(f'[scores]\nsource = "score"\nmodels = ["{gpt2_dir}"]\ndtype = "float16"\n')
+    assert cli.main(["run", "--config", str(config), "--out", str(tmp_path / "bad")]) == 2
+    err = capsys.readouterr().err
+    assert "unknown dtype 'float16'" in err and "float32" in err
