@@ -13,6 +13,21 @@ minicons runs in its own virtualenv (minicons 0.3.39 needs transformers<5):
     MINICONS_PYTHON=/work/minicons-venv/bin/python .venv/bin/python benchmarks/bench_scoring.py
 
 Without that interpreter the minicons columns are skipped with a message.
+
+Random weights give score differences between the sentences of a BLiMP pair that are mostly
+noise, so the verdict check also runs on trained models (`--trained METHOD DIR`): the README's
+600k-word GPT-2 of the learning-curve example (runs/learning-curve/replicate-0/words-600000)
+and a RoBERTa of the same size trained for 2 epochs on the same 600k words:
+
+    from acceptability import data, scoring
+    from acceptability.reports.training import nested_subsets
+    (texts,) = nested_subsets(list(data.load_childes()["text"]), [600000], seed=0)
+    scoring.train_lm(texts, "runs/bf16-agreement/masked-600000-2ep", kind="masked",
+                     vocab_size=4096, epochs=2, size={"hidden_size": 128, "layers": 4,
+                                                      "heads": 4, "intermediate_size": 512})
+
+The README's tables come from one run with `--blimp-pairs 200 --out docs/speed` and both
+`--trained` models.
 """
 
 from __future__ import annotations
@@ -203,14 +218,25 @@ def verdicts(method: str, model_dir: Path, n_pairs: int | None) -> dict:
     sentences = blimp.sentences[blimp.sentences["sentence_id"].isin(ids)]
     delta = {}
     for dtype in ("float32", "bfloat16"):
-        lm = scoring.load_model(str(model_dir), MODELS[method][1], device="cpu", dtype=dtype)
-        got = scoring.score(sentences, lm, method, cache=False, progress=False).set_index("sentence_id")["score"]
+        got = our_scores(method, model_dir, dtype, sentences).set_index("sentence_id")["score"]
         delta[dtype] = got[pairs["good_id"]].to_numpy() - got[pairs["bad_id"]].to_numpy()
     changed = (delta["float32"] > 0) != (delta["bfloat16"] > 0)
     fragile = np.abs(delta["float32"]) < np.abs(delta["bfloat16"] - delta["float32"])
-    return {"method": method, "blimp_pairs": len(pairs), "verdicts_changed": int(changed.sum()),
+    return {"blimp_pairs": len(pairs), "verdicts_changed": int(changed.sum()),
             "changed_share": changed.mean(), "pairs_delta_below_bf16_error": int(fragile.sum()),
             "fp32_accuracy": (delta["float32"] > 0).mean(), "bf16_accuracy": (delta["bfloat16"] > 0).mean()}
+
+
+def our_scores(method: str, model_dir: Path, dtype: str, sentences) -> pd.DataFrame:
+    lm = scoring.load_model(str(model_dir), MODELS[method][1], device="cpu", dtype=dtype)
+    return scoring.score(sentences, lm, method, cache=False, progress=False)
+
+
+def agreement(method: str, model: str, model_dir: Path, fp32: np.ndarray, bf16: np.ndarray,
+              n_pairs: int | None) -> dict:
+    """bfloat16 against float32 scores of one model: LI-Adger sentences, then BLiMP verdicts."""
+    return {"method": method, "model": model, "pearson_r": np.corrcoef(fp32, bf16)[0, 1],
+            "max_abs_diff": np.abs(fp32 - bf16).max(), **verdicts(method, model_dir, n_pairs)}
 
 
 def main() -> None:
@@ -223,12 +249,17 @@ def main() -> None:
     parser.add_argument("--blimp-pairs", type=int, default=None,
                         help="pairs per BLiMP paradigm for the verdict check (default: all 1000)")
     parser.add_argument("--repeats", type=int, default=1, help="alternating runs each; the best counts")
+    parser.add_argument("--trained", nargs=2, action="append", default=[], metavar=("METHOD", "DIR"),
+                        help="also measure bfloat16 agreement on a trained model folder (repeatable)")
+    parser.add_argument("--out", type=Path, help="write throughput.csv and agreement.csv here")
     parser.add_argument("--models-dir", type=Path, default=scoring.default_cache_dir() / "bench-models")
     parser.add_argument(
         "--minicons-python", default=os.environ.get("MINICONS_PYTHON", "/work/minicons-venv/bin/python"),
         help="python of a venv with minicons (default $MINICONS_PYTHON)",
     )
     args = parser.parse_args()
+    if bad := [m for m, _ in args.trained if m not in MODELS]:
+        parser.error(f"--trained METHOD must be one of {list(MODELS)}, got {bad}")
 
     import torch
 
@@ -242,7 +273,7 @@ def main() -> None:
     have_minicons = Path(args.minicons_python).is_file()
     if not have_minicons:
         print(f"minicons skipped: no python at {args.minicons_python!r} (set MINICONS_PYTHON)")
-    rows, agreement = [], []
+    rows, agreements = [], []
     for method in args.methods:
         ours = {}
         for dtype in args.dtypes:
@@ -253,15 +284,22 @@ def main() -> None:
         if len(ours) == 2:
             fp32, bf16 = (np.array(ours[d]) for d in ("float32", "bfloat16"))
             rows[-1]["bf16_vs_our_fp32"] = rows[-1]["ours_sent_per_s"] / rows[-2]["ours_sent_per_s"]
-            agreement.append({"method": method, "pearson_r": np.corrcoef(fp32, bf16)[0, 1],
-                              "max_abs_diff": np.abs(fp32 - bf16).max(),
-                              **verdicts(method, paths[method], args.blimp_pairs)})
-            print(pd.DataFrame([agreement[-1]]).to_string(index=False), flush=True)
+            agreements.append(agreement(method, MODELS[method][0], paths[method], fp32, bf16, args.blimp_pairs))
+            print(pd.DataFrame([agreements[-1]]).to_string(index=False), flush=True)
+    for method, folder in args.trained:
+        fp32, bf16 = (our_scores(method, Path(folder), d, sentences)["score"].to_numpy()
+                      for d in ("float32", "bfloat16"))
+        agreements.append(agreement(method, f"trained: {Path(folder).name}", Path(folder), fp32, bf16, None))
+        print(pd.DataFrame([agreements[-1]]).to_string(index=False), flush=True)
     print(f"\n{args.threads} CPU threads, batch size {args.batch_size}, torch {torch.__version__}")
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
-    if agreement:
+    if agreements:
         print("\nbfloat16 against float32 (ours):")
-        print(pd.DataFrame(agreement).to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+        print(pd.DataFrame(agreements).to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(rows).to_csv(args.out / "throughput.csv", index=False)
+        pd.DataFrame(agreements).to_csv(args.out / "agreement.csv", index=False)
 
 
 if __name__ == "__main__":
