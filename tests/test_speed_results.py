@@ -1,0 +1,53 @@
+"""The README's speed and bfloat16 tables are what `benchmarks/bench_scoring.py --out
+docs/speed` wrote in one run on this repository's CPU (timings are that run's; the
+agreement numbers are deterministic given the models)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "docs" / "speed"
+README = (ROOT / "README.md").read_text()
+
+
+def throughput_table(rows: pd.DataFrame) -> str:
+    """Sentences per second, ours and minicons', per method and dtype."""
+    lines = ["| method | dtype | acceptability (sent/s) | minicons (sent/s) | ratio "
+             "| max abs. diff from minicons |", "| --- | --- | --- | --- | --- | --- |"]
+    for r in rows.itertuples():
+        lines.append(f"| {r.method} | {r.dtype} | {r.ours_sent_per_s:.3g} | "
+                     f"{r.minicons_sent_per_s:.3g} | {r.speedup:.2f}× | {r.max_abs_diff:.2g} |")
+    return "\n".join(lines)
+
+
+def agreement_table(rows: pd.DataFrame) -> str:
+    """bfloat16 against float32 scores of the same model: sentences and BLiMP verdicts."""
+    lines = ["| model | method | Pearson r | max abs. diff | BLiMP pairs | verdicts changed "
+             "| pairs whose float32 difference is below the bfloat16 error |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows.itertuples():
+        lines.append(f"| {r.model} | {r.method} | {r.pearson_r:.7f} | {r.max_abs_diff:.3f} | "
+                     f"{r.blimp_pairs:,} | {r.verdicts_changed} ({100 * r.changed_share:.2f}%) | "
+                     f"{r.pairs_delta_below_bf16_error} |")
+    return "\n".join(lines)
+
+
+def test_the_readme_shows_the_benchmark_run():
+    rows = pd.read_csv(RESULTS / "throughput.csv")
+    assert set(rows["sentences"]) == {4178}  # all of LI-Adger
+    assert throughput_table(rows) in README
+    agreement = pd.read_csv(RESULTS / "agreement.csv")
+    assert agreement_table(agreement) in README
+    for method, part in rows.groupby("method"):
+        fp32, bf16 = (part.set_index("dtype").loc[d, "ours_sent_per_s"] for d in ("float32", "bfloat16"))
+        assert f"{method} {bf16 / fp32:.2f}×" in README
+
+
+def test_the_agreement_counts_are_consistent():
+    agreement = pd.read_csv(RESULTS / "agreement.csv")
+    assert (agreement["verdicts_changed"] <= agreement["pairs_delta_below_bf16_error"]).all()
+    changed = (agreement["changed_share"] * agreement["blimp_pairs"]).round().astype(int)
+    assert (changed == agreement["verdicts_changed"]).all()
