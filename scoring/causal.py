@@ -75,7 +75,7 @@ def iter_logprobs(
             rows += [r * width + t - 1 for t in range(items[i].n_context, len(seq))]
             targets += seq[items[i].n_context :]
         rows_t = torch.tensor(rows, dtype=torch.long, device=lm.device)
-        with inference(lm.device), head_rows(lm.model, rows_t) as select:
+        with inference(lm), head_rows(lm.model, rows_t) as select:
             logits = lm.model(
                 input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device), use_cache=False
             ).logits

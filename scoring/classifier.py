@@ -34,7 +34,7 @@ def iter_signed_confidence(
     pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
     for batch in length_sorted_batches([len(it) for it in items], batch_size):
         ids, mask = pad([items[i] for i in batch], pad_id)
-        with inference(lm.device):
+        with inference(lm):
             logits = lm.model(input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device)).logits
         confidence, label = logits.float().softmax(-1).max(-1)
         signs = (label == acceptable_label).float() * 2 - 1

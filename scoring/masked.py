@@ -158,7 +158,7 @@ def _masked_logprobs(
     rows = torch.tensor([r * width + p for r, p in enumerate(positions)], device=lm.device)
     ids = ids.to(lm.device)
     with (
-        inference(lm.device),
+        inference(lm),
         first_layer_rows_once(lm.model, ids),
         head_rows(lm.model, rows, from_last_layer=True) as select,
     ):

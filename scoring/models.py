@@ -160,11 +160,11 @@ def load_model(
 ) -> LanguageModel:
     """Load `name` (hub id or directory) through `from_pretrained` as a causal, masked or classifier model.
 
-    On the CPU in float32 the linear layers run through oneDNN with packed weights (`prepack`,
-    see scoring.prepack): faster, same scores, about twice the memory for the linear weights.
+    On the CPU in float32 or bfloat16 the linear layers run through oneDNN with packed weights
+    (`prepack`, see scoring.prepack): faster, same scores, about twice the memory for the
+    linear weights.
     """
     check_local(name)  # before the slow imports
-    import torch
     from transformers import (
         AutoModelForCausalLM,
         AutoModelForMaskedLM,
@@ -202,7 +202,7 @@ def load_model(
         model = auto.from_pretrained(name, revision=revision, dtype=torch_dtype, **overrides)
         tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
     model = model.to(device).eval()
-    if prepack and device == "cpu" and torch_dtype == torch.float32:
+    if prepack and device == "cpu":
         prepack_linears(model)
     if not tokenizer.is_fast:
         raise ScoringError(f"model {name!r} has no fast tokenizer; scoring needs token offsets")

@@ -111,6 +111,41 @@ def test_prepacked_linear_layers_compute_what_the_plain_ones_do(request, fixture
         np.testing.assert_allclose(packed(input_ids=ids).logits.detach(), expected, atol=TOL)
 
 
+@pytest.mark.parametrize(("fixture", "kind"), [("gpt2_dir", "causal"), ("bert_dir", "masked")])
+def test_bfloat16_models_are_packed_and_compute_what_plain_bfloat16_layers_do(request, fixture, kind):
+    """On a CPU that multiplies bfloat16 natively (AMX / AVX512-BF16: this project's machines)
+    the bfloat16 linear layers are packed too. A fused GELU rounds once where the plain layers
+    round before and after it, so the logits agree to a few bfloat16 units (2^-8 relative),
+    far closer than bfloat16 is to float32 on the same model."""
+    import torch
+
+    path = request.getfixturevalue(fixture)
+    assert scoring.prepack.packing_supported(torch.bfloat16)  # CI's CPUs have AMX
+    fp32 = scoring.load_model(path, kind, prepack=False).model
+    plain = scoring.load_model(path, kind, dtype="bfloat16", prepack=False).model
+    packed = scoring.load_model(path, kind, dtype="bfloat16").model
+    assert all("forward" in vars(m) for m in packed.modules() if isinstance(m, torch.nn.Linear))
+    ids = torch.randint(5, packed.config.vocab_size, (3, 9))
+    with torch.inference_mode():
+        expected, got = plain(input_ids=ids).logits.float(), packed(input_ids=ids).logits.float()
+        exact = fp32(input_ids=ids).logits
+    scale = expected.abs().max().item()
+    assert (got - expected).abs().max().item() <= 4 * 2**-8 * scale
+    assert (got - expected).abs().max() < (exact - expected).abs().max()
+
+
+def test_bfloat16_scores_are_float32_scores_to_bfloat16_precision(gpt2_dir, bert_dir, sentences):
+    """The bfloat16 path (packed layers, flash attention, float32 log-softmax) scores what
+    float32 does up to bfloat16 rounding: 8 significant bits, so ~2^-8 of each token's
+    log-probability."""
+    for path, method in ((gpt2_dir, "logprob"), (bert_dir, "pll")):
+        fp32 = _score(sentences, path, method)
+        bf16 = _score(sentences, path, method, dtype="bfloat16")
+        bound = 2**-8 * fp32["score"].abs()
+        assert ((bf16["score"] - fp32["score"]).abs() <= bound).all()
+        assert (bf16["score"] != fp32["score"]).any()  # bfloat16 ran, not float32
+
+
 def test_word_l2r_differs_from_pll_on_multi_piece_words(bert_dir, sentences):
     pll = _score(sentences, bert_dir, "pll")["score"]
     l2r = _score(sentences, bert_dir, "pll_word_l2r")["score"]
