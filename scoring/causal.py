@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .batches import head_rows, inference, length_sorted_batches, pad, target_logprobs
+from .batches import head_rows, inference, length_sorted_batches, pad
 from .errors import ScoringError
 from .models import LanguageModel
 from .results import Scored
@@ -75,13 +75,11 @@ def iter_logprobs(
             rows += [r * width + t - 1 for t in range(items[i].n_context, len(seq))]
             targets += seq[items[i].n_context :]
         rows_t = torch.tensor(rows, dtype=torch.long, device=lm.device)
-        with inference(lm), head_rows(lm.model, rows_t) as select:
+        with inference(lm), head_rows(lm.model, rows_t, exact_head=lm.head_fp32) as read:
             logits = lm.model(
                 input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device), use_cache=False
             ).logits
-            logprobs = target_logprobs(
-                select(logits), torch.tensor(targets, dtype=torch.long, device=lm.device)
-            )
+            logprobs = read(logits, torch.tensor(targets, dtype=torch.long, device=lm.device))
         scored, start = [], 0
         for i in batch:
             n = len(items[i].ids) - items[i].n_context

@@ -17,7 +17,6 @@ from .batches import (
     inference,
     length_sorted_batches,
     pad,
-    target_logprobs,
 )
 from .errors import ScoringError
 from .models import LanguageModel
@@ -160,7 +159,7 @@ def _masked_logprobs(
     with (
         inference(lm),
         first_layer_rows_once(lm.model, ids),
-        head_rows(lm.model, rows, from_last_layer=True) as select,
+        head_rows(lm.model, rows, from_last_layer=True, exact_head=lm.head_fp32) as read,
     ):
         logits = lm.model(input_ids=ids, attention_mask=attention.to(lm.device)).logits
-        return target_logprobs(select(logits), torch.tensor(targets, device=lm.device))
+        return read(logits, torch.tensor(targets, device=lm.device))

@@ -41,6 +41,7 @@ class LanguageModel:
     identity: str
     max_length: int
     source: str = ""
+    head_fp32: Any = None  # the output layer's float32 (weight, bias) when the model runs in bfloat16
 
 
 def pick_device(device: str | None = None) -> str:
@@ -162,9 +163,12 @@ def load_model(
 
     On the CPU in float32 or bfloat16 the linear layers run through oneDNN with packed weights
     (`prepack`, see scoring.prepack): faster, same scores, about twice the memory for the
-    linear weights.
+    linear weights. In another dtype (bfloat16) the weights are read in float32 and cast, and
+    the output layer's float32 weights are kept to compute the logits a score reads exactly
+    (`batches.target_logprobs`).
     """
     check_local(name)  # before the slow imports
+    import torch
     from transformers import (
         AutoModelForCausalLM,
         AutoModelForMaskedLM,
@@ -199,9 +203,14 @@ def load_model(
     fast_gelu = {"activation_function": "gelu_pytorch_tanh"}
     overrides = fast_gelu if getattr(config, "activation_function", None) == "gelu_new" else {}
     with hf_progress_quiet():  # transformers' bars would flood a log file
-        model = auto.from_pretrained(name, revision=revision, dtype=torch_dtype, **overrides)
+        model = auto.from_pretrained(name, revision=revision, dtype=torch.float32, **overrides)
         tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
-    model = model.to(device).eval()
+    head_fp32 = None
+    if torch_dtype != torch.float32 and (head := model.get_output_embeddings()) is not None:
+        # kept for exact target and top logits (batches.target_logprobs)
+        bias = head.bias.detach().clone().to(device) if getattr(head, "bias", None) is not None else None
+        head_fp32 = (head.weight.detach().clone().to(device), bias)
+    model = model.to(device=device, dtype=torch_dtype).eval()
     if prepack and device == "cpu":
         prepack_linears(model)
     if not tokenizer.is_fast:
@@ -221,4 +230,5 @@ def load_model(
         identity=f"{source}|{kind}|{torch_dtype}",
         max_length=max_tokens(model, tokenizer),
         source=source,
+        head_fp32=head_fp32,
     )

@@ -240,3 +240,48 @@ def test_an_untested_torch_version_scores_with_plain_layers(monkeypatch, bert_di
     lm = scoring.load_model(bert_dir, "masked")
     assert not any("forward" in vars(m) for m in lm.model.modules() if isinstance(m, torch.nn.Linear))
     np.testing.assert_allclose(_score(sentences, lm, "pll")["score"], expected, atol=TOL)
+
+
+def test_a_bfloat16_head_reads_exact_target_and_top_logits(monkeypatch):
+    """bfloat16 logits (here up to ~35 over 5000 words) err by up to |logit| * 2^-8. With the
+    head's float32 weights the target's and the TOP_EXACT largest logits are recomputed, so
+    a log-probability errs only through the rounded logits outside the top: at most
+    (1 - their probability) * max |logit| * 2^-8, against a float64 log-softmax. The rounded
+    logits alone miss by ~0.09. A soft-capped head (logits not plain products) is left as is."""
+    import torch
+
+    gen = torch.Generator().manual_seed(0)
+    weight, bias = torch.randn(5000, 64, generator=gen), torch.randn(5000, generator=gen)
+    hidden = torch.randn(40, 64, generator=gen) * 0.8
+    targets = torch.randint(0, 5000, (40,), generator=gen)
+    targets[:20] = (hidden @ weight.T + bias)[:20].argmax(-1)  # some likely, some unlikely words
+    logits = hidden.double() @ weight.double().T + bias.double()
+    expected = logits.log_softmax(-1).gather(1, targets[:, None])[:, 0].numpy()
+    top_mass = logits.softmax(-1).topk(scoring.batches.TOP_EXACT, -1).values.sum(-1)
+    bound = ((1 - top_mass) * logits.abs().amax(-1) * 2**-8).numpy() + 2e-5  # + float32 products
+    rounded = (hidden @ weight.T + bias).bfloat16()
+    plain = np.array(scoring.batches.target_logprobs(rounded, targets))
+    refined = np.array(scoring.batches.target_logprobs(rounded, targets, (weight, bias), hidden))
+    assert (np.abs(refined - expected) <= bound).all()
+    assert np.abs(plain - expected).max() > 20 * np.abs(refined - expected).max()
+    monkeypatch.setattr(scoring.batches, "CPU_LOGIT_ROWS", 3)  # rows in other chunks: same values
+    np.testing.assert_allclose(
+        scoring.batches.target_logprobs(rounded, targets, (weight, bias), hidden), refined, atol=1e-6
+    )
+    capped = (30 * torch.tanh((hidden @ weight.T + bias) / 30)).bfloat16()
+    np.testing.assert_array_equal(
+        scoring.batches.target_logprobs(capped, targets, (weight, bias), hidden),
+        scoring.batches.target_logprobs(capped, targets),
+    )
+
+
+@pytest.mark.parametrize(("fixture", "method"), [("gpt2_dir", "logprob"), ("bert_dir", "pll")])
+def test_bfloat16_models_keep_their_float32_output_layer(request, fixture, method):
+    import torch
+
+    lm = scoring.load_model(request.getfixturevalue(fixture), scoring.runner.KIND_OF_METHOD[method],
+                            dtype="bfloat16")
+    weight, _bias = lm.head_fp32
+    assert lm.model.dtype == torch.bfloat16 and weight.dtype == torch.float32
+    torch.testing.assert_close(weight.bfloat16(), lm.model.get_output_embeddings().weight)
+    assert scoring.load_model(request.getfixturevalue(fixture), scoring.runner.KIND_OF_METHOD[method]).head_fp32 is None
