@@ -51,3 +51,18 @@ def test_the_agreement_counts_are_consistent():
     assert (agreement["verdicts_changed"] <= agreement["pairs_delta_below_bf16_error"]).all()
     changed = (agreement["changed_share"] * agreement["blimp_pairs"]).round().astype(int)
     assert (changed == agreement["verdicts_changed"]).all()
+
+
+def test_the_readme_explains_bfloat16_pll_from_the_profile_run():
+    """Where PLL's time goes: `benchmarks/profile_scoring.py --out docs/speed`."""
+    parts = pd.read_csv(RESULTS / "profile.csv").set_index(["dtype", "part"])
+    fp32, bf16 = parts.loc["float32"], parts.loc["bfloat16"]
+    linear = "linear layers"
+    assert f"take {100 * fp32.loc[linear, 'share']:.1f}% of it" in README
+    assert f"at {fp32.loc[linear, 'gflops']:.0f} GFLOP/s" in README
+    assert f"{fp32.loc[linear, 'seconds'] / bf16.loc[linear, 'seconds']:.1f}× faster, at " \
+           f"{round(bf16.loc[linear, 'gflops'], -1):.0f} GFLOP/s" in README
+    assert f"({100 * bf16.loc['attention', 'share']:.1f}% of bfloat16's time)" in README
+    gains = [fp32.loc[p, "seconds"] / bf16.loc[p, "seconds"] for p in ("attention", "layer norm", "other")]
+    assert f"gain only {min(gains):.1f}-{max(gains):.1f}×" in README
+    assert max(gains) < fp32.loc[linear, "seconds"] / bf16.loc[linear, "seconds"]
