@@ -53,3 +53,12 @@ def test_prefix_errors(gpt2_dir, bert_dir):
         scoring.prefix_scores(PAIRS, bert_dir, "one_prefix", cache=False)
     with pytest.raises(scoring.ScoringError, match="unknown prefix method"):
         scoring.prefix_scores(PAIRS, gpt2_dir, "three_prefix", cache=False)
+
+
+@pytest.mark.parametrize("method", ["one_prefix", "two_prefix"])
+def test_prefix_methods_in_bfloat16_are_the_float32_ones_to_bfloat16_precision(gpt2_dir, method):
+    fp32 = scoring.prefix_scores(PAIRS, gpt2_dir, method, cache=False, progress=False)
+    bf16 = scoring.prefix_scores(PAIRS, gpt2_dir, method, dtype="bfloat16", cache=False, progress=False)
+    for column in ("good_score", "bad_score"):
+        assert ((bf16[column] - fp32[column]).abs() <= 2**-8 * fp32[column].abs()).all()
+        assert (bf16[column] != fp32[column]).any()

@@ -134,11 +134,17 @@ def test_bfloat16_models_are_packed_and_compute_what_plain_bfloat16_layers_do(re
     assert (got - expected).abs().max() < (exact - expected).abs().max()
 
 
-def test_bfloat16_scores_are_float32_scores_to_bfloat16_precision(gpt2_dir, bert_dir, sentences):
-    """The bfloat16 path (packed layers, flash attention, float32 log-softmax) scores what
-    float32 does up to bfloat16 rounding: 8 significant bits, so ~2^-8 of each token's
-    log-probability."""
-    for path, method in ((gpt2_dir, "logprob"), (bert_dir, "pll")):
+def test_bfloat16_scores_are_float32_scores_to_bfloat16_precision(
+    gpt2_dir, bert_dir, classifier_dir, sentences
+):
+    """Every method's bfloat16 path (packed layers, flash attention, float32 log-softmax)
+    scores what float32 does up to bfloat16 rounding: 8 significant bits, so ~2^-8 of each
+    token's log-probability; a classifier's confidence to 2^-7 (its sign is the
+    predicted label, which a near-0.5 probability may flip)."""
+    fp32 = _score(sentences, classifier_dir, "classifier")
+    bf16 = _score(sentences, classifier_dir, "classifier", dtype="bfloat16")
+    assert (np.abs(bf16["score"].abs() - fp32["score"].abs()) <= 2**-7).all()
+    for path, method in ((gpt2_dir, "logprob"), (bert_dir, "pll"), (bert_dir, "pll_word_l2r")):
         fp32 = _score(sentences, path, method)
         bf16 = _score(sentences, path, method, dtype="bfloat16")
         bound = 2**-8 * fp32["score"].abs()
