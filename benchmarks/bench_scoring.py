@@ -211,24 +211,32 @@ BLIMP_PARADIGMS = ["anaphor_gender_agreement", "determiner_noun_agreement_2",
 def verdicts(method: str, model_dir: Path, n_pairs: int | None) -> dict:
     """BLiMP criterion (good scores higher) in float32 and bfloat16 on 5 paradigms: how many
     pairs change verdict, and how many pairs' float32 difference is smaller than the change
-    bfloat16 makes to it (the pairs whose verdict bfloat16 could change)."""
+    bfloat16 makes to it (the pairs whose verdict bfloat16 could change). Also how many
+    change when bfloat16 scores read the head's rounded logits instead of exact ones."""
     blimp = data.load_blimp(DATA_DIR / "blimp", paradigms=BLIMP_PARADIGMS)
     pairs = blimp.pairs.groupby("paradigm").head(n_pairs) if n_pairs else blimp.pairs
     ids = set(pairs["good_id"]) | set(pairs["bad_id"])
     sentences = blimp.sentences[blimp.sentences["sentence_id"].isin(ids)]
     delta = {}
-    for dtype in ("float32", "bfloat16"):
-        got = our_scores(method, model_dir, dtype, sentences).set_index("sentence_id")["score"]
-        delta[dtype] = got[pairs["good_id"]].to_numpy() - got[pairs["bad_id"]].to_numpy()
+    for variant in ("float32", "bfloat16", "rounded"):
+        got = our_scores(method, model_dir, "float32" if variant == "float32" else "bfloat16",
+                         sentences, exact_logits=variant != "rounded")
+        got = got.set_index("sentence_id")["score"]
+        delta[variant] = got[pairs["good_id"]].to_numpy() - got[pairs["bad_id"]].to_numpy()
     changed = (delta["float32"] > 0) != (delta["bfloat16"] > 0)
     fragile = np.abs(delta["float32"]) < np.abs(delta["bfloat16"] - delta["float32"])
+    rounded = (delta["float32"] > 0) != (delta["rounded"] > 0)
     return {"blimp_pairs": len(pairs), "verdicts_changed": int(changed.sum()),
             "changed_share": changed.mean(), "pairs_delta_below_bf16_error": int(fragile.sum()),
-            "fp32_accuracy": (delta["float32"] > 0).mean(), "bf16_accuracy": (delta["bfloat16"] > 0).mean()}
+            "fp32_accuracy": (delta["float32"] > 0).mean(), "bf16_accuracy": (delta["bfloat16"] > 0).mean(),
+            "verdicts_changed_rounded_logits": int(rounded.sum())}
 
 
-def our_scores(method: str, model_dir: Path, dtype: str, sentences) -> pd.DataFrame:
+def our_scores(method: str, model_dir: Path, dtype: str, sentences, exact_logits: bool = True) -> pd.DataFrame:
+    """Our scores; `exact_logits=False`: a bfloat16 model reads its head's rounded logits."""
     lm = scoring.load_model(str(model_dir), MODELS[method][1], device="cpu", dtype=dtype)
+    if not exact_logits:
+        lm.head_fp32 = None
     return scoring.score(sentences, lm, method, cache=False, progress=False)
 
 

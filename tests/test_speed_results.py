@@ -51,6 +51,8 @@ def test_the_agreement_counts_are_consistent():
     assert (agreement["verdicts_changed"] <= agreement["pairs_delta_below_bf16_error"]).all()
     changed = (agreement["changed_share"] * agreement["blimp_pairs"]).round().astype(int)
     assert (changed == agreement["verdicts_changed"]).all()
+    fragile = agreement["pairs_delta_below_bf16_error"].sum()
+    assert f"and {changed.sum()} of the {fragile} such pairs here do" in README
 
 
 def test_the_readme_explains_bfloat16_pll_from_the_profile_run():
