@@ -44,6 +44,10 @@ def test_the_readme_shows_the_benchmark_run():
     for method, part in rows.groupby("method"):
         fp32, bf16 = (part.set_index("dtype").loc[d, "ours_sent_per_s"] for d in ("float32", "bfloat16"))
         assert f"{method} {bf16 / fp32:.2f}×" in README
+    pll = rows[rows["method"] == "pll"].set_index("dtype")
+    ratio = pll.loc["bfloat16", "ours_sent_per_s"] / pll.loc["float32", "ours_sent_per_s"]
+    assert f"bfloat16 PLL is\n{ratio:.2f}× float32 in the run above" in README
+    assert f"{pll.loc['bfloat16', 'speedup']:.2f}× minicons in\nbfloat16" in README
 
 
 def test_the_agreement_counts_are_consistent():
@@ -53,6 +57,9 @@ def test_the_agreement_counts_are_consistent():
     assert (changed == agreement["verdicts_changed"]).all()
     fragile = agreement["pairs_delta_below_bf16_error"].sum()
     assert f"and {changed.sum()} of the {fragile} such pairs here do" in README
+    rounded = [str(n) for n in agreement["verdicts_changed_rounded_logits"]]
+    said = f"the verdicts changed are {', '.join(rounded[:-1])}\nand {rounded[-1]} in the table's order"
+    assert said in README
 
 
 def test_the_readme_explains_bfloat16_pll_from_the_profile_run():
