@@ -11,6 +11,7 @@ explanation of bfloat16's speed-up comes from one such run.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from pathlib import Path
 
@@ -46,10 +47,7 @@ def profile(dtype: str, texts: list[str], model_dir: Path) -> list[dict]:
             flops = 0
             for e in chosen:  # input (..., in) and weight (out, in): 2 * rows * in * out
                 x, w = e.input_shapes[0], e.input_shapes[1]
-                rows_in = 1
-                for d in x[:-1]:
-                    rows_in *= d
-                flops += 2 * rows_in * x[-1] * (w[0] if len(w) == 2 else 0)
+                flops += 2 * math.prod(x) * (w[0] if len(w) == 2 else 0)
             row["gflops"] = flops / seconds / 1e9
         rows.append(row)
         named += seconds

@@ -208,8 +208,9 @@ def load_model(
     head_fp32 = None
     if torch_dtype != torch.float32 and (head := model.get_output_embeddings()) is not None:
         # kept for exact target and top logits (batches.target_logprobs)
-        bias = head.bias.detach().clone().to(device) if getattr(head, "bias", None) is not None else None
-        head_fp32 = (head.weight.detach().clone().to(device), bias)
+        bias = getattr(head, "bias", None)
+        head_fp32 = tuple(t.detach().clone().to(device) if t is not None else None
+                          for t in (head.weight, bias))
     model = model.to(device=device, dtype=torch_dtype).eval()
     if prepack and device == "cpu":
         prepack_linears(model)
