@@ -212,29 +212,42 @@ def verdicts(method: str, model_dir: Path, n_pairs: int | None) -> dict:
     """BLiMP criterion (good scores higher) in float32 and bfloat16 on 5 paradigms: how many
     pairs change verdict, and how many pairs' float32 difference is smaller than the change
     bfloat16 makes to it (the pairs whose verdict bfloat16 could change). Also how many
-    change when bfloat16 scores read the head's rounded logits instead of exact ones."""
+    change when bfloat16 scores read the head's rounded logits instead of exact ones, and
+    how many with float32 arithmetic on the weights rounded to bfloat16 (the share of the
+    changes that rounding the weights alone makes; the rest comes from the activations)."""
     blimp = data.load_blimp(DATA_DIR / "blimp", paradigms=BLIMP_PARADIGMS)
     pairs = blimp.pairs.groupby("paradigm").head(n_pairs) if n_pairs else blimp.pairs
     ids = set(pairs["good_id"]) | set(pairs["bad_id"])
     sentences = blimp.sentences[blimp.sentences["sentence_id"].isin(ids)]
     delta = {}
-    for variant in ("float32", "bfloat16", "rounded"):
-        got = our_scores(method, model_dir, "float32" if variant == "float32" else "bfloat16",
-                         sentences, exact_logits=variant != "rounded")
+    for variant in ("float32", "bfloat16", "rounded", "rounded_weights"):
+        got = our_scores(method, model_dir, "bfloat16" if variant in ("bfloat16", "rounded") else "float32",
+                         sentences, exact_logits=variant != "rounded", round_weights=variant == "rounded_weights")
         got = got.set_index("sentence_id")["score"]
         delta[variant] = got[pairs["good_id"]].to_numpy() - got[pairs["bad_id"]].to_numpy()
     changed = (delta["float32"] > 0) != (delta["bfloat16"] > 0)
     fragile = np.abs(delta["float32"]) < np.abs(delta["bfloat16"] - delta["float32"])
     rounded = (delta["float32"] > 0) != (delta["rounded"] > 0)
+    weights_only = (delta["float32"] > 0) != (delta["rounded_weights"] > 0)
     return {"blimp_pairs": len(pairs), "verdicts_changed": int(changed.sum()),
             "changed_share": changed.mean(), "pairs_delta_below_bf16_error": int(fragile.sum()),
             "fp32_accuracy": (delta["float32"] > 0).mean(), "bf16_accuracy": (delta["bfloat16"] > 0).mean(),
-            "verdicts_changed_rounded_logits": int(rounded.sum())}
+            "verdicts_changed_rounded_logits": int(rounded.sum()),
+            "verdicts_changed_rounded_weights": int(weights_only.sum())}
 
 
-def our_scores(method: str, model_dir: Path, dtype: str, sentences, exact_logits: bool = True) -> pd.DataFrame:
-    """Our scores; `exact_logits=False`: a bfloat16 model reads its head's rounded logits."""
-    lm = scoring.load_model(str(model_dir), MODELS[method][1], device="cpu", dtype=dtype)
+def our_scores(method: str, model_dir: Path, dtype: str, sentences, exact_logits: bool = True,
+               round_weights: bool = False) -> pd.DataFrame:
+    """Our scores; `exact_logits=False`: a bfloat16 model reads its head's rounded logits;
+    `round_weights`: a float32 model's weights are rounded to bfloat16 first."""
+    import torch
+
+    lm = scoring.load_model(str(model_dir), MODELS[method][1], device="cpu", dtype=dtype,
+                            prepack=not round_weights)  # packed copies would keep the float32 weights
+    if round_weights:
+        with torch.no_grad():
+            for weight in lm.model.parameters():
+                weight.copy_(weight.bfloat16().float())
     if not exact_logits:
         lm.head_fp32 = None
     return scoring.score(sentences, lm, method, cache=False, progress=False)

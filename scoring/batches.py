@@ -14,6 +14,23 @@ def length_sorted_batches(lengths: Sequence[int], batch_size: int) -> list[list[
     return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
 
 
+def token_budget_batches(lengths: Sequence[int], copies: Sequence[int], budget: int) -> list[list[int]]:
+    """Indices in the same length order, grouped so that each group's `copies` (PLL's masked
+    copies), padded to its longest sentence, fill at most `budget` tokens: one forward pass
+    each. A sentence whose copies alone exceed `budget` is a group of its own."""
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    batches: list[list[int]] = []
+    used = 0
+    for i in order:
+        if batches and lengths[batches[-1][0]] * (used + copies[i]) <= budget:
+            batches[-1].append(i)
+            used += copies[i]
+        else:
+            batches.append([i])
+            used = copies[i]
+    return batches
+
+
 def pad(sequences: Sequence[Sequence[int]], pad_id: int):
     """Right-pad token id lists to the longest one: (input_ids, attention_mask) tensors."""
     import torch

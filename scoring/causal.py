@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .batches import head_rows, inference, length_sorted_batches, pad
+from .batches import head_rows, inference, pad
 from .errors import ScoringError
 from .models import LanguageModel
 from .results import Scored
@@ -56,9 +56,9 @@ def encode(lm: LanguageModel, text: str, context: str = "", prepend_bos: bool = 
 
 
 def iter_logprobs(
-    lm: LanguageModel, items: list[CausalInput], batch_size: int
+    lm: LanguageModel, items: list[CausalInput], batches: list[list[int]]
 ) -> Iterator[tuple[list[int], list[Scored]]]:
-    """Score `items` in length-sorted, dynamically padded batches: (indices, Scored) per batch.
+    """Score `items` in `batches` (length-sorted), dynamically padded: (indices, Scored) per batch.
 
     Each scored token's log-probability is read from the logits at the previous position;
     the LM head runs only at those positions (`head_rows`), never at padding.
@@ -66,7 +66,7 @@ def iter_logprobs(
     import torch
 
     pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
-    for batch in length_sorted_batches([len(it.ids) for it in items], batch_size):
+    for batch in batches:
         ids, mask = pad([items[i].ids for i in batch], pad_id)
         width = ids.shape[1]
         rows, targets = [], []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .batches import inference, length_sorted_batches, pad
+from .batches import inference, pad
 from .errors import ScoringError
 from .models import LanguageModel
 from .results import Scored
@@ -22,7 +22,7 @@ def encode(lm: LanguageModel, text: str) -> list[int]:
 
 
 def iter_signed_confidence(
-    lm: LanguageModel, items: list[list[int]], batch_size: int, acceptable_label: int = 1
+    lm: LanguageModel, items: list[list[int]], batches: list[list[int]], acceptable_label: int = 1
 ) -> Iterator[tuple[list[int], list[Scored]]]:
     """+P(label) when the predicted label is `acceptable_label` (CoLA: 1), else -P(label)."""
     n_labels = lm.model.config.num_labels
@@ -32,7 +32,7 @@ def iter_signed_confidence(
             f"{lm.name!r} has {n_labels} labels and acceptable_label={acceptable_label}"
         )
     pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
-    for batch in length_sorted_batches([len(it) for it in items], batch_size):
+    for batch in batches:
         ids, mask = pad([items[i] for i in batch], pad_id)
         with inference(lm):
             logits = lm.model(input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device)).logits

@@ -5,9 +5,10 @@ machine (`LocalCluster`), over SSH, or on the SLURM/PBS clusters most labs in th
 (dask-jobqueue), and it re-runs the task of a worker that dies.
 
 The driver (the process that calls `scoring.score(..., client=...)`) reads the cache, tokenizes,
-and cuts what is left into shards of whole length-sorted batches, the batches a single-process
-run would make; each worker loads the model once and scores whole shards. Results are written
-to the driver's cache as each shard comes back, so a rerun after a crash starts from there.
+groups what is left into the batches a single-process run would make (`Scorer.batches`) and
+cuts them into shards of whole batches; each worker loads the model once and scores whole
+shards, batch by batch as the driver grouped them. Results are written to the driver's cache
+as each shard comes back, so a rerun after a crash starts from there.
 A shard whose worker dies is scored again elsewhere; a finished shard is never redone.
 """
 
@@ -18,7 +19,6 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from .batches import length_sorted_batches
 from .errors import ScoringError
 from .results import Scored
 
@@ -27,20 +27,22 @@ SHARD_SENTENCES = 256  # sentences per task: large enough to amortise a task, sm
 _WORKER_SCORERS: dict[str, Any] = {}  # scorers already built in this worker process, by spec
 
 
-def _length(item: Any) -> int:
-    """Tokens of an encoded input (CausalInput / MaskedInput `.ids`, or a classifier's id list)."""
-    return len(getattr(item, "ids", item))
+def shards(batches: list[list[int]], shard_size: int) -> list[list[list[int]]]:
+    """Consecutive whole batches, as many as hold at most `shard_size` inputs (at least one)."""
+    parts: list[list[list[int]]] = []
+    held = 0
+    for batch in batches:
+        if parts and held + len(batch) <= shard_size:
+            parts[-1].append(batch)
+            held += len(batch)
+        else:
+            parts.append([batch])
+            held = len(batch)
+    return parts
 
 
-def shards(items: list[Any], batch_size: int, shard_size: int) -> list[list[int]]:
-    """Indices of `items` in shards of whole batches, in the order a single process scores them."""
-    batches = length_sorted_batches([_length(it) for it in items], batch_size)
-    per_shard = max(1, shard_size // batch_size)
-    return [sum(batches[i : i + per_shard], []) for i in range(0, len(batches), per_shard)]
-
-
-def score_shard(spec: dict, identity: str, items: list[Any], batch_size: int) -> list[Scored]:
-    """Run on a worker: score `items` (already in length order) with the model of `spec`.
+def score_shard(spec: dict, identity: str, items: list[Any], batches: list[list[int]]) -> list[Scored]:
+    """Run on a worker: score `items` in `batches` (indices into `items`) with the model of `spec`.
 
     The model is loaded once per worker process; a worker whose copy of the model is not the
     driver's (another folder content, another hub commit) refuses rather than mix weights.
@@ -57,31 +59,34 @@ def score_shard(spec: dict, identity: str, items: list[Any], batch_size: int) ->
             "give every machine the same model folder (or hub revision)"
         )
     out: list[Scored | None] = [None] * len(items)
-    for batch, results in scorer.run(items, batch_size):
+    for batch, results in scorer.run(items, batches):
         for b, r in zip(batch, results, strict=True):
             out[b] = r
     return out  # type: ignore[return-value]
 
 
 def run_shards(
-    client: Any, spec: dict, identity: str, items: list[Any], batch_size: int,
+    client: Any, spec: dict, identity: str, items: list[Any], batches: list[list[int]],
     shard_size: int | None = None,
 ) -> Iterator[tuple[list[int], list[Scored]]]:
-    """Score `items` on `client`'s workers: (indices, scores) per shard, as shards finish."""
+    """Score `items` in `batches` on `client`'s workers: (indices, scores) per shard, as shards finish."""
     from distributed import as_completed
 
-    parts = shards(items, batch_size, shard_size or SHARD_SENTENCES)
-    futures = {
-        client.submit(score_shard, spec, identity, [items[i] for i in part], batch_size,
-                      key=f"acceptability-shard-{n}-{uuid.uuid4().hex}"): part
-        for n, part in enumerate(parts)
-    }
+    futures = {}
+    for n, part in enumerate(shards(batches, shard_size or SHARD_SENTENCES)):
+        indices, renumbered = [], []  # the shard's inputs; its batches as indices into them
+        for batch in part:
+            renumbered.append(list(range(len(indices), len(indices) + len(batch))))
+            indices += batch
+        future = client.submit(score_shard, spec, identity, [items[i] for i in indices], renumbered,
+                               key=f"acceptability-shard-{n}-{uuid.uuid4().hex}")
+        futures[future] = indices
     try:
         for future in as_completed(futures):
             results = future.result()
-            part = futures.pop(future)
+            indices = futures.pop(future)
             future.release()
-            yield part, results
+            yield indices, results
     finally:
         client.cancel(list(futures))
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from . import causal, classifier, masked
+from .batches import length_sorted_batches
 from .cache import ScoreCache, cache_key
 from .errors import ScoringError
 from .models import LanguageModel, load_model
@@ -25,17 +26,28 @@ METHODS = ("logprob", "pll", "pll_word_l2r", "classifier", "ngram")
 NGRAM_CHUNK = 1000  # sentences per progress-bar step for n-gram models
 
 
+Batches = list[list[int]]  # indices of encoded inputs scored together, in scoring order
+
+
 @dataclass
 class Scorer:
-    """How to encode one input and score a list of encoded inputs in batches."""
+    """How to encode one input, group encoded inputs into batches (given a batch size), and
+    score them batch by batch. The batches are fixed before any is scored, so a run split
+    across machines (scoring.distributed) scores exactly the batches one process would."""
 
     label: str
     method: str
     encode: Callable[[Any], Any]
-    run: Callable[[list[Any], int], Iterator[tuple[list[int], list[Scored]]]]
+    batches: Callable[[list[Any], int], Batches]
+    run: Callable[[list[Any], Batches], Iterator[tuple[list[int], list[Scored]]]]
     identity: str | None = None  # None: not cached (fast n-gram models)
     options: dict = field(default_factory=dict)
     source: str | None = None  # which weights (LanguageModel.source), for provenance
+
+
+def _by_length(items: list[Any], batch_size: int) -> Batches:
+    """`batch_size` inputs at a time, longest first (CausalInput `.ids`, or a classifier's id list)."""
+    return length_sorted_batches([len(getattr(it, "ids", it)) for it in items], batch_size)
 
 
 def make_scorer(
@@ -67,7 +79,8 @@ def make_scorer(
             lm.name,
             method,
             lambda pair: causal.encode(lm, pair[1], pair[0], prepend_bos=prepend_bos),
-            lambda items, bs: causal.iter_logprobs(lm, items, bs),
+            _by_length,
+            lambda items, batches: causal.iter_logprobs(lm, items, batches),
             lm.identity,
             {"prepend_bos": prepend_bos},
             source=lm.source,
@@ -78,7 +91,8 @@ def make_scorer(
             lm.name,
             method,
             lambda text: masked.encode(lm, text, word_l2r=l2r),
-            lambda items, bs: masked.iter_pll(lm, items, bs),
+            lambda items, bs: masked.pll_batches(lm, items, bs),
+            lambda items, batches: masked.iter_pll(lm, items, batches),
             lm.identity,
             source=lm.source,
         )
@@ -86,7 +100,8 @@ def make_scorer(
         lm.name,
         method,
         lambda text: classifier.encode(lm, text),
-        lambda items, bs: classifier.iter_signed_confidence(lm, items, bs, acceptable_label),
+        _by_length,
+        lambda items, batches: classifier.iter_signed_confidence(lm, items, batches, acceptable_label),
         lm.identity,
         {"acceptable_label": acceptable_label},
         source=lm.source,
@@ -102,15 +117,18 @@ def _ngram_scorer(model: Any) -> Scorer:
             f"got {type(model).__name__}"
         )
 
-    def run(items: list[list[str]], _batch_size: int) -> Iterator[tuple[list[int], list[Scored]]]:
-        for start in range(0, len(items), NGRAM_CHUNK):
-            batch = list(range(start, min(start + NGRAM_CHUNK, len(items))))
+    def chunks(items: list[list[str]], _batch_size: int) -> Batches:
+        starts = range(0, len(items), NGRAM_CHUNK)
+        return [list(range(s, min(s + NGRAM_CHUNK, len(items)))) for s in starts]
+
+    def run(items: list[list[str]], batches: Batches) -> Iterator[tuple[list[int], list[Scored]]]:
+        for batch in batches:
             yield batch, [
                 Scored.from_tokens([*items[i], "</s>"], [], model.word_logprobs(items[i]))
                 for i in batch
             ]
 
-    return Scorer(model.name, "ngram", model.tokenize, run)
+    return Scorer(model.name, "ngram", model.tokenize, chunks, run)
 
 
 def compute(
@@ -122,7 +140,7 @@ def compute(
     batch_size: int = 16,
     cache: ScoreCache | None = None,
     progress: bool = True,
-    run: Callable[[list[Any], int], Iterator[tuple[list[int], list[Scored]]]] | None = None,
+    run: Callable[[list[Any], Batches], Iterator[tuple[list[int], list[Scored]]]] | None = None,
 ) -> list[Scored]:
     """Scores of `inputs`, reading finished ones from `cache` and writing each new batch to it.
 
@@ -151,7 +169,7 @@ def compute(
         disable=None if progress and todo else True,
         desc=f"{scorer.method} {scorer.label}",
     ) as bar:
-        for batch, results in (run or scorer.run)(encoded, batch_size):
+        for batch, results in (run or scorer.run)(encoded, scorer.batches(encoded, batch_size)):
             new = {full[todo[b]]: r for b, r in zip(batch, results, strict=True)}
             if use_cache:
                 cache.put_many(new)

@@ -7,7 +7,7 @@ import torch
 from distributed import Client, LocalCluster
 
 from acceptability import scoring
-from acceptability.scoring import distributed
+from acceptability.scoring import distributed, masked
 from acceptability.scoring.batches import length_sorted_batches
 
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
@@ -59,7 +59,10 @@ def test_two_workers_equal_one_process(client, gpt2_dir, texts, tmp_path, monkey
 
 def test_a_killed_workers_shard_is_redone(client, bert_dir, texts, tmp_path, monkeypatch, one_thread):
     """One worker dies on its second shard; its shard runs again elsewhere, finished ones do not."""
-    monkeypatch.setattr(distributed, "SHARD_SENTENCES", 4)  # 10 shards of 2 batches
+    monkeypatch.setattr(distributed, "SHARD_SENTENCES", 4)  # shards of whole batches, <= 4 sentences
+    # PLL batches on the CPU fill passes of this many tokens: 1-3 of these sentences each; the
+    # driver groups them, so the workers score the same batches whatever their own setting
+    monkeypatch.setattr(masked, "CPU_TOKENS_PER_PASS", 600)
 
     def die_on_second_shard():
         import os
@@ -87,11 +90,11 @@ def test_a_killed_workers_shard_is_redone(client, bert_dir, texts, tmp_path, mon
 
 
 def test_shards_are_whole_batches_in_scoring_order(texts):
-    items = [list(range(len(t.split()))) for t in texts]  # classifier-style id lists
-    parts = distributed.shards(items, batch_size=3, shard_size=7)
-    batches = length_sorted_batches([len(i) for i in items], 3)
-    assert sum(parts, []) == sum(batches, [])  # every input once, in single-process order
-    assert all(len(p) == 6 for p in parts[:-1])  # 7 sentences round down to 2 batches of 3
+    batches = length_sorted_batches([len(t.split()) for t in texts], 3)
+    parts = distributed.shards(batches, shard_size=7)
+    assert sum(parts, []) == batches  # every batch once, whole, in single-process order
+    assert all(len(p) == 2 for p in parts[:-1])  # 7 sentences round down to 2 batches of 3
+    assert distributed.shards([[0, 1, 2]], shard_size=2) == [[[0, 1, 2]]]  # a batch is never cut
 
 
 def test_a_client_needs_a_model_that_workers_can_load():

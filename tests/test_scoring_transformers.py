@@ -86,9 +86,27 @@ def test_pll_equals_one_mask_per_forward_pass(request, fixture, method, sentence
 
 
 def test_pll_copies_split_into_cpu_passes_give_the_same_scores(monkeypatch, bert_dir, sentences):
-    whole = _score(sentences, bert_dir, "pll", batch_size=4)["score"]
-    monkeypatch.setattr(scoring.masked, "CPU_TOKENS_PER_PASS", 20)  # 1-2 copies per pass
-    np.testing.assert_allclose(_score(sentences, bert_dir, "pll", batch_size=4)["score"], whole, atol=TOL)
+    whole = _score(sentences, bert_dir, "pll")["score"]  # 2 passes: the longest sentence, the 6 others
+    for budget in (20, 600):  # in float32 10 and 300 tokens: 1 copy a pass; up to 3 sentences a pass
+        monkeypatch.setattr(scoring.masked, "CPU_TOKENS_PER_PASS", budget)
+        np.testing.assert_allclose(_score(sentences, bert_dir, "pll")["score"], whole, atol=TOL)
+
+
+def test_cpu_pll_batches_fill_one_pass_of_copies():
+    """Sentences in length order, grouped greedily while their copies, padded to the group's
+    longest sentence, fit the budget; one over the budget alone stays whole."""
+    from acceptability.scoring.batches import length_sorted_batches, token_budget_batches
+
+    lengths = [5, 12, 7, 7, 30, 5, 9]
+    copies = [n - 2 for n in lengths]  # PLL masks every token but [CLS] and [SEP]
+    batches = token_budget_batches(lengths, copies, budget=100)
+    assert sum(batches, []) == sum(length_sorted_batches(lengths, 1), [])  # every index once, in order
+    # 30*28 and 12*10 are over alone; 9*(7+5) > 100; 7*(5+5+3) = 91, 7*(5+5+3+3) > 100
+    assert batches == [[4], [1], [6], [2, 3, 0], [5]]
+    for batch, after in zip(batches, batches[1:], strict=False):
+        width = lengths[batch[0]]
+        assert width * sum(copies[i] for i in batch) <= 100 or len(batch) == 1
+        assert width * (sum(copies[i] for i in batch) + copies[after[0]]) > 100  # full: next one did not fit
 
 
 @pytest.mark.parametrize(("fixture", "kind"), [("gpt2_dir", "causal"), ("bert_dir", "masked")])
