@@ -60,6 +60,9 @@ def test_the_agreement_counts_are_consistent():
     rounded = [str(n) for n in agreement["verdicts_changed_rounded_logits"]]
     said = f"the verdicts changed are {', '.join(rounded[:-1])}\nand {rounded[-1]} in the table's order"
     assert said in README
+    weights = [str(n) for n in agreement["verdicts_changed_rounded_weights"]]
+    said = f"weights rounded to bfloat16 changes {', '.join(weights[:-1])}\nand {weights[-1]} verdicts"
+    assert said in README
 
 
 def test_the_readme_explains_bfloat16_pll_from_the_profile_run():
