@@ -25,8 +25,8 @@ from .results import Scored
 
 # Tokens of masked copies per forward pass on the CPU in bfloat16 (2 bytes a number); other
 # dtypes take the same bytes (float32: 2048 tokens). Measured on 2 cores (bert-base, 400
-# LI-Adger sentences): bfloat16 passes of 4096 tokens ran 10% faster than passes of 2048 or
-# 8192, float32 passes of 2048 ran 3% faster than 1024 and 8% faster than 4096, and 64
+# LI-Adger sentences): in bfloat16 passes of 2048 and 8192 tokens ran 10% and 12% slower
+# than 4096; in float32 passes of 1024 and 4096 ran 3% and 8% slower than 2048; 64
 # sentences' copies in one pass (~80k tokens) ran 35% slower than passes of 4096.
 CPU_TOKENS_PER_PASS = 4096
 
