@@ -6,11 +6,16 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 
 
+def _length_order(lengths: Sequence[int]) -> list[int]:
+    """Indices longest first, ties in input order: the order every batching scores in."""
+    return sorted(range(len(lengths)), key=lambda i: -lengths[i])
+
+
 def length_sorted_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:
     """Indices grouped into batches of similar length (longest first), so padding is minimal."""
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    order = _length_order(lengths)
     return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
 
 
@@ -18,10 +23,9 @@ def token_budget_batches(lengths: Sequence[int], copies: Sequence[int], budget: 
     """Indices in the same length order, grouped so that each group's `copies` (PLL's masked
     copies), padded to its longest sentence, fill at most `budget` tokens: one forward pass
     each. A sentence whose copies alone exceed `budget` is a group of its own."""
-    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
     batches: list[list[int]] = []
     used = 0
-    for i in order:
+    for i in _length_order(lengths):
         if batches and lengths[batches[-1][0]] * (used + copies[i]) <= budget:
             batches[-1].append(i)
             used += copies[i]

@@ -7,11 +7,12 @@ once into its blocked layout (what `torch.compile` does on CPU with freezing) me
 here in float32 (2 cores, AVX-512), with the same results up to float rounding (~3e-6); in
 bfloat16 (AMX) 1.05-1.25x faster per layer shape than plain bfloat16 layers and 1.13x on
 bfloat16 PLL, with identical results. A GELU that follows a linear layer (BERT's
-intermediate layer, GPT-2's MLP) is fused into it. These are PyTorch's internal `torch.ops.mkldnn` operators: the public routes measured
-no faster here (torch.utils.mkldnn 0.9-1.1x of packed; torch.compile with freezing 0.85-1.2x
-per layer but a compile per batch shape), so packing runs only on the torch versions tested
-here (TORCH_TESTED), every packed layer is checked against the plain one, and a layer is left
-alone where the operators are missing or disagree.
+intermediate layer, GPT-2's MLP) is fused into it. These are PyTorch's internal
+`torch.ops.mkldnn` operators: the public routes measured no faster here (torch.utils.mkldnn
+0.9-1.1x of packed; torch.compile with freezing 0.85-1.2x per layer but a compile per batch
+shape), so packing runs only on the torch versions tested here (TORCH_TESTED), every packed
+layer is checked against the plain one, and a layer is left alone where the operators are
+missing or disagree.
 """
 
 from __future__ import annotations
