@@ -57,6 +57,12 @@ def test_the_agreement_counts_are_consistent():
     assert (changed == agreement["verdicts_changed"]).all()
     fragile = agreement["pairs_delta_below_bf16_error"].sum()
     assert f"and {changed.sum()} of the {fragile} such pairs here do" in README
+    share = {trained: [f"{100 * v:.2f}%" for v in part["changed_share"]]
+             for trained, part in agreement.groupby(agreement["model"].str.startswith("trained"))}
+    said = (f"the trained models stay below it ({' and '.join(share[True])}), the random ones do not "
+            f"({' and '.join(share[False])})")
+    assert said in " ".join(README.split())
+    assert (agreement["changed_share"] <= 0.005).tolist() == agreement["model"].str.startswith("trained").tolist()
     rounded = [str(n) for n in agreement["verdicts_changed_rounded_logits"]]
     said = f"the verdicts changed are {', '.join(rounded[:-1])}\nand {rounded[-1]} in the table's order"
     assert said in README
