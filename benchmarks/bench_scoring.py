@@ -26,8 +26,7 @@ and a RoBERTa of the same size trained for 2 epochs on the same 600k words:
                      vocab_size=4096, epochs=2, size={"hidden_size": 128, "layers": 4,
                                                       "heads": 4, "intermediate_size": 512})
 
-The README's tables come from one run with `--blimp-pairs 200 --out docs/speed` and both
-`--trained` models.
+The README's tables come from one run with `--out docs/speed` and both `--trained` models.
 """
 
 from __future__ import annotations
@@ -212,34 +211,42 @@ def verdicts(method: str, model_dir: Path, n_pairs: int | None) -> dict:
     """BLiMP criterion (good scores higher) in float32 and bfloat16 on 5 paradigms: how many
     pairs change verdict, and how many pairs' float32 difference is smaller than the change
     bfloat16 makes to it (the pairs whose verdict bfloat16 could change). Also how many
-    change when bfloat16 scores read the head's rounded logits instead of exact ones, and
-    how many with float32 arithmetic on the weights rounded to bfloat16 (the share of the
-    changes that rounding the weights alone makes; the rest comes from the activations)."""
+    change when bfloat16 scores read the head's rounded logits instead of exact ones, how
+    many with float32 arithmetic on the weights rounded to bfloat16 (the share of the
+    changes that rounding the weights alone makes; the rest comes from the activations), and
+    how many with bfloat16 and its float32 recheck of close pairs (`score(recheck=True)`):
+    what it rescored and its time against float32 and bfloat16 alone (each run loads its model)."""
     blimp = data.load_blimp(DATA_DIR / "blimp", paradigms=BLIMP_PARADIGMS)
     pairs = blimp.pairs.groupby("paradigm").head(n_pairs) if n_pairs else blimp.pairs
-    ids = set(pairs["good_id"]) | set(pairs["bad_id"])
-    sentences = blimp.sentences[blimp.sentences["sentence_id"].isin(ids)]
-    delta = {}
-    for variant in ("float32", "bfloat16", "rounded", "rounded_weights"):
-        got = our_scores(method, model_dir, "bfloat16" if variant in ("bfloat16", "rounded") else "float32",
-                         sentences, exact_logits=variant != "rounded", round_weights=variant == "rounded_weights")
+    dataset = blimp.subset(pairs["pair_id"])
+    delta, seconds = {}, {}
+    for variant in ("float32", "bfloat16", "rounded", "rounded_weights", "recheck"):
+        start = time.perf_counter()
+        got = our_scores(method, model_dir, "float32" if variant in ("float32", "rounded_weights") else "bfloat16",
+                         dataset, exact_logits=variant != "rounded", round_weights=variant == "rounded_weights",
+                         recheck=variant == "recheck")
+        seconds[variant] = time.perf_counter() - start
+        recheck = got.attrs.get("recheck")
         got = got.set_index("sentence_id")["score"]
         delta[variant] = got[pairs["good_id"]].to_numpy() - got[pairs["bad_id"]].to_numpy()
-    changed = (delta["float32"] > 0) != (delta["bfloat16"] > 0)
+    changed = {v: (delta["float32"] > 0) != (delta[v] > 0) for v in delta}
     fragile = np.abs(delta["float32"]) < np.abs(delta["bfloat16"] - delta["float32"])
-    rounded = (delta["float32"] > 0) != (delta["rounded"] > 0)
-    weights_only = (delta["float32"] > 0) != (delta["rounded_weights"] > 0)
-    return {"blimp_pairs": len(pairs), "verdicts_changed": int(changed.sum()),
-            "changed_share": changed.mean(), "pairs_delta_below_bf16_error": int(fragile.sum()),
+    return {"blimp_pairs": len(pairs), "verdicts_changed": int(changed["bfloat16"].sum()),
+            "changed_share": changed["bfloat16"].mean(), "pairs_delta_below_bf16_error": int(fragile.sum()),
             "fp32_accuracy": (delta["float32"] > 0).mean(), "bf16_accuracy": (delta["bfloat16"] > 0).mean(),
-            "verdicts_changed_rounded_logits": int(rounded.sum()),
-            "verdicts_changed_rounded_weights": int(weights_only.sum())}
+            "verdicts_changed_rounded_logits": int(changed["rounded"].sum()),
+            "verdicts_changed_rounded_weights": int(changed["rounded_weights"].sum()),
+            "verdicts_changed_recheck": int(changed["recheck"].sum()),
+            "recheck_pairs": recheck["rescored_pairs"], "recheck_sentences": recheck["rescored_sentences"],
+            "recheck_margin": recheck["margin"], "blimp_seconds_fp32": seconds["float32"],
+            "blimp_seconds_bf16": seconds["bfloat16"], "blimp_seconds_recheck": seconds["recheck"]}
 
 
 def our_scores(method: str, model_dir: Path, dtype: str, sentences, exact_logits: bool = True,
-               round_weights: bool = False) -> pd.DataFrame:
+               round_weights: bool = False, recheck: bool = False) -> pd.DataFrame:
     """Our scores; `exact_logits=False`: a bfloat16 model reads its head's rounded logits;
-    `round_weights`: a float32 model's weights are rounded to bfloat16 first."""
+    `round_weights`: a float32 model's weights are rounded to bfloat16 first; `recheck`: close
+    pairs of `sentences` (a Dataset) rescored in float32."""
     import torch
 
     lm = scoring.load_model(str(model_dir), MODELS[method][1], device="cpu", dtype=dtype,
@@ -250,7 +257,7 @@ def our_scores(method: str, model_dir: Path, dtype: str, sentences, exact_logits
                 weight.copy_(weight.bfloat16().float())
     if not exact_logits:
         lm.head_fp32 = None
-    return scoring.score(sentences, lm, method, cache=False, progress=False)
+    return scoring.score(sentences, lm, method, cache=False, progress=False, recheck=recheck)
 
 
 def agreement(method: str, model: str, model_dir: Path, fp32: np.ndarray, bf16: np.ndarray,

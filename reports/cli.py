@@ -100,7 +100,7 @@ def _experiment(args: argparse.Namespace, **fixed):
         base = Experiment(scores=None if scoring else "published",
                           models=tuple(args.model or ()))
     names = ("dataset", "data_path", "max_pairs", "sentences", "pairs", "scores", "revision",
-             "dtype", "n_boot",
+             "dtype", "recheck", "n_boot",
              "seed", "by", "formula", "compare_metric", "correction", "sign", "out")
     changes = {n: getattr(args, n, None) for n in names} | fixed
     models, changes["method"] = _models_and_method(args)
@@ -133,7 +133,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     plan = exp.scoring_plan()
     print(f"scoring {len(ds.sentences)} sentences of {ds.name} with "
           f"{', '.join(f'{m} ({method})' for m, method in plan)} ...", file=sys.stderr)
-    path = data.write_scores(score_models(ds, plan, exp.revision, exp.dtype), args.out)
+    path = data.write_scores(score_models(ds, plan, exp.revision, exp.dtype, exp.recheck),
+                             args.out)
     print(f"wrote {path}")
     return 0
 
@@ -295,6 +296,9 @@ def _dtype_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dtype", choices=DTYPES,
                    help="weights and matrix products when scoring (default: float32; bfloat16 "
                         "is faster on AMX CPUs and recent GPUs, see the README's speed table)")
+    p.add_argument("--recheck", action="store_true", default=None,
+                   help="with --dtype bfloat16: rescore in float32 the minimal pairs too close "
+                        "for bfloat16 to call, so their verdicts are float32's")
 
 
 def _scores_args(p: argparse.ArgumentParser) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ TOML_KEYS = {
     "data": {"dataset": "dataset", "path": "data_path", "paradigms": "paradigms",
              "max_pairs": "max_pairs", "sentences": "sentences", "pairs": "pairs"},
     "scores": {"source": "scores", "models": "models", "method": "method",
-               "revision": "revision", "dtype": "dtype"},
+               "revision": "revision", "dtype": "dtype", "recheck": "recheck"},
     "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
                  "formula": "formula", "compare_metric": "compare_metric",
                  "correction": "correction", "sign": "sign"},
@@ -71,6 +72,7 @@ class Experiment:
     method: str = "logprob"
     revision: str | None = None
     dtype: str | None = None
+    recheck: bool = False
     deltas: tuple[float, ...] = (0.5, 1.0, 5.0)
     n_boot: int = stats.DEFAULT_N_BOOT
     seed: int = stats.DEFAULT_SEED
@@ -109,6 +111,12 @@ class Experiment:
                             fix=f"use one of {list(stats.metrics.SIGNS)}")
         if self.dtype not in (None, *DTYPES):
             raise DataError(f"unknown dtype {self.dtype!r}", fix=f"use one of {list(DTYPES)}")
+        if not isinstance(self.recheck, bool):
+            raise DataError(f"recheck must be true or false, got {self.recheck!r}")
+        if self.recheck and self.dtype != "bfloat16":
+            raise DataError("recheck rescores close pairs of a bfloat16 run in float32, and "
+                            f"the scoring dtype is {self.dtype or 'float32'}",
+                            fix="score with dtype bfloat16, or leave recheck off")
         if self.scores is None and not self.models:
             raise DataError("no scores and no models to score",
                             fix="give --scores (published or a file) or --model")
@@ -131,7 +139,8 @@ class Experiment:
             else list(self.models)
         return {"scores": self.scores or "scored with scoring.score", "models": models,
                 "revision": self.revision if scored else None,
-                "dtype": (self.dtype or "float32") if scored else None}
+                "dtype": (self.dtype or "float32") if scored else None,
+                "recheck": self.recheck if scored else None}
 
     def analysis_settings(self) -> dict:
         """The settings that determine the statistics (for fingerprints and provenance)."""
@@ -242,10 +251,11 @@ def select_models(scores: pd.DataFrame, models: tuple[str, ...]) -> pd.DataFrame
 
 
 def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = None,
-                 dtype: str | None = None) -> pd.DataFrame:
+                 dtype: str | None = None, recheck: bool = False) -> pd.DataFrame:
     """Score ``dataset`` with each (model, method) of ``plan`` (``scoring.score``; torch is
     imported when a model loads, in ``dtype``: float32 unless "bfloat16"), each named
-    ``<display name>_<method>``."""
+    ``<display name>_<method>``. ``recheck``: rescore a bfloat16 run's close pairs in
+    float32 (not n-gram models, which have no dtype), saying how many on stderr."""
     try:
         from acceptability import scoring
     except ImportError as err:
@@ -257,15 +267,20 @@ def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = No
     local = {m: str(Path(m).expanduser().resolve()) for m, _ in plan
              if Path(m).expanduser().exists()}  # folders and ARPA files, by absolute path
     shown = display_names(local.get(m, m) for m, _ in plan)  # by name, unique
-    return pd.concat([score(dataset, model=m, method=method, revision=revision, dtype=dtype,
-                            model_name=f"{shown[local.get(m, m)]}_{method}")
-                      for m, method in plan], ignore_index=True)
+    frames = []
+    for m, method in plan:
+        name = f"{shown[local.get(m, m)]}_{method}"
+        frames.append(score(dataset, model=m, method=method, revision=revision, dtype=dtype,
+                            model_name=name, recheck=recheck and method != "ngram"))
+        if "recheck" in frames[-1].attrs:
+            print(f"{name}: {frames[-1].attrs['recheck']['message']}", file=sys.stderr)
+    return pd.concat(frames, ignore_index=True)
 
 
 def load_scores(exp: Experiment, dataset) -> pd.DataFrame:
     """The experiment's scores: published, from a file, or computed with ``scoring``."""
     if exp.scores is None:
-        return score_models(dataset, exp.scoring_plan(), exp.revision, exp.dtype)
+        return score_models(dataset, exp.scoring_plan(), exp.revision, exp.dtype, exp.recheck)
     if exp.scores == "published":
         if exp.dataset == "li-adger":
             scores = data.load_li_adger_scores(exp.data_path)

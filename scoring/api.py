@@ -18,8 +18,10 @@ from . import normalise as norm
 from .cache import ScoreCache
 from .distributed import run_shards, worker_spec
 from .errors import ScoringError
+from .models import LanguageModel, load_model, pick_dtype
 from .ngram import UnigramModel
-from .runner import compute, make_scorer
+from .recheck import recheck_pairs
+from .runner import KIND_OF_METHOD, compute, make_scorer
 
 
 def sentences_frame(data: Any, text_column: str = "text") -> pd.DataFrame:
@@ -117,6 +119,7 @@ def score(
     cache: bool | str | Path | ScoreCache = True,
     progress: bool = True,
     client: Any = None,
+    recheck: bool = False,
 ) -> pd.DataFrame:
     """Long scores table (`sentence_id`, `model`, `score`, `method`, `n_tokens`; for the
     log-probability methods `perplexity` = exp(-raw score / n_tokens); for a transformer
@@ -143,9 +146,15 @@ def score(
     client: a `dask.distributed.Client`: the sentences are scored in shards on its workers
         (scoring.distributed), each shard written to the cache as it comes back; the scores
         equal a single-process run's. The model must load by the same id or path on every worker.
+    recheck: with dtype "bfloat16" and a Dataset with pairs, the pairs whose bfloat16 difference
+        is too close to call are rescored in float32 (scoring.recheck), so their verdicts are
+        float32's; column `rechecked` marks those sentences, `.attrs["recheck"]` says how many
+        (`Recheck.summary`).
     """
     if normalise is not None:
         _check_normalise(normalise, unigram)
+    if recheck:
+        _check_recheck(data, model, method, dtype)
     frame, scorer, scored = _score_sentences(
         data,
         model,
@@ -179,7 +188,53 @@ def score(
     if method in LOGPROB_METHODS:  # per-token perplexity of the raw log-probability
         raw = np.array([s.score for s in scored], dtype=float)
         out["perplexity"] = np.exp(-raw / np.maximum(n_tokens, 1))
-    return out.assign(model_source=scorer.source) if scorer.source else out
+    if scorer.source:
+        out["model_source"] = scorer.source
+    if not recheck:
+        return out
+    rescored: list[pd.DataFrame] = []
+    twin: list[LanguageModel] = []  # the float32 model, loaded at the first rescore
+
+    def rescore(ids: list[str]) -> pd.Series:
+        if not twin:
+            twin.append(_float32_twin(model, method, device, revision))
+        got = score(frame[frame["sentence_id"].isin(ids)], twin[0], method, normalise=normalise,
+                    unigram=unigram, batch_size=batch_size, prepend_bos=prepend_bos,
+                    acceptable_label=acceptable_label, cache=cache, progress=progress,
+                    client=client)
+        rescored.append(got)
+        return got.set_index("sentence_id")["score"]
+
+    report = recheck_pairs(out.set_index("sentence_id")["score"], data.pairs, rescore)
+    out["rechecked"] = out["sentence_id"].isin(report.sentence_ids)
+    if rescored:
+        exact = pd.concat(rescored).set_index("sentence_id")
+        columns = [c for c in ("score", "perplexity") if c in out.columns]
+        out.loc[out["rechecked"], columns] = exact.loc[out.loc[out["rechecked"], "sentence_id"], columns].to_numpy()
+    out.attrs["recheck"] = report.summary()
+    return out
+
+
+def _check_recheck(data: Any, model: Any, method: str, dtype: Any) -> None:
+    """Fail before scoring on a recheck that cannot run."""
+    if getattr(data, "pairs", None) is None or not len(data.pairs):
+        raise ScoringError("recheck rescores close minimal pairs: give a Dataset with pairs")
+    if method == "ngram":
+        raise ScoringError("recheck compares bfloat16 with float32 scores; n-gram models have no dtype")
+    running = str(model.model.dtype) if isinstance(model, LanguageModel) else str(pick_dtype(dtype))
+    if running != "torch.bfloat16":
+        raise ScoringError(
+            f"recheck compares bfloat16 with float32 scores, and this model runs in {running}: "
+            "score with dtype='bfloat16', or leave recheck off"
+        )
+
+
+def _float32_twin(model: Any, method: str, device: str | None, revision: str | None) -> LanguageModel:
+    """The same weights loaded in float32 (a LanguageModel by its name, device and hub commit)."""
+    if isinstance(model, LanguageModel):
+        revision = model.source.rpartition("@")[2] if model.source.startswith("hub:") else None
+        model, device = model.name, model.device
+    return load_model(str(model), KIND_OF_METHOD[method], device=device, dtype="float32", revision=revision)
 
 
 def display_name(name: str) -> str:
