@@ -60,8 +60,9 @@ def recheck_pairs(
 
     Pairs whose sentences are not both in `scores`, or have a missing score, are left out.
     """
-    known = pairs["good_id"].isin(scores.index) & pairs["bad_id"].isin(scores.index)
-    good, bad = (pairs.loc[known, c].astype(str).to_numpy() for c in ("good_id", "bad_id"))
+    good, bad = (pairs[c].astype(str).to_numpy() for c in ("good_id", "bad_id"))
+    known = np.isin(good, scores.index) & np.isin(bad, scores.index)
+    good, bad = good[known], bad[known]
     delta = scores[good].to_numpy() - scores[bad].to_numpy()
     keep = ~np.isnan(delta)
     good, bad, delta = good[keep], bad[keep], delta[keep]

@@ -35,12 +35,27 @@ def agreement_table(rows: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def recheck_table(rows: pd.DataFrame) -> str:
+    """bfloat16 with the float32 recheck of close pairs: what it rescored, verdicts, time."""
+    lines = ["| model | method | pairs rechecked | sentences rescored | margin | verdicts changed "
+             "| float32 (s) | bfloat16 (s) | bfloat16 + recheck (s) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows.itertuples():
+        lines.append(f"| {r.model} | {r.method} | {r.recheck_pairs:,} "
+                     f"({100 * r.recheck_pairs / r.blimp_pairs:.1f}%) | {r.recheck_sentences:,} | "
+                     f"{r.recheck_margin:.3f} | {r.verdicts_changed_recheck} | "
+                     f"{r.blimp_seconds_fp32:.0f} | {r.blimp_seconds_bf16:.0f} | "
+                     f"{r.blimp_seconds_recheck:.0f} |")
+    return "\n".join(lines)
+
+
 def test_the_readme_shows_the_benchmark_run():
     rows = pd.read_csv(RESULTS / "throughput.csv")
     assert set(rows["sentences"]) == {4178}  # all of LI-Adger
     assert throughput_table(rows) in README
     agreement = pd.read_csv(RESULTS / "agreement.csv")
     assert agreement_table(agreement) in README
+    assert recheck_table(agreement) in README
     for method, part in rows.groupby("method"):
         fp32, bf16 = (part.set_index("dtype").loc[d, "ours_sent_per_s"] for d in ("float32", "bfloat16"))
         assert f"{method} {bf16 / fp32:.2f}×" in README
@@ -69,6 +84,21 @@ def test_the_agreement_counts_are_consistent():
     weights = [str(n) for n in agreement["verdicts_changed_rounded_weights"]]
     said = f"weights rounded to bfloat16 changes {', '.join(weights[:-1])}\nand {weights[-1]} verdicts"
     assert said in README
+
+
+def test_the_recheck_changes_no_verdict_and_the_readme_says_what_it_cost():
+    agreement = pd.read_csv(RESULTS / "agreement.csv")
+    assert (agreement["verdicts_changed_recheck"] == 0).all()
+    assert (agreement["recheck_sentences"] <= 2 * agreement["recheck_pairs"]).all()
+    text = " ".join(README.split())
+    assert "With the recheck no verdict changed on any of the four models." in text
+    random = agreement[~agreement["model"].str.startswith("trained")].set_index("method")
+    shares = " and ".join(f"{100 * v:.1f}%" for v in random["recheck_pairs"] / random["blimp_pairs"])
+    assert f"It rescored {shares} of the random models' pairs" in text
+    faster = random["blimp_seconds_fp32"] / random["blimp_seconds_recheck"]
+    assert f"still ran {faster['pll']:.1f}× (PLL) and {faster['logprob']:.1f}× (logprob) faster" in text
+    trained = agreement[agreement["model"].str.startswith("trained")]
+    assert (trained["blimp_seconds_fp32"] / trained["blimp_seconds_bf16"] < 2).all()  # "little or nothing"
 
 
 def test_the_readme_explains_bfloat16_pll_from_the_profile_run():
