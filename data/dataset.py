@@ -8,7 +8,13 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 
 from .errors import DataError
-from .tables import member, validate_pairs, validate_sentences, validate_trials
+from .tables import (
+    human_on_z_scale,
+    member,
+    validate_pairs,
+    validate_sentences,
+    validate_trials,
+)
 
 
 @dataclass
@@ -28,6 +34,8 @@ class Dataset:
     exclusions: pd.DataFrame = field(
         default_factory=lambda: pd.DataFrame(columns=["table", "reason", "n"])
     )
+    #: with ``human_scale="raw"``: the mean and SD the raw human ratings were z-scored by
+    human_standardised: dict | None = None
 
     def __repr__(self) -> str:
         n_ex = int(self.exclusions["n"].sum()) if len(self.exclusions) else 0
@@ -111,17 +119,21 @@ def _recount(exclusions: pd.DataFrame, before: dict[str, pd.Series],
     return pd.DataFrame(rows, columns=columns)
 
 
-def from_frames(sentences: pd.DataFrame, pairs: pd.DataFrame, trials: pd.DataFrame | None = None,
-                name: str = "user") -> Dataset:
+def from_frames(sentences: pd.DataFrame, pairs: pd.DataFrame | None = None,
+                trials: pd.DataFrame | None = None, name: str = "user",
+                human_scale: str = "z") -> Dataset:
     """A Dataset from the user's own tables (validated; the columns are defined in docs/tables.md).
 
-    ``pairs`` may be empty for a sentence-only dataset.
+    ``pairs`` may be None or empty for a sentence-only dataset. ``human_scale``: ``"z"``
+    (``human`` holds z-scores; values all of one sign are an error) or ``"raw"`` (raw
+    ratings, z-scored over the sentences; :func:`data.tables.human_on_z_scale`).
     """
     s = validate_sentences(sentences, source=f"{name} sentences")
+    s, standardised = human_on_z_scale(s, human_scale, source=f"{name} sentences")
     if pairs is None or len(pairs) == 0:
         p = pd.DataFrame(columns=["pair_id", "good_id", "bad_id", "phenomenon"])
     else:
         p = validate_pairs(pairs, s, source=f"{name} pairs")
     t = validate_trials(trials, source=f"{name} trials") if trials is not None else None
     return Dataset(name=name, sentences=s.reset_index(drop=True), pairs=p.reset_index(drop=True),
-                   trials=t)
+                   trials=t, human_standardised=standardised)

@@ -51,8 +51,10 @@ def require_columns(df: pd.DataFrame, columns: list[str], source: str) -> None:
 
 
 def numeric_column(df: pd.DataFrame, column: str, source: str,
-                   line_offset: int | None = None) -> pd.Series:
-    """``df[column]`` as float; a non-numeric entry is an error, an empty one is NaN."""
+                   line_offset: int | None = None, owner: str | None = None) -> pd.Series:
+    """``df[column]`` as float; a non-numeric or non-finite (inf, -inf) entry is an error
+    naming the row (and the value of column ``owner``, e.g. the model), an empty one NaN.
+    Infinities stop here: one of them would turn a whole model's z-scores into NaN."""
     values = pd.to_numeric(df[column], errors="coerce")
     bad = values.isna() & df[column].notna() & (df[column].astype(str).str.strip() != "")
     if bad.any():
@@ -61,7 +63,18 @@ def numeric_column(df: pd.DataFrame, column: str, source: str,
             f"non-numeric value {df[column][bad].iloc[0]!r}", source=source, row=row,
             column=column, fix="use a number, or leave the cell empty for a missing value",
         )
-    return values.astype(float)
+    values = values.astype(float)
+    infinite = np.isinf(values.to_numpy())
+    if infinite.any():
+        pos = int(np.flatnonzero(infinite)[0])
+        whose = f" of {owner} {df[owner].iloc[pos]!r}" if owner else ""
+        raise DataError(
+            f"non-finite value {values.iloc[pos]!r}{whose} ({int(infinite.sum())} such rows)",
+            source=source, row=_where(df, infinite, line_offset), column=column,
+            fix="replace it with a finite number, or leave the cell empty: a missing value is "
+                "excluded from the metrics and counted",
+        )
+    return values
 
 
 def _unique(df: pd.DataFrame, column: str, source: str, line_offset: int | None) -> None:
@@ -98,12 +111,52 @@ def validate_sentences(df: pd.DataFrame, source: str = "sentences",
         out[col] = numeric_column(out, col, source, line_offset)
     bad_label = out["label"].notna() & ~out["label"].isin([0.0, 1.0])
     if bad_label.any():
-        raise DataError(f"label {out['label'][bad_label].iloc[0]!r} is not 0 or 1",
+        raise DataError(f"label {out['label'][bad_label].iloc[0]:g} is not 0 or 1",
                         source=source, row=_where(out, bad_label, line_offset), column="label",
                         fix="use 1 (acceptable), 0 (unacceptable) or leave it empty")
     out["type_id"] = out["type_id"].fillna(out["sentence_id"]).astype(str)
     out["phenomenon"] = out["phenomenon"].astype(object).fillna(out["type_id"]).astype(str)
     return out[SENTENCE_COLUMNS + [c for c in out.columns if c not in SENTENCE_COLUMNS]]
+
+
+HUMAN_SCALES = ("z", "raw")
+
+
+def human_on_z_scale(sentences: pd.DataFrame, human_scale: str = "z",
+                     source: str = "sentences") -> tuple[pd.DataFrame, dict | None]:
+    """The sentences with ``human`` on the z scale that the ADC needs (thesis 1.3.3: it
+    compares good-minus-bad differences of human judgments and of z-scored model scores).
+
+    ``human_scale="z"`` (default): ``human`` already holds z-scores (LI-Adger: each
+    participant's ratings z-scored, then averaged per sentence); values that are all of
+    one sign (mean ratings on a 1-7 scale, proportions) cannot be, and are an error.
+    ``"raw"``: ``human`` holds raw sentence ratings; they are z-scored over the dataset's
+    sentences (population SD, as model scores are), and the mean and SD used are returned
+    (else None) for the record. Per-participant z-scoring of trial-level ratings, the
+    field's standard, is better where the trials exist.
+    """
+    if human_scale not in HUMAN_SCALES:
+        raise DataError(f"human_scale {human_scale!r} is not one of {list(HUMAN_SCALES)}",
+                        source=source, fix="'z' for z-scored judgments, 'raw' to standardise")
+    human = sentences["human"].astype(float)
+    known = human.dropna()
+    if len(known) < 2:
+        return sentences, None
+    if human_scale == "raw":
+        mean, sd = float(known.mean()), float(known.std(ddof=0))
+        if not sd > 0:
+            raise DataError(f"every human value is {mean:g}: they cannot be standardised",
+                            source=source, column="human", fix="check the human column")
+        return sentences.assign(human=(human - mean) / sd), {"mean": mean, "sd": sd}
+    if known.min() >= 0 or known.max() <= 0:
+        raise DataError(
+            f"human values run from {known.min():g} to {known.max():g}, all of one sign: "
+            "they are not z-scores, which the ADC needs (it compares human and z-scored model "
+            "differences)", source=source, column="human",
+            fix="z-score each participant's ratings and average them per sentence, or "
+                "declare the values raw ratings (human_scale='raw', command line "
+                "--human-scale raw) to have them z-scored over the dataset's sentences")
+    return sentences, None
 
 
 def validate_pairs(df: pd.DataFrame, sentences: pd.DataFrame, source: str = "pairs",
@@ -151,10 +204,10 @@ def validate_scores(df: pd.DataFrame, sentences: pd.DataFrame | None = None,
                             fix=f"fill in the {col} of every score, or drop those rows")
     out["sentence_id"] = out["sentence_id"].astype(str)
     out["model"] = out["model"].astype(str)
-    out["score"] = numeric_column(out, "score", source, line_offset)
+    out["score"] = numeric_column(out, "score", source, line_offset, owner="model")
     for col in ("ref_mean", "ref_sd"):
         if col in out.columns:
-            out[col] = numeric_column(out, col, source, line_offset)
+            out[col] = numeric_column(out, col, source, line_offset, owner="model")
     dup = out.duplicated(["model", "sentence_id"], keep=False)
     if dup.any():
         row = out[dup].iloc[0]
@@ -175,16 +228,19 @@ def validate_scores(df: pd.DataFrame, sentences: pd.DataFrame | None = None,
     return out
 
 
-def validate_trials(df: pd.DataFrame, source: str = "trials",
-                    line_offset: int | None = None) -> pd.DataFrame:
-    """Check a forced-choice trials table: ``chose_good`` must be 0/1."""
-    require_columns(df, ["participant", "pair_id", "chose_good"], source)
+def validate_trials(df: pd.DataFrame, source: str = "trials", line_offset: int | None = None,
+                    columns: tuple[str, ...] = ("participant", "pair_id", "chose_good"),
+                    ) -> pd.DataFrame:
+    """Check a forced-choice trials table with ``columns``: ``chose_good`` must be 0/1.
+    The one check of FC trials: loaders, ``from_frames`` and every statistic of trials."""
+    require_columns(df, list(columns), source)
     out = df.copy()
     out["chose_good"] = numeric_column(out, "chose_good", source, line_offset)
     bad = ~out["chose_good"].isin([0.0, 1.0])
     if bad.any():
-        raise DataError(f"chose_good {df['chose_good'][bad].iloc[0]!r} is not 0 or 1",
+        raise DataError(f"chose_good {out['chose_good'][bad].iloc[0]:g} is not 0 or 1",
                         source=source, row=_where(out, bad, line_offset), column="chose_good",
-                        fix="code the choice as 1 (acceptable chosen) or 0")
+                        fix="code the choice as 1 (acceptable chosen) or 0, and drop "
+                            "unanswered trials")
     out["chose_good"] = out["chose_good"].astype(int)
     return out

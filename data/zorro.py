@@ -170,10 +170,12 @@ def load_zorro_reference_scores(path: str | os.PathLike | None = None,
         texts, xe, f = _read_reference(paradigm, path)
         sums[f"{REFERENCE_DIR}/{f.name}"] = checksum(f)
         line = g["line"].to_numpy(dtype=int)
-        if len(texts) < line.max() or (len(texts) > line.max() and len(g) == line.max()):
+        # against the sentences file itself: the dataset may hold some of its pairs only
+        n_lines = len(_read_paradigm(paradigm, path)[0])
+        if len(texts) != n_lines:
             raise DataError(f"{len(texts)} lines, but sentences/{paradigm}.txt has "
-                            f"{line.max()}", source=str(f),
-                            row=f"{min(len(texts), line.max()) + 1} (line)",
+                            f"{n_lines}", source=str(f),
+                            row=f"{min(len(texts), n_lines) + 1} (line)",
                             fix="use the reference file scored on this version of the "
                                 "sentences: one line per sentence, in the same order")
         got = np.asarray(texts, dtype=object)[line - 1]

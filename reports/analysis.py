@@ -13,12 +13,13 @@ from acceptability import stats
 from acceptability.data.names import with_display_names
 from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
 from acceptability.stats.bootstrap import with_intervals
-from acceptability.stats.bootstrap_arrays import adc_delta
+from acceptability.stats.bootstrap_arrays import adc_delta, check_metric, metric_names, missing_for
 
 from .benchmark import BENCHMARKS, Benchmark, analyse_benchmark
 from .provenance import provenance
 
 DEFAULT_FORMULA = "human ~ score + (1 + score | phenomenon)"
+AUTO = "auto"  # formula and compare_metric: chosen from what the dataset supports
 # scipy warns when a metric is NaN in every resample (a model without human judgments);
 # its interval is NaN and shows as a dash in the report.
 NAN_WARNING = "The BCa confidence interval cannot be calculated"
@@ -92,15 +93,20 @@ def _reference(dataset, models: list[str]) -> dict[str, pd.DataFrame]:
 
 def bootstrap_ci(dataset, scores: pd.DataFrame, deltas, n_boot: int, seed: int,
                  notes: dict, sign: str = "strict") -> pd.DataFrame | None:
-    """Cluster (sentence type) bootstrap of every ``stats.evaluate`` metric, tidy
-    ``model, metric, estimate, lower, upper``; None (and a note) when not run. Intervals
-    missing for a metric that has a value are named in ``notes["bootstrap"]``."""
+    """Cluster (sentence type) bootstrap of every ``stats.evaluate`` metric the dataset
+    defines (:func:`stats.bootstrap_arrays.missing_for`), tidy ``model, metric, estimate,
+    lower, upper``; None (and a note) when not run. Intervals missing for a metric that
+    has a value are named in ``notes["bootstrap"]``."""
     if n_boot <= 0:
         notes["bootstrap"] = "Bootstrap confidence intervals were not requested (n_boot = 0)."
         return None
+    names = [m for m in metric_names(deltas) if missing_for(dataset, m) is None]
+    if not names:
+        notes["bootstrap"] = "No metric to bootstrap: the dataset defines none."
+        return None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        boot = stats.bootstrap(stats.evaluate, dataset, scores, n=n_boot, cluster="type_id",
+        boot = stats.bootstrap(names, dataset, scores, n=n_boot, cluster="type_id",
                                seed=seed, deltas=deltas, sign=sign)
     _note_missing(caught, notes, "bootstrap", "Intervals")
     return boot
@@ -113,20 +119,27 @@ def _note_missing(caught: list, notes: dict, key: str, what: str) -> None:
         notes[key] = f"{what}: " + "; ".join(said) + "."
 
 
-def _compare(dataset, scores, metric: str, correction: str, n_boot: int, seed: int, deltas,
-             notes: dict, sign: str = "strict") -> pd.DataFrame | None:
+def resolve_compare_metric(dataset, metric: str) -> str | None:
+    """The metric models are compared on: ``metric`` if the dataset defines it (else a
+    ValueError saying why); ``"auto"``: the ADC at delta 1 where there are pairs with human
+    judgments, else the BLiMP criterion (pairs only), else r_sentence (human judgments
+    without pairs), else None."""
+    if metric != AUTO:
+        return check_metric(dataset, metric)
+    return next((m for m in ("adc_1", "blimp", "r_sentence") if missing_for(dataset, m) is None),
+                None)
+
+
+def _compare(dataset, scores, metric: str | None, correction: str, n_boot: int, seed: int,
+             deltas, notes: dict, sign: str = "strict") -> pd.DataFrame | None:
     """All pairs of models on ``metric``, with at least the resamples that the number of
     corrected comparisons needs (``stats.resamples_for``): with fewer, the bootstrap
     p-value's resolution 2 / (n + 1) keeps every corrected p above 0.05."""
     k = scores["model"].nunique()
-    if k < 2 or n_boot <= 0:
-        notes["comparisons"] = ("Model comparisons need at least two models and bootstrap "
-                                "resamples (n_boot > 0).")
+    if k < 2 or n_boot <= 0 or metric is None:
+        notes["comparisons"] = ("Model comparisons need at least two models, bootstrap "
+                                "resamples (n_boot > 0) and a metric the dataset defines.")
         return None
-    if metric.startswith(("adc", "r_")) and dataset.sentences["human"].isna().all():
-        notes["comparisons"] = (f"{metric} needs human judgments, which this dataset lacks: "
-                                "the models are compared on the BLiMP criterion instead.")
-        metric = "blimp"
     n = max(n_boot, stats.resamples_for(k * (k - 1) // 2 if correction else 1))
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=NAN_WARNING)
@@ -170,12 +183,32 @@ def check_formula(dataset, formula: str) -> None:
         raise ValueError(f"formula {formula!r}: {err.args[0]}") from None
 
 
+def resolve_formula(dataset, formula: str | None) -> tuple[str | None, str | None]:
+    """The mixed-model formula to fit and, where there is none, why. ``"auto"``:
+    :data:`DEFAULT_FORMULA` where the sentences have human judgments grouped in
+    phenomena that can carry its random slopes (2 or more, fewer than half the
+    sentences: lme4 needs more rows than random effects), else none."""
+    if not formula:
+        return None, "Mixed models were not requested."
+    if formula != AUTO:
+        return formula, None
+    s = dataset.sentences[dataset.sentences["human"].notna()]
+    if s.empty:
+        return None, "No mixed models: the dataset has no gradient human judgments."
+    k = s["phenomenon"].nunique()
+    if not 2 <= k < len(s) / 2:
+        return None, (f"No mixed model by default: {DEFAULT_FORMULA} needs sentences grouped "
+                      f"in phenomena, and these {len(s)} sentences fall in {k}. Give a formula "
+                      "whose random effects use a grouping column of your data (--formula).")
+    return DEFAULT_FORMULA, None
+
+
 def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) -> Fits:
     """One linear mixed model per language model (``stats.judgment_models``, fitted by
     ``stats.lmer``): a sentence-level model with ``score`` = the model's z-score, or a
     pair-level one when the response is ``dh`` (predictor ``dlm``). A formula that fits
-    no model (:func:`check_formula`) is an error; a model whose fit fails is skipped,
-    the reason in ``notes``.
+    no model (:func:`check_formula`), or whose fit fails for every model, is an error; a
+    model whose fit fails while others fit is skipped, the reason in ``notes``.
     """
     check_formula(dataset, formula)
     fit = stats.pair_model if _pair_level(formula) else stats.sentence_model
@@ -196,21 +229,25 @@ def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) ->
             "engine": m.engine,
         }))
         summaries[model] = m.summary()
-    cols = ["model", "term", "estimate", "se", "lower", "upper", "n", "singular", "engine"]
-    table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=cols)
-    return Fits(formula=formula, table=table, summaries=summaries, notes=notes)
+    if not rows:
+        raise ValueError(f"no model could be fitted with {formula!r}: {notes[0]}")
+    return Fits(formula=formula, table=pd.concat(rows, ignore_index=True), summaries=summaries,
+                notes=notes)
 
 
 def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
             n_boot: int = stats.DEFAULT_N_BOOT, seed: int = stats.DEFAULT_SEED,
-            by: str | None = "auto", formula: str | None = DEFAULT_FORMULA,
-            compare_metric: str = "adc_1", correction: str = "holm",
+            by: str | None = "auto", formula: str | None = AUTO,
+            compare_metric: str = AUTO, correction: str = "holm",
             command: str | None = None, extra: dict | None = None,
             sign: str = "strict", data_path: str | None = None) -> Results:
     """Every statistic of the report for ``scores`` on ``dataset``.
 
-    ``by="auto"`` picks the per-group breakdown (:func:`choose_by`); ``formula=None``
-    skips the mixed models (fit them later with :func:`fit_models`). ``command`` and
+    ``by="auto"`` picks the per-group breakdown (:func:`choose_by`); ``formula="auto"``
+    the default mixed model where the data can carry it (:func:`resolve_formula`),
+    ``None`` none (fit them later with :func:`fit_models`); ``compare_metric="auto"``
+    the metric the models are compared on (:func:`resolve_compare_metric`; a metric the
+    data do not define is an error). ``command`` and
     ``extra`` go into the reproducibility block. ``sign``: the ADC's sign convention,
     ``"strict"`` or ``"thesis"`` (``stats.metrics.sign_agree``; "thesis" reproduces the
     thesis' tables). On BLiMP, Zorro and Marvin & Linzen the benchmark statistics are
@@ -220,9 +257,13 @@ def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
     stats.metrics.check_sign(sign)
     deltas = tuple(float(d) for d in deltas)
     scores = with_display_names(scores)  # a model folder by its name, not its path
+    notes: dict[str, str] = {}
+    formula, why = resolve_formula(dataset, formula)
     if formula:
         check_formula(dataset, formula)  # before the slow parts
-    notes: dict[str, str] = {}
+    else:
+        notes["fits"] = why
+    compare_metric = resolve_compare_metric(dataset, compare_metric)
     has_pairs = len(dataset.pairs) > 0
     evaluation = stats.evaluate(dataset, scores, deltas=deltas, sign=sign)
     by = choose_by(dataset) if by == "auto" else by
@@ -233,11 +274,7 @@ def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
     if by_group is None:
         notes["by_group"] = ("No per-group breakdown: the dataset has no grouping column with "
                              f"2 to {MAX_GROUPS} groups (or no pairs).")
-    fits = None
-    if formula:
-        fits = fit_models(dataset, scores, formula)
-    else:
-        notes["fits"] = "Mixed models were not requested."
+    fits = fit_models(dataset, scores, formula) if formula else None
     return Results(
         dataset=dataset, scores=scores, deltas=deltas, evaluation=evaluation,
         correlations=stats.correlations(dataset, scores),
@@ -249,10 +286,9 @@ def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
         sentence_frame=stats.sentence_frame(dataset, scores),
         pair_deltas=stats.pair_deltas(dataset, scores) if has_pairs else None,
         by=by, sign=sign, by_group=by_group,
-        bootstrap=(bootstrap_ci(dataset, scores, deltas, n_boot, seed, notes, sign)
-                   if has_pairs else None),
+        bootstrap=bootstrap_ci(dataset, scores, deltas, n_boot, seed, notes, sign),
         comparisons=_compare(dataset, scores, compare_metric, correction, n_boot, seed, deltas,
-                             notes, sign) if has_pairs else None,
+                             notes, sign),
         fits=fits,
         benchmark=(analyse_benchmark(dataset, scores, n_boot, seed, data_path)
                    if dataset.name in BENCHMARKS and has_pairs else None),

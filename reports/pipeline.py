@@ -26,7 +26,15 @@ from acceptability.data.atomic import atomic_path, write_text
 from acceptability.data.sources import checksum
 from acceptability.scoring.cache import default_cache_dir
 
-from .analysis import Fits, Results, analyse, check_formula, fit_models
+from .analysis import (
+    Fits,
+    Results,
+    analyse,
+    check_formula,
+    fit_models,
+    resolve_compare_metric,
+    resolve_formula,
+)
 from .experiment import Experiment, load_dataset, load_scores
 from .provenance import version
 from .render import Report, build
@@ -132,12 +140,12 @@ def _scores_source(exp: Experiment) -> str | None:
     return f"{path}:{checksum(path)}" if path.is_file() else str(path)
 
 
-def with_fits(results: Results, fits: Fits | None, formula: str) -> Results:
-    """``results`` with the mixed-model fits (or the note on why there are none)."""
+def with_fits(results: Results, fits: Fits | None, formula: str | None,
+              why: str | None = None) -> Results:
+    """``results`` with the mixed-model fits (or ``why`` there are none)."""
     notes = {k: v for k, v in results.notes.items() if k != "fits"}
     if fits is None:
-        notes["fits"] = ("Mixed models were not requested." if not formula else
-                         "Mixed models are omitted: stats.judgment_models is not available.")
+        notes["fits"] = why or "Mixed models were not requested."
     settings = results.provenance.get("settings", {}) | {"formula": formula or None}
     if fits is not None and "engine" in fits.table:
         settings["mixed_model_engine"] = sorted(fits.table["engine"].unique())
@@ -153,8 +161,10 @@ def run(exp: Experiment, command: str | None = None, force: bool = False,
     manifest = Manifest(out)
     pkg = version("acceptability")
     ds = load_dataset(exp)
-    if exp.formula:
-        check_formula(ds, exp.formula)  # a typo fails now, not after scoring
+    formula, why = resolve_formula(ds, exp.formula)
+    if formula:
+        check_formula(ds, formula)  # a typo fails now, not after scoring
+    resolve_compare_metric(ds, exp.compare_metric)  # so does a metric the data lack
 
     def step(i: int, name: str, fp: str, outputs: list[str], work: Callable[[], None],
              what: str) -> bool:
@@ -191,22 +201,22 @@ def run(exp: Experiment, command: str | None = None, force: bool = False,
     step(2, "evaluate", fp_eval, ["analysis.pkl", "evaluation.csv"], evaluate,
          f"statistics for {scores['model'].nunique()} models (bootstrap n={exp.n_boot})")
 
-    fp_fit = fingerprint(fp_score, exp.formula, pkg, code_hash("stats"))
+    fp_fit = fingerprint(fp_score, formula, pkg, code_hash("stats"))
 
     def fit() -> None:
-        fits = fit_models(ds, scores, exp.formula) if exp.formula else None
+        fits = fit_models(ds, scores, formula) if formula else None
         _pickle(fits, out / "fits.pkl")
         if fits is not None:
             fits.table.to_csv(out / "fits.csv", index=False)
 
-    step(3, "fit", fp_fit, ["fits.pkl"], fit, f"mixed models: {exp.formula or 'none'}")
+    step(3, "fit", fp_fit, ["fits.pkl"], fit, f"mixed models: {formula or 'none'}")
 
     fp_report = fingerprint(fp_eval, fp_fit, command, pkg, code_hash("reports"))
     report_files = ["report.html", "report.md", "provenance.json"]
 
     def report() -> None:
         results = with_fits(_unpickle(out / "analysis.pkl"), _unpickle(out / "fits.pkl"),
-                            exp.formula)
+                            formula, why)
         if command:
             results.provenance["command"] = command
         build(results, out)

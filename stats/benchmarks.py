@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.errors import DataError
-from acceptability.data.tables import member, require_columns
+from acceptability.data.tables import member, require_columns, validate_trials
 
 from . import metrics
 from .evaluate import DEFAULT_N_BOOT, DEFAULT_SEED
@@ -80,7 +80,7 @@ def human_outcomes(trials: pd.DataFrame, dataset=None) -> pd.DataFrame:
     choosing the acceptable sentence. With ``dataset``, pairs outside it are left out
     (BLiMP: the two paradigms that failed validation) and counted in
     ``df.attrs["excluded"]``; phenomena come from the dataset, else equal the paradigm."""
-    require_columns(trials, ["pair_id", "paradigm", "chose_good"], "trials")
+    trials = validate_trials(trials, columns=("pair_id", "paradigm", "chose_good"))
     g = trials.groupby(["pair_id", "paradigm"], sort=True)["chose_good"]
     out = g.agg(n="size", correct="sum").reset_index()
     excluded = 0

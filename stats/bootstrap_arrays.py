@@ -44,6 +44,35 @@ def adc_delta(name: str) -> float | None:
     return float(match.group(1)) if match else None
 
 
+def missing_for(dataset: Dataset, metric: str) -> str | None:
+    """What ``dataset`` lacks to define ``metric`` (a name of :func:`metric_names`, any
+    ``adc_<delta>``), or None: minimal pairs (BLiMP, ADC, r_pair), gradient human
+    judgments (ADC, correlations), expert labels (MCC), a sentence type with two or
+    more sentences (variability)."""
+    s = dataset.sentences
+    adc = metric == "adc_area" or adc_delta(metric) is not None
+    if (metric in ("blimp", "r_pair") or adc) and len(dataset.pairs) == 0:
+        return "minimal pairs"
+    if (metric in ("r_sentence", "r_pair") or adc) and not s["human"].notna().any():
+        return "gradient human judgments"
+    if metric == "mcc" and not s["label"].notna().any():
+        return "expert labels"
+    if metric == "variability" and not s["type_id"].duplicated().any():
+        return "sentence types with two or more sentences"
+    return None
+
+
+def check_metric(dataset: Dataset, metric: str) -> str:
+    """``metric`` if ``dataset`` defines it (:func:`missing_for`), else a ValueError
+    saying what is missing and which metrics it does define."""
+    lacks = missing_for(dataset, metric)
+    if lacks is not None:
+        have = [m for m in metric_names() if missing_for(dataset, m) is None]
+        raise ValueError(f"metric {metric!r} needs {lacks}, which dataset "
+                         f"{getattr(dataset, 'name', '')!r} lacks; it defines {have}")
+    return metric
+
+
 def step_sums(counts: np.ndarray, units: np.ndarray, x: np.ndarray, v: np.ndarray,
               t: np.ndarray) -> np.ndarray:
     """sum_u counts[b, u] * sum_{i in u} v_i [x_i < t_b] for every resample b.

@@ -21,7 +21,7 @@ from acceptability.data.dataset import Dataset
 
 from . import metrics
 from .bootstrap import Metric, cell_statistic
-from .bootstrap_arrays import adc_delta
+from .bootstrap_arrays import adc_delta, check_metric
 from .deltas import pair_deltas, sentence_frame
 from .evaluate import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
 from .resample import resampling_units
@@ -83,10 +83,11 @@ def _classical(dataset, scores, a: str, b: str, metric: str, sign: str = "strict
             frame = frames["sentences"]
             wide = frame.pivot(index="sentence_id", columns="model", values="z")
             h = dataset.sentences.set_index("sentence_id")["human"].reindex(wide.index)
-        x = pd.DataFrame({"h": h, "a": wide[a], "b": wide[b]}).dropna().to_numpy().T
-        r = metrics.pearson_matrix(x)
-        stat, pval = steiger_z(r[0, 1], r[0, 2], r[1, 2], len(x))
-        return {"test": "steiger_z", "statistic": stat, "p_test": pval, "n_test": len(x)}
+        complete = pd.DataFrame({"h": h, "a": wide[a], "b": wide[b]}).dropna()
+        r = metrics.pearson_matrix(complete.to_numpy().T)  # (3 variables x n cases)
+        n = len(complete)  # cases with all three values, not the 3 variables
+        stat, pval = steiger_z(r[0, 1], r[0, 2], r[1, 2], n)
+        return {"test": "steiger_z", "statistic": stat, "p_test": pval, "n_test": n}
     return NO_TEST
 
 
@@ -114,6 +115,8 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
     """
     if not (isinstance(metric, str) or callable(metric)):
         raise TypeError("compare a single metric: a name such as 'r_pair', or a function")
+    if isinstance(metric, str):
+        check_metric(dataset, metric)
     units = resampling_units(dataset, cluster)
     cells, statistic = cell_statistic([metric] if isinstance(metric, str) else metric,
                                       dataset, scores, units, deltas, max_delta, sign=sign)

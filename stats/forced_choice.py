@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from acceptability.data.tables import require_columns
+from acceptability.data.tables import validate_trials
 
 
 def pair_preferences(trials: pd.DataFrame) -> pd.DataFrame:
     """Per pair: ``n`` responses, ``n_good`` choosing the acceptable sentence and
     ``prop_good`` = n_good / n (the human preference a model delta can be compared to)."""
-    require_columns(trials, ["pair_id", "paradigm", "chose_good"], "trials")
+    trials = validate_trials(trials, columns=("pair_id", "paradigm", "chose_good"))
     g = trials.groupby(["paradigm", "pair_id"], sort=True)["chose_good"]
     out = g.agg(n="size", n_good="sum").reset_index()
     out["prop_good"] = out["n_good"] / out["n"]
@@ -92,9 +92,7 @@ def fc_elo(trials: pd.DataFrame, k: float = 32.0, initial: float = 1500.0,
     a pair's two sentences; for designs where sentences meet many others (Sprouse et al.
     2018: all 7140 pairs of 120 sentences) call :func:`elo_ratings` with sentence ids.
     """
-    require_columns(trials, ["pair_id", "chose_good"], "trials")
-    if not trials["chose_good"].isin([0, 1]).all():
-        raise ValueError("trials: chose_good must be 0 or 1 (drop unanswered trials first)")
+    trials = validate_trials(trials, columns=("pair_id", "chose_good"))
     good = trials["pair_id"].astype(str) + "_good"
     bad = trials["pair_id"].astype(str) + "_bad"
     chose = trials["chose_good"].astype(bool).to_numpy()

@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from acceptability.data.tables import validate_trials
+
 from .deltas import pair_deltas, sentence_frame
 from .lmer import glmer, lmer
 
@@ -69,9 +71,7 @@ def fc_model_frame(
     trials = dataset.trials if trials is None else trials
     if trials is None:
         raise ValueError("no forced-choice trials: the dataset has none; pass trials=")
-    missing = [c for c in ("participant", "pair_id", "chose_good", "paradigm") if c not in trials]
-    if missing:
-        raise KeyError(f"trials table lacks column(s) {missing}")
+    trials = validate_trials(trials, columns=("participant", "pair_id", "chose_good", "paradigm"))
     d = pair_model_frame(dataset, scores, model).set_index("pair_id")
     out = trials.copy()
     if "good_position" in out:

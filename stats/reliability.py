@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from acceptability.data.tables import require_columns
+from acceptability.data.tables import validate_trials
 
 from .metrics import pearson
 
@@ -75,7 +75,7 @@ def split_half(trials: pd.DataFrame, n_splits: int = 1000, seed: int = 0) -> pd.
     negative.
     Paradigms are split in sorted order from one ``np.random.default_rng(seed)``.
     """
-    require_columns(trials, ["participant", "pair_id", "paradigm", "chose_good"], "trials")
+    trials = validate_trials(trials, columns=("participant", "pair_id", "paradigm", "chose_good"))
     rng = np.random.default_rng(seed)
     rows, a_all, b_all, para_a, para_b = [], [], [], [], []
     for paradigm, g in trials.groupby("paradigm", sort=True):

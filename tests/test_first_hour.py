@@ -217,7 +217,8 @@ def test_blimp_report_shows_only_what_blimp_supports(tmp_path):
     titles = re.findall(r"<h2>(.*?)</h2>", html)
     assert titles == ["Data summary", "Accuracy on the benchmark",
                       "Baselines without structure (seed 004)",
-                      "Shallow predictors of accuracy", "Model comparisons", "Reproducibility"]
+                      "Shallow predictors of accuracy", "Reproducibility"]
+    assert "Model comparisons need at least two models" in html  # one model: none
     assert "Table 3.1" not in html + md and "ADC (" not in html + md
     assert not {"adc_curve", "corr_sentence", "scatter_sentence"} & set(report.figures)
     assert "no gradient human judgments" in html

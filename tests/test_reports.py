@@ -58,9 +58,13 @@ def test_build_writes_html_markdown_latex_and_figures(example_results, tmp_path)
         assert f'href="tables/{key}.tex"' in html
     for title in ("Data summary", "BLiMP criterion and ADC", "MCC",
                   "Correlations with human judgments", "Within-type variability",
-                  "Mixed-effects judgment models", "Model comparisons", "Reproducibility"):
+                  "Reproducibility"):
         assert f"<h2>{title}</h2>" in html and f"## {title}" in md
-    assert "not requested" in html  # an omitted section says why
+    # sections without content are left out, and the data summary says why
+    for title in ("Mixed-effects judgment models", "Model comparisons"):
+        assert f"<h2>{title}</h2>" not in html and f"## {title}" not in md
+    assert "Mixed models were not requested" in html
+    assert "Model comparisons need at least two models, bootstrap resamples" in html
 
 
 def test_provenance_block(example_results, tmp_path):
