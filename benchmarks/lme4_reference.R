@@ -1,6 +1,7 @@
 # lme4 reference fits: every lme4 constant in tests/test_lmer.py and tests/test_judgment_models.py,
 # and the lme4 / lmerTest / glmmTMB numbers that parity tests of a mixed-model engine assert.
-# Usage: python benchmarks/lme4_frames.py DIR && Rscript benchmarks/lme4_reference.R DIR [out.csv [DATADIR]]
+# Usage: python benchmarks/lme4_frames.py DIR &&
+#        Rscript benchmarks/lme4_reference.R DIR [out.csv [DATADIR [SUMMARIES]]]
 #   DIR/sentence.csv (human, score, phenomenon, type_id): LI-Adger sentence-level model, required;
 #   DIR/pair.csv (dh, dlm, phenomenon): LI-Adger pair-level model, optional;
 #   DIR/nested.csv (y, x, g, h): the synthetic nested design of tests/test_lmer.py, optional;
@@ -10,7 +11,9 @@
 #     modes and variances, predictions, lme4's data sets (sleepstudy, Penicillin, Pastes, cbpp,
 #     InstEval) with their fits, the GLMMs (lme4 and glmmTMB) and their fit times, and the export
 #     of those data sets as gzip CSV to DATADIR (default: tests/data/lme4 next to this script's
-#     folder). Without DIR/fc.csv only the LI-Adger and nested models are fitted, quickly.
+#     folder), and lme4's printed summary() of every model that describe() reports, written to
+#     SUMMARIES (default: tests/lme4_summaries.txt), each after a line "=== PREFIX".
+#     Without DIR/fc.csv only the LI-Adger and nested models are fitted, quickly.
 # Prints name,value rows with 12 significant digits, then the R and package versions; out.csv gets
 # the same rows by write.csv (quoted header, 15 digits). tests/lme4_reference.csv is the printed
 # output (stdout) after one "# Output of: ..." comment line.
@@ -56,15 +59,18 @@ args <- commandArgs(trailingOnly = TRUE)
 dir <- args[1]
 full <- file.exists(file.path(dir, "fc.csv"))
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-datadir <- if (length(args) > 2) args[3] else
-  file.path(dirname(dirname(normalizePath(script))), "tests", "data", "lme4")
+testsdir <- file.path(dirname(dirname(normalizePath(script))), "tests")
+datadir <- if (length(args) > 2) args[3] else file.path(testsdir, "data", "lme4")
+summaries_file <- if (length(args) > 3) args[4] else file.path(testsdir, "lme4_summaries.txt")
 CTRL <- lmerControl(optimizer = "bobyqa", optCtrl = list(rhoend = 1e-10, maxfun = 1e5))
 fit <- function(form, data, REML = TRUE) lmer(form, data, REML = REML, control = CTRL)
 rows <- list()
 put <- function(name, value) rows[[length(rows) + 1]] <<- data.frame(name = name, value = value)
+summaries <- character()  # printed summary(m) of every described model, for SUMMARIES
 
 # fixed effects, SEs, variance components, group counts, logLik, AIC, BIC, under prefix
 describe <- function(prefix, m) {
+  summaries <<- c(summaries, paste("===", prefix), capture.output(print(summary(m))))
   fe <- fixef(m)
   put(paste0(prefix, "fixef|", names(fe)), unname(fe))
   put(paste0(prefix, "se|", names(fe)), sqrt(diag(as.matrix(vcov(m)))))
@@ -320,3 +326,8 @@ cat(sprintf("# %s, lme4 %s, Matrix %s%s\n", R.version.string, packageVersion("lm
             packageVersion("Matrix"), if (full) sprintf(", lmerTest %s, glmmTMB %s, TMB %s",
             packageVersion("lmerTest"), packageVersion("glmmTMB"), packageVersion("TMB")) else ""))
 if (length(args) > 1) write.csv(out, args[2], row.names = FALSE)
+if (full) {
+  head <- sprintf("# summary(m) of each model of benchmarks/lme4_reference.R, %s, lme4 %s",
+                  R.version.string, packageVersion("lme4"))
+  writeLines(c(head, summaries), summaries_file)
+}

@@ -64,6 +64,36 @@ def _glmm_groups(formula: Formula) -> dict[str, str]:
     return {g: (g if ":" not in g else f"_grp{i}_") for i, g in enumerate(groups)}
 
 
+_R_RESERVED = frozenset({  # R's reserved words, which make.names gives a trailing "."
+    "if", "else", "repeat", "while", "function", "for", "next", "break", "in", "TRUE", "FALSE",
+    "NULL", "Inf", "NaN", "NA", "NA_integer_", "NA_real_", "NA_complex_", "NA_character_"})
+
+
+def _varcorr_labels(groups: list[str]) -> list[str]:
+    """lme4's labels of the terms' grouping factors in ``VarCorr`` (its ``mkVarCorr``): the
+    factors' names, unless one is in several terms, as in ``(x || g)``; then R's
+    ``make.names(groups, unique = TRUE)``: ``g``, ``g.1``, and ``g:h`` becomes ``g.h``."""
+    if len(set(groups)) == len(groups):
+        return groups
+    valid = []
+    for g in groups:  # make.names: "X" before a bad start, "." for a bad character
+        if not (g[:1].isalpha() or (g[:1] == "." and not g[1:2].isdigit())):
+            g = "X" + g
+        g = "".join(c if c.isalnum() or c in "._" else "." for c in g)
+        valid.append(g + "." if g in _R_RESERVED else g)
+    taken, seen, out = set(valid), set(), []
+    for g in valid:  # make.unique: the k-th repeat of g becomes g.k, skipping taken names
+        if g in seen:
+            k = 1
+            while f"{g}.{k}" in taken:
+                k += 1
+            g = f"{g}.{k}"
+            taken.add(g)
+        seen.add(g)
+        out.append(g)
+    return out
+
+
 def _glmm_formula(formula: Formula, response: str) -> str | None:
     """The formula as glmm writes it, or None where glmm refuses the structure: a term
     without intercept, a grouping factor in more than one term, or a random slope that is
@@ -311,15 +341,22 @@ class LmerResult:
 
     @property
     def VarCorr(self) -> pd.DataFrame:
-        """Variances, SDs and correlations, like ``as.data.frame(VarCorr(m))`` in lme4."""
+        """Variances, SDs and correlations, like ``as.data.frame(VarCorr(m))`` in lme4; a
+        factor in several terms (``(x || g)``) is labelled as lme4 labels it (``g``, ``g.1``:
+        :func:`_varcorr_labels`)."""
+        return self._varcorr(_varcorr_labels([t.group for t in self.design.terms]))
+
+    def _varcorr(self, labels: list[str]) -> pd.DataFrame:
+        """:attr:`VarCorr` with ``labels[k]`` as the ``grp`` of term ``k``."""
         rows = []
-        for term, cov in zip(self.design.terms, self._covariances(), strict=True):
+        terms = zip(self.design.terms, self._covariances(), labels, strict=True)
+        for term, cov, grp in terms:
             names, sd = term.names, np.sqrt(np.clip(np.diag(cov), 0, None))
-            rows += [(term.group, n, None, cov[i, i], sd[i]) for i, n in enumerate(names)]
+            rows += [(grp, n, None, cov[i, i], sd[i]) for i, n in enumerate(names)]
             for i in range(len(names)):
                 for j in range(i + 1, len(names)):
                     cor = cov[i, j] / (sd[i] * sd[j]) if sd[i] * sd[j] > 0 else np.nan
-                    rows.append((term.group, names[i], names[j], cov[i, j], cor))
+                    rows.append((grp, names[i], names[j], cov[i, j], cor))
         if self._has_sigma:
             rows.append(("Residual", None, None, self.sigma**2, self.sigma))
         return pd.DataFrame(rows, columns=["grp", "var1", "var2", "vcov", "sdcor"])
@@ -446,8 +483,9 @@ class LmerResult:
         raise ValueError(f"confint method {method!r}: use 'profile', 'Wald' or 'boot'")
 
     def _varpars(self) -> pd.Series:
-        """SDs, correlations (and sigma) with lme4's names (``sd_(Intercept)|g`` ...)."""
-        vc = self.VarCorr
+        """SDs, correlations (and sigma) with lme4's names (``sd_(Intercept)|g`` ...): its
+        ``tnames``, which keep the factor's own name where VarCorr says ``g.1``."""
+        vc = self._varcorr([t.group for t in self.design.terms])
         body = vc.iloc[:-1] if self._has_sigma else vc
         names = [
             f"sd_{r.var1}|{r.grp}" if pd.isna(r.var2) else f"cor_{r.var2}.{r.var1}|{r.grp}"

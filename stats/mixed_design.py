@@ -5,7 +5,8 @@ J. Stat. Softw. 67(1), section 2.3: the random-effects model matrix ``Z`` (n x q
 column per level and coefficient of each term, level-major), the relative covariance
 factor ``Lambda(theta)`` (block diagonal: one lower-triangular ``T_k`` per term, repeated
 per level) and the covariance parameter ``theta`` (the lower triangles of the ``T_k``,
-column-major). Terms are ordered by decreasing number of levels, as lme4 orders them.
+column-major). Terms are ordered by decreasing number of levels, as lme4 orders them: when
+they are not in that order already, by ``rev(order(nl))``, which also reverses ties.
 The fixed-effects matrix ``X`` comes from glmm's ``model_matrix`` (R's ``model.matrix``
 with treatment contrasts), the same parser that fits the model.
 """
@@ -232,5 +233,9 @@ def mixed_design(formula: Formula, frame: pd.DataFrame, X: np.ndarray, xnames: l
         cols = [np.ones(len(frame))] if term.intercept else []
         cols += [frame[s].to_numpy(dtype=float) for s in term.slopes]
         terms.append(ReTerm(term, levels, codes.astype(np.int64), np.column_stack(cols)))
-    terms.sort(key=lambda t: -t.nlev)  # stable: lme4 orders terms by decreasing levels
+    nlev = [t.nlev for t in terms]
+    if any(a < b for a, b in zip(nlev, nlev[1:], strict=False)):
+        # lme4's mkReTrms: rev(order(nl)), which also reverses the order of ties, so that
+        # (1 + x || g) + (1 | g:h) has terms g:h, x | g, 1 | g (VarCorr g.h, g, g.1)
+        terms = sorted(terms, key=lambda t: t.nlev)[::-1]
     return MixedDesign(formula, frame, np.asarray(y, float), X, xnames, terms, trials)

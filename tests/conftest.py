@@ -83,8 +83,7 @@ def assert_matches_lme4(m, prefix: str, groups: dict[str, str] | None = None) ->
     """Check an ``LmerResult`` against every lme4 number under ``prefix`` that describes a
     fit (fixef|name, se|name, vcov|grp|var1|var2, ngrps|grp, logLik, AIC, BIC, npar, nobs;
     the caller checks the rest, such as Wald limits). ``groups`` maps lme4's labels of
-    grouping factors to ours (lme4 writes ``g/h`` as ``h:g``, ``(1 + x || g)`` as ``g.1``
-    and ``g``)."""
+    grouping factors to ours (lme4 writes ``g/h`` as ``h:g``)."""
     vc = m.VarCorr.fillna({"var1": "", "var2": ""})
     vcov = {f"vcov|{r.grp}|{r.var1}|{r.var2}": r.vcov for r in vc.itertuples()}
     ours = {"logLik": m.logLik, "AIC": m.AIC, "BIC": m.BIC, "npar": m.npar, "nobs": m.nobs}
