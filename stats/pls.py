@@ -204,7 +204,11 @@ def _richardson(g, h: float) -> np.ndarray:
 
 
 def _steps(x: np.ndarray) -> np.ndarray:
-    return 1e-3 * np.maximum(np.abs(x), 0.1)
+    """3% of each parameter: the profiled deviance carries rounding noise of about 1e-12
+    relative (pwrss from cross products), which 0.1% steps amplified into 1e-4 errors in
+    the Satterthwaite df (Pastes: 9.0011, lmerTest 9.0000, on an AMD EPYC; 8.99995 for
+    steps of 1-10%). lmerTest's numDeriv starts at 10%."""
+    return 3e-2 * np.maximum(np.abs(x), 0.1)
 
 
 def _hessian(f, x: np.ndarray) -> np.ndarray:
