@@ -6,9 +6,22 @@ log P_lm(s) is the model's sentence log-probability, log P_u(s) its unigram log-
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
+
+from acceptability.data.errors import DataError
+from acceptability.data.files import SEPARATORS, check_separator
+from acceptability.data.tables import numeric_column, require_columns
+
+from .ngram import UnigramModel, train_unigram, unigram_from_frequencies
 
 NORMALISATIONS = ("mean", "slor", "normlp")
+UNIGRAM = ("slor", "normlp")  # the normalisations that need a unigram model
+UNIGRAM_FIX = ("give a corpus as .txt (one sentence per line) or word frequencies as .csv or "
+               ".tsv (columns word and count)")
 
 
 def mean_logprob(logprob: np.ndarray, length: np.ndarray) -> np.ndarray:
@@ -25,3 +38,38 @@ def slor(logprob: np.ndarray, unigram_logprob: np.ndarray, length: np.ndarray) -
 def norm_lp(logprob: np.ndarray, unigram_logprob: np.ndarray) -> np.ndarray:
     """NormLP (Div) = -log P_lm(s) / log P_u(s)."""
     return -np.asarray(logprob, dtype=float) / np.asarray(unigram_logprob, dtype=float)
+
+
+def check_unigram_file(path: str | os.PathLike) -> Path:
+    """``path`` if it is a file :func:`read_unigram` reads (by its suffix), else a DataError."""
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise DataError("no such unigram file", source=str(p), fix=UNIGRAM_FIX)
+    if p.suffix.lower() not in (".txt", *SEPARATORS):
+        raise DataError(f"unknown unigram file type {p.suffix or '(no suffix)'!r}",
+                        source=str(p), fix=UNIGRAM_FIX)
+    return p
+
+
+def read_unigram(path: str | os.PathLike) -> UnigramModel:
+    """The unigram model of SLOR and NormLP from a file, add-one smoothed, in Penn Treebank
+    words: a corpus (``.txt``, UTF-8, one sentence per line; :func:`scoring.train_unigram`)
+    or word frequencies (``.csv``/``.tsv``, columns ``word`` and ``count``;
+    :func:`scoring.unigram_from_frequencies`). Lau et al. (2017) count the corpus the
+    language model was trained on."""
+    p = check_unigram_file(path)
+    suffix = p.suffix.lower()
+    if suffix == ".txt":
+        with p.open(encoding="utf-8") as fh:
+            return train_unigram([line for line in map(str.strip, fh) if line])
+    check_separator(p, SEPARATORS[suffix], "unigram")
+    table = pd.read_csv(p, sep=SEPARATORS[suffix], dtype=str, keep_default_na=False)
+    require_columns(table, ["word", "count"], str(p))  # "NA" and "null" stay words
+    counts = numeric_column(table, "count", str(p), line_offset=2)
+    bad = counts.isna() | (counts < 0) | table["word"].duplicated()
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise DataError(f"word {table['word'].iloc[row]!r}: a missing or negative count, or a "
+                        "repeated word", source=str(p), row=f"{row + 2} (line)",
+                        fix="give each word once, with a count >= 0")
+    return unigram_from_frequencies(dict(zip(table["word"], counts, strict=True)))

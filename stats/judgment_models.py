@@ -23,8 +23,8 @@ from .deltas import pair_deltas, sentence_frame
 from .lmer import glmer, lmer
 
 __all__ = [
-    "FC_FORMULA", "PAIR_FORMULA", "SENTENCE_FORMULA", "fc_model", "fc_model_frame",
-    "pair_model", "pair_model_frame", "sentence_model", "sentence_model_frame",
+    "FC_FORMULA", "PAIR_FORMULA", "SENTENCE_FORMULA", "differing_pairs", "fc_model",
+    "fc_model_frame", "pair_model", "pair_model_frame", "sentence_model", "sentence_model_frame",
 ]
 
 SENTENCE_FORMULA = "human ~ score + (1 + score | phenomenon) + (1 | phenomenon:type_id)"
@@ -45,17 +45,43 @@ def _one_model(scores: pd.DataFrame, model: str | None) -> pd.DataFrame:
 
 def sentence_model_frame(dataset, scores: pd.DataFrame, model: str | None = None) -> pd.DataFrame:
     """One row per sentence: ``human``, ``score`` (the model's z-score), ``raw_score``,
-    ``phenomenon``, ``type_id``, ``sentence_id``, ``model``."""
+    ``phenomenon``, ``type_id``, ``sentence_id``, ``model``, then every other column of the
+    sentences table (``dataset``, ``label``, the user's own such as ``translated``), so a
+    formula can use them."""
     fr = sentence_frame(dataset, _one_model(scores, model))
     fr = fr.rename(columns={"score": "raw_score"}).rename(columns={"z": "score"})
     cols = ["sentence_id", "model", "phenomenon", "type_id", "human", "score", "raw_score"]
+    cols += [c for c in dataset.sentences.columns if c not in cols]
     return fr[cols].reset_index(drop=True)
 
 
 def pair_model_frame(dataset, scores: pd.DataFrame, model: str | None = None) -> pd.DataFrame:
-    """One row per pair: ``dh``, ``dlm`` (z-score delta), ``phenomenon``, ``pair_id``, ``model``."""
+    """One row per pair: ``pair_id``, ``model``, ``phenomenon``, ``dh``, ``dlm`` (human and
+    z-score deltas, thesis 1.3.3), then every column of the pairs table and of
+    :func:`stats.pair_deltas`, and the sentences' columns, so a formula can use them: each
+    as ``<column>_good`` and ``<column>_bad`` (``human_good``, ``type_id_bad``, ...), and
+    under its own name where the two sentences of every pair agree (:func:`differing_pairs`
+    finds none); a column of the pairs table keeps its name and its values."""
     d = pair_deltas(dataset, _one_model(scores, model))
-    return d[["pair_id", "model", "phenomenon", "dh", "dlm"]].reset_index(drop=True)
+    s = dataset.sentences.set_index("sentence_id")
+    extra: dict[str, pd.Series] = {}
+    for col in s.columns:
+        for side in ("good", "bad"):
+            extra[f"{col}_{side}"] = d[f"{side}_id"].map(s[col])
+        if differing_pairs(dataset, col).empty:
+            extra[col] = extra[f"{col}_good"]
+    d = d.assign(**{k: v for k, v in extra.items() if k not in d})
+    first = ["pair_id", "model", "phenomenon", "dh", "dlm"]
+    return d[first + [c for c in d.columns if c not in first]].reset_index(drop=True)
+
+
+def differing_pairs(dataset, column: str) -> pd.Series:
+    """The ``pair_id`` of each pair whose good and bad sentences differ in the sentences
+    table's ``column`` (two missing values agree)."""
+    values = dataset.sentences.set_index("sentence_id")[column]
+    p = dataset.pairs
+    good, bad = p["good_id"].map(values), p["bad_id"].map(values)
+    return p.loc[(good != bad) & ~(good.isna() & bad.isna()), "pair_id"]
 
 
 def fc_model_frame(
