@@ -16,6 +16,9 @@ from .tables import (
     validate_trials,
 )
 
+# the exclusions reason of what ``Dataset.subset`` leaves out (e.g. ``--max-pairs``)
+SUBSET_REASON = "not in the subset (Dataset.subset)"
+
 
 @dataclass
 class Dataset:
@@ -114,7 +117,7 @@ def _recount(exclusions: pd.DataFrame, before: dict[str, pd.Series],
     for table in ("pairs", "sentences"):
         n = len(before[table]) - len(after[table])
         if n:
-            rows.append({"table": table, "reason": "not in the subset (Dataset.subset)", "n": n})
+            rows.append({"table": table, "reason": SUBSET_REASON, "n": n})
     columns = list(dict.fromkeys([*exclusions.columns, "table", "reason", "n"]))
     return pd.DataFrame(rows, columns=columns)
 

@@ -13,13 +13,15 @@ import pandas as pd
 from .dataset import Dataset, from_frames
 from .errors import DataError
 from .sources import checksum
-from .tables import validate_pairs, validate_sentences
+from .tables import human_on_z_scale, validate_pairs, validate_sentences
 
 SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 PARQUET = (".parquet", ".pq")
 COMPRESSION = (".gz", ".bz2", ".xz", ".zip", ".zst")
 # read as text whatever they look like: "01" and "1.10" are ids, not the numbers 1 and 1.1
 TEXT_COLUMNS = ("sentence_id", "pair_id", "good_id", "bad_id", "text", "model")
+# column separators that a mistaken file uses, as error messages name them
+DELIMITERS = {",": "',' (commas)", ";": "';' (semicolons)", "\t": "tabs", "|": "'|' (bars)"}
 
 
 def table_format(path: Path) -> str:
@@ -47,21 +49,41 @@ def read_table(path: str | os.PathLike, what: str = "table") -> tuple[pd.DataFra
     try:
         if fmt == ".parquet":
             return pd.read_parquet(p), None
+        check_separator(p, SEPARATORS[fmt], what)
         dtypes = dict.fromkeys(TEXT_COLUMNS, str)
         return pd.read_csv(p, sep=SEPARATORS[fmt], dtype=dtypes), 2
+    except DataError:
+        raise
     except Exception as err:  # pandas/pyarrow raise many parser error types
         raise DataError(f"unreadable {what} file ({type(err).__name__}: {err})", source=str(p),
                         fix=f"write it as {fmt[1:].upper()} with a header line") from None
 
 
+def check_separator(path: Path, sep: str, what: str = "table") -> None:
+    """A DataError when the header line is one column that holds another separator: a
+    semicolon-separated ``.csv`` (a spreadsheet's export where the decimal mark is a
+    comma), or a comma-separated ``.tsv``; naming the separator, not a missing column."""
+    header = pd.read_csv(path, sep=sep, nrows=0).columns
+    found = next((d for d in DELIMITERS if d != sep and d in str(header[0])), None)
+    if len(header) == 1 and found:
+        decimal = " (read_csv with decimal=',' where numbers are written 0,5)" * (found == ";")
+        raise DataError(f"the {what} file's columns are separated by {DELIMITERS[found]}, "
+                        f"not {DELIMITERS[sep]} as its suffix {table_format(path)!r} says",
+                        source=str(path),
+                        fix=f"save it separated by {DELIMITERS[sep]}, e.g. pd.read_csv(path, "
+                            f"sep={found!r}).to_csv(new_path, sep={sep!r}, index=False){decimal}")
+
+
 def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None = None,
-                 name: str | None = None) -> Dataset:
+                 name: str | None = None, human_scale: str = "z") -> Dataset:
     """A Dataset from a sentences file and optionally a pairs file (the columns of
     docs/tables.md), validated by :func:`data.from_frames`; named after the sentences
-    file unless ``name`` is given, with the files' checksums as its provenance."""
+    file unless ``name`` is given, with the files' checksums as its provenance.
+    ``human_scale``: ``"z"`` or ``"raw"``, as in :func:`data.from_frames`."""
     s_path = Path(sentences)
     s_frame, s_offset = read_table(s_path, "sentences")
     s_frame = validate_sentences(s_frame, source=str(s_path), line_offset=s_offset)
+    human_on_z_scale(s_frame, human_scale, source=str(s_path))  # the error names the file
     files = {s_path.name: checksum(s_path)}
     p_frame = None
     if pairs is not None:
@@ -69,5 +91,6 @@ def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None =
         p_frame, p_offset = read_table(p_path, "pairs")
         p_frame = validate_pairs(p_frame, s_frame, source=str(p_path), line_offset=p_offset)
         files[p_path.name] = checksum(p_path)
-    ds = from_frames(s_frame, p_frame, name=name or s_path.name.split(".")[0])
+    ds = from_frames(s_frame, p_frame, name=name or s_path.name.split(".")[0],
+                     human_scale=human_scale)
     return replace(ds, source=str(s_path.resolve().parent), checksums=files)

@@ -12,8 +12,9 @@ import pandas as pd
 from acceptability import stats
 from acceptability.data.names import with_display_names
 from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
-from acceptability.stats.bootstrap import with_intervals
+from acceptability.stats.bootstrap import WARNINGS, with_intervals
 from acceptability.stats.bootstrap_arrays import adc_delta, check_metric, metric_names, missing_for
+from acceptability.stats.judgment_models import differing_pairs
 
 from .benchmark import BENCHMARKS, Benchmark, analyse_benchmark
 from .provenance import provenance
@@ -113,8 +114,10 @@ def bootstrap_ci(dataset, scores: pd.DataFrame, deltas, n_boot: int, seed: int,
 
 
 def _note_missing(caught: list, notes: dict, key: str, what: str) -> None:
-    """``stats.bootstrap``'s warnings about missing intervals, as a report note."""
-    said = [str(w.message) for w in caught if str(w.message).startswith("no bootstrap interval")]
+    """``stats.bootstrap``'s warnings about missing intervals and intervals resting on few
+    clusters, as a report note."""
+    said = list(dict.fromkeys(str(w.message) for w in caught
+                              if str(w.message).startswith(WARNINGS)))
     if said:
         notes[key] = f"{what}: " + "; ".join(said) + "."
 
@@ -141,10 +144,17 @@ def _compare(dataset, scores, metric: str | None, correction: str, n_boot: int, 
                                 "resamples (n_boot > 0) and a metric the dataset defines.")
         return None
     n = max(n_boot, stats.resamples_for(k * (k - 1) // 2 if correction else 1))
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         warnings.filterwarnings("ignore", message=NAN_WARNING)
-        return stats.compare_all(dataset, scores, metric, correction=correction, n=n, seed=seed,
-                                 deltas=deltas, sign=sign)
+        try:
+            out = stats.compare_all(dataset, scores, metric, correction=correction, n=n,
+                                    seed=seed, deltas=deltas, sign=sign)
+        except ValueError as err:  # a single resampling unit: nothing to resample
+            notes["comparisons"] = f"No model comparisons: {err}."
+            return None
+    _note_missing(caught, notes, "comparisons", "Comparisons")
+    return out
 
 
 def group_intervals(dataset, scores: pd.DataFrame, by_group: pd.DataFrame, by: str,
@@ -170,13 +180,22 @@ def _pair_level(formula: str) -> bool:
 
 def check_formula(dataset, formula: str) -> None:
     """Raise ``ValueError`` naming the problem when ``formula`` fits no model at all: a
-    syntax error, or a column that the model frame lacks (a typo such as ``scor``).
+    syntax error, or a column that the model frame lacks (a typo such as ``scor``, or at
+    pair level a sentence column whose values differ within a pair). The frames carry the
+    sentences' own columns (``stats.sentence_model_frame``, ``stats.pair_model_frame``).
     Needs no scores (the frame's columns do not depend on them), so it runs first."""
     parsed = stats.parse_formula(formula)
     frame_of = stats.pair_model_frame if _pair_level(formula) else stats.sentence_model_frame
     stand_in = pd.DataFrame({"sentence_id": dataset.sentences["sentence_id"], "model": "-",
                              "score": 0.0})
     frame = frame_of(dataset, stand_in)
+    split = [c for c in parsed.columns() if c not in frame and c in dataset.sentences]
+    if split:  # pair level: the sentence-level frame has every sentence column
+        pair = differing_pairs(dataset, split[0]).iloc[0]
+        raise ValueError(f"formula {formula!r}: column {split[0]!r} differs between the good "
+                         f"and the bad sentence of pair {pair!r}, so pair-level models have it "
+                         f"as {split[0]}_good and {split[0]}_bad; use one of those, or give the "
+                         "pairs file a column of its own")
     try:
         parsed.check_columns(frame)
     except KeyError as err:

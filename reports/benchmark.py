@@ -141,15 +141,16 @@ def analyse_benchmark(dataset, scores: pd.DataFrame, n_boot: int, seed: int,
 
 
 def accuracy_display(a: pd.DataFrame, level: str) -> pd.DataFrame:
-    """The report's accuracy table at ``level``: a row per group, a column per system
-    with its interval columns (``<system>_lower``/``_upper``) where resampled."""
-    wide = acc.accuracy_table(a, level)
+    """The report's accuracy table at ``level`` (proportions, the report's one unit): a row
+    per group, a column per system with its interval columns (``<system>_lower``/
+    ``_upper``) where resampled."""
+    wide = acc.accuracy_table(a, level, percent=False)
     part = a[a["level"].isin([level, "overall"])]
     out = pd.DataFrame({level: wide.index})
     for system in wide.columns:
         out[system] = wide[system].to_numpy()
         s = part[part["system"] == system].set_index("group")
         if s["lower"].notna().any():
-            out[f"{system}_lower"] = s["lower"].reindex(wide.index).to_numpy() * 100
-            out[f"{system}_upper"] = s["upper"].reindex(wide.index).to_numpy() * 100
+            out[f"{system}_lower"] = s["lower"].reindex(wide.index).to_numpy()
+            out[f"{system}_upper"] = s["upper"].reindex(wide.index).to_numpy()
     return out

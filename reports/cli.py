@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from acceptability.data.errors import DataError
+from acceptability.scoring.normalise import NORMALISATIONS
 from acceptability.stats.evaluate import DEFAULT_N_BOOT, DEFAULT_SEED
 
 from . import training_cli
@@ -99,8 +100,9 @@ def _experiment(args: argparse.Namespace, **fixed):
                                               and bool(args.model))
         base = Experiment(scores=None if scoring else "published",
                           models=tuple(args.model or ()))
-    names = ("dataset", "data_path", "max_pairs", "sentences", "pairs", "scores", "revision",
-             "dtype", "recheck", "n_boot",
+    names = ("dataset", "data_path", "max_pairs", "sentences", "pairs", "human_scale", "scores",
+             "revision",
+             "dtype", "recheck", "normalise", "unigram", "n_boot",
              "seed", "by", "formula", "compare_metric", "correction", "sign", "out")
     changes = {n: getattr(args, n, None) for n in names} | fixed
     models, changes["method"] = _models_and_method(args)
@@ -133,8 +135,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     plan = exp.scoring_plan()
     print(f"scoring {len(ds.sentences)} sentences of {ds.name} with "
           f"{', '.join(f'{m} ({method})' for m, method in plan)} ...", file=sys.stderr)
-    path = data.write_scores(score_models(ds, plan, exp.revision, exp.dtype, exp.recheck),
-                             args.out)
+    path = data.write_scores(score_models(ds, plan, exp.revision, exp.dtype, exp.recheck,
+                                          exp.normalise, exp.unigram), args.out)
     print(f"wrote {path}")
     return 0
 
@@ -156,7 +158,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     else:
         print(formatted(table).to_string(index=False))
     if exp.n_boot:
-        print(f"95% intervals from {exp.n_boot:,} cluster-bootstrap resamples (--n-boot 0: "
+        print(f"95% intervals from {exp.n_boot:,} bootstrap resamples (--n-boot 0: "
               f"none){_resampled(table, args.by)}", file=sys.stderr)
     for w in dict.fromkeys(str(w.message) for w in caught):
         print(f"warning: {w}", file=sys.stderr)
@@ -165,10 +167,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def _resampled(table, by: str | None) -> str:
     """What each group's interval resampled (``ci_unit`` of ``evaluate(by=..., ci=True)``)."""
+    from acceptability.stats.resample import MIN_CLUSTERS
+
     if not by or "ci_unit" not in table:
         return ""
     units = table.drop_duplicates(by)["ci_unit"].value_counts()
-    said = {"pair": "by their pairs (each is a single cluster)",
+    said = {"pair": f"by their pairs within each cluster (fewer than {MIN_CLUSTERS} clusters each)",
             "sentence": "by their sentences (no pairs)",
             "none": "without an interval (each holds one pair, or pairs sharing a sentence)"}
     parts = [f"{k} {by} group(s) {said.get(u, f'by their {u} clusters')}"
@@ -178,12 +182,13 @@ def _resampled(table, by: str | None) -> str:
 
 def cmd_fit(args: argparse.Namespace) -> int:
     """Fit one mixed-effects judgment model per language model and print the summaries."""
-    from .analysis import fit_models
+    from .analysis import fit_models, resolve_formula
 
     exp, ds, sc = _dataset_and_scores(args)
-    fits = fit_models(ds, sc, exp.formula)
-    if not fits.summaries:
-        raise ValueError(f"no model could be fitted with {exp.formula!r}: {fits.notes[0]}")
+    formula, why = resolve_formula(ds, exp.formula)
+    if formula is None:
+        raise ValueError(why)
+    fits = fit_models(ds, sc, formula)  # an error when no model fits
     for model, text in fits.summaries.items():
         print(f"=== {model}\n{text}\n")
     for note in fits.notes:
@@ -196,12 +201,14 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Analyse and write the report (no resuming: see ``run``)."""
-    from .analysis import analyse, check_formula
+    from .analysis import analyse, check_formula, resolve_compare_metric, resolve_formula
     from .render import build
 
     exp, ds, sc = _dataset_and_scores(args)
-    if exp.formula:
-        check_formula(ds, exp.formula)  # before the progress line: one line on a typo
+    formula, _ = resolve_formula(ds, exp.formula)
+    if formula:
+        check_formula(ds, formula)  # before the progress line: one line on a typo
+    resolve_compare_metric(ds, exp.compare_metric)
     print(f"analysing {sc['model'].nunique()} models on {ds.name} ...", file=sys.stderr)
     results = analyse(ds, sc, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed, by=exp.by,
                       formula=exp.formula or None, compare_metric=exp.compare_metric,
@@ -290,6 +297,9 @@ def _data_args(p: argparse.ArgumentParser) -> None:
                         "(docs/tables.md)")
     g.add_argument("--pairs", metavar="FILE",
                    help="with --sentences: your minimal pairs (pair_id, good_id, bad_id)")
+    g.add_argument("--human-scale", choices=["z", "raw"],
+                   help="with --sentences: the human column holds z-scores (z, default; "
+                        "the ADC needs them) or raw ratings, z-scored over the sentences (raw)")
 
 
 def _dtype_arg(p: argparse.ArgumentParser) -> None:
@@ -299,6 +309,17 @@ def _dtype_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--recheck", action="store_true", default=None,
                    help="with --dtype bfloat16: rescore in float32 the minimal pairs too close "
                         "for bfloat16 to call, so their verdicts are float32's")
+
+
+def _normalise_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--normalise", choices=NORMALISATIONS,
+                   help="normalise log-probabilities (Lau et al. 2017): mean (per token), slor "
+                        "or normlp (these two need --unigram); the model is named "
+                        "<model>_<method>_<normalise>")
+    p.add_argument("--unigram", metavar="FILE",
+                   help="with --normalise slor or normlp: the unigram model's corpus (.txt, "
+                        "one sentence per line; ideally the language model's training text) or "
+                        "word frequencies (.csv/.tsv with columns word and count)")
 
 
 def _scores_args(p: argparse.ArgumentParser) -> None:
@@ -329,9 +350,12 @@ def _analysis_args(p: argparse.ArgumentParser, report: bool = True) -> None:
                                     "else sub-dataset, else phenomenon)")
         g.add_argument("--formula", help="lme4-style mixed model fitted per language model: "
                                          "human ~ score ... (score = its z-score) or dh ~ dlm "
-                                         "... (pair deltas); '' for none (default: "
-                                         "'human ~ score + (1 + score | phenomenon)')")
-        g.add_argument("--compare-metric", help="metric for model comparisons (default: adc_1)")
+                                         "... (pair deltas); '' for none (default auto: "
+                                         "'human ~ score + (1 + score | phenomenon)' where "
+                                         "the sentences have human judgments and phenomena)")
+        g.add_argument("--compare-metric",
+                       help="metric for model comparisons (default auto: adc_1 with pairs and "
+                            "human judgments, else blimp with pairs, else r_sentence)")
         g.add_argument("--correction", help="multiple-comparison correction (default: holm)")
 
 
@@ -361,6 +385,7 @@ def parser() -> argparse.ArgumentParser:
                         "(default: logprob)")
     s.add_argument("--revision", help="model revision (branch, tag or commit) to load")
     _dtype_arg(s)
+    _normalise_args(s)
     s.add_argument("--out", default="scores.parquet",
                    help="scores file to write (.parquet, .csv or .tsv; default: scores.parquet)")
     s.set_defaults(func=cmd_score)
@@ -380,7 +405,8 @@ def parser() -> argparse.ArgumentParser:
     _scores_args(f)
     f.add_argument("--formula", help="lme4-style formula: human ~ score ... (score = the "
                                      "model's z-score) or dh ~ dlm ... (pair deltas) (default: "
-                                     "'human ~ score + (1 + score | phenomenon)')")
+                                     "'human ~ score + (1 + score | phenomenon)' where the "
+                                     "sentences have human judgments and phenomena)")
     f.add_argument("--out", help="also write the fixed effects as CSV")
     f.set_defaults(func=cmd_fit)
 
@@ -403,6 +429,7 @@ def parser() -> argparse.ArgumentParser:
                         "per --model in order (default: logprob; or --model NAME:METHOD)")
     u.add_argument("--revision", help="model revision for --model without --scores")
     _dtype_arg(u)
+    _normalise_args(u)
     _analysis_args(u)
     u.add_argument("--out", help="output folder (default: report)")
     u.add_argument("--force", action="store_true", help="rerun every step")

@@ -19,9 +19,12 @@ from acceptability.data.blimp import check_paradigms
 from acceptability.data.errors import DataError
 from acceptability.data.marvin_linzen import check_constructions
 from acceptability.data.names import display_names, with_display_names
+from acceptability.data.sources import checksum
+from acceptability.data.tables import member
 from acceptability.data.zorro import check_paradigms as check_zorro_paradigms
+from acceptability.scoring.normalise import NORMALISATIONS, UNIGRAM, check_unigram_file
 
-from .analysis import DEFAULT_FORMULA
+from .analysis import AUTO
 
 DATASETS = ("li-adger", "blimp", "zorro", "marvin-linzen", "cola", "example")
 PARADIGM_DATASETS = ("blimp", "zorro", "marvin-linzen")  # what --paradigm selects in each
@@ -35,9 +38,11 @@ DTYPES = ("float32", "bfloat16")  # scoring precision (README: float32 or bfloat
 TOML_KEYS = {
     "": {"out": "out"},
     "data": {"dataset": "dataset", "path": "data_path", "paradigms": "paradigms",
-             "max_pairs": "max_pairs", "sentences": "sentences", "pairs": "pairs"},
+             "max_pairs": "max_pairs", "sentences": "sentences", "pairs": "pairs",
+             "human_scale": "human_scale"},
     "scores": {"source": "scores", "models": "models", "method": "method",
-               "revision": "revision", "dtype": "dtype", "recheck": "recheck"},
+               "revision": "revision", "dtype": "dtype", "recheck": "recheck",
+               "normalise": "normalise", "unigram": "unigram"},
     "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
                  "formula": "formula", "compare_metric": "compare_metric",
                  "correction": "correction", "sign": "sign"},
@@ -52,19 +57,26 @@ class Experiment:
     None to score ``models`` with ``scoring.score``; with scores given, ``models`` selects
     some of their models; a model to score may name its method (``"gpt2:logprob"``,
     ``"bert-base-uncased:pll"``), else ``method`` applies. ``sentences`` and ``pairs``:
-    the user's own files (CSV/TSV/Parquet; ``dataset`` is then ``"user"``).
+    the user's own files (CSV/TSV/Parquet; ``dataset`` is then ``"user"``), whose
+    ``human`` column holds z-scores (``human_scale="z"``) or raw ratings to be z-scored
+    over the sentences (``"raw"``; :func:`data.tables.human_on_z_scale`).
     ``paradigms``: BLiMP or Zorro paradigms, or Marvin & Linzen constructions, to load
     (default all). ``max_pairs``: keep the first N pairs of each paradigm (else phenomenon),
     for a quick look at a large benchmark. ``by="auto"`` picks the
-    per-group breakdown; ``formula=""``
-    skips the mixed models. ``sign``: the ADC's sign convention, ``"strict"`` or
-    ``"thesis"`` (``stats.metrics.sign_agree``).
+    per-group breakdown; ``formula="auto"`` fits the default mixed model where the data
+    can carry it (``reports.analysis.resolve_formula``), ``""`` none; ``compare_metric=
+    "auto"`` compares models on the ADC, else the BLiMP criterion, else r_sentence,
+    whichever the data define first. ``sign``: the ADC's sign convention, ``"strict"`` or
+    ``"thesis"`` (``stats.metrics.sign_agree``). ``normalise``: when scoring, one of
+    ``scoring.normalise.NORMALISATIONS`` (Lau et al. 2017); SLOR and NormLP need
+    ``unigram``, a corpus or word-frequency file (``scoring.normalise.read_unigram``).
     """
 
     dataset: str = "li-adger"
     data_path: str | None = None
     sentences: str | None = None
     pairs: str | None = None
+    human_scale: str = "z"
     paradigms: tuple[str, ...] = ()
     max_pairs: int | None = None
     scores: str | None = "published"
@@ -73,12 +85,14 @@ class Experiment:
     revision: str | None = None
     dtype: str | None = None
     recheck: bool = False
+    normalise: str | None = None
+    unigram: str | None = None
     deltas: tuple[float, ...] = (0.5, 1.0, 5.0)
     n_boot: int = stats.DEFAULT_N_BOOT
     seed: int = stats.DEFAULT_SEED
     by: str | None = "auto"
-    formula: str = DEFAULT_FORMULA
-    compare_metric: str = "adc_1"
+    formula: str = AUTO
+    compare_metric: str = AUTO
     correction: str = "holm"
     sign: str = "strict"
     out: str = "report"
@@ -86,6 +100,9 @@ class Experiment:
     def __post_init__(self) -> None:
         if self.sentences is not None:
             object.__setattr__(self, "dataset", USER)
+        elif self.human_scale != "z":
+            raise DataError("human_scale applies to your own sentences file",
+                            fix="give --sentences FILE, or leave out --human-scale")
         elif self.pairs is not None:
             raise DataError("a pairs file needs its sentences file",
                             fix="give --sentences FILE with --pairs FILE")
@@ -117,11 +134,36 @@ class Experiment:
             raise DataError("recheck rescores close pairs of a bfloat16 run in float32, and "
                             f"the scoring dtype is {self.dtype or 'float32'}",
                             fix="score with dtype bfloat16, or leave recheck off")
+        self._check_normalise()
         if self.scores is None and not self.models:
             raise DataError("no scores and no models to score",
                             fix="give --scores (published or a file) or --model")
         if self.scores is None:
             self.scoring_plan()  # an unknown method fails here, before any work
+
+    def _check_normalise(self) -> None:
+        """A normalisation that cannot run fails here, before any work."""
+        if self.normalise is None and self.unigram is None:
+            return
+        if self.scores is not None:
+            raise DataError("normalise and unigram apply when models are scored, and these "
+                            "scores are given", fix="give --model without --scores (TOML: "
+                            "[scores] source = \"score\"), or leave out --normalise")
+        if self.normalise not in (None, *NORMALISATIONS):
+            raise DataError(f"unknown normalise {self.normalise!r}",
+                            fix=f"use one of {list(NORMALISATIONS)}")
+        if self.unigram is None:
+            if self.normalise in UNIGRAM:
+                raise DataError(f"normalise {self.normalise!r} needs a unigram model",
+                                fix="give --unigram FILE (TOML: [scores] unigram), a corpus "
+                                    "(.txt, one sentence per line) or word frequencies "
+                                    "(.csv/.tsv with word and count)")
+            return
+        if self.normalise not in UNIGRAM:
+            raise DataError(f"unigram is used only by normalise {' or '.join(UNIGRAM)}",
+                            fix="add --normalise slor (TOML: [scores] normalise), or leave "
+                                "out --unigram")
+        check_unigram_file(self.unigram)
 
     def scoring_plan(self) -> list[tuple[str, str]]:
         """(model, method) for each model to score: its own ``model:method``, else
@@ -133,14 +175,17 @@ class Experiment:
         return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
 
     def scores_settings(self) -> dict:
-        """Where the scores come from (for provenance): source, models, method, revision, dtype."""
+        """Where the scores come from (for provenance): source, models, method, revision,
+        dtype, normalisation and its unigram file (path and sha256)."""
         scored = self.scores is None
         models = [f"{m}:{method}" for m, method in self.scoring_plan()] if scored \
             else list(self.models)
         return {"scores": self.scores or "scored with scoring.score", "models": models,
                 "revision": self.revision if scored else None,
                 "dtype": (self.dtype or "float32") if scored else None,
-                "recheck": self.recheck if scored else None}
+                "recheck": self.recheck if scored else None, "normalise": self.normalise,
+                "unigram": self.unigram and {"path": self.unigram,
+                                             "sha256": checksum(Path(self.unigram))}}
 
     def analysis_settings(self) -> dict:
         """The settings that determine the statistics (for fingerprints and provenance)."""
@@ -198,7 +243,7 @@ def from_toml(path: str | os.PathLike) -> Experiment:
     if "sentences" in values and "dataset" in values:
         raise DataError("[data] gives both a dataset and sentences", source=str(p),
                         fix="keep one: a named dataset, or your own sentences/pairs files")
-    for key in ("data_path", "out", "sentences", "pairs"):
+    for key in ("data_path", "out", "sentences", "pairs", "unigram"):
         if key in values:
             values[key] = str((p.parent / values[key]).resolve())
     if "scores" in values and values["scores"] not in ("published", "score"):
@@ -226,7 +271,7 @@ def head_pairs(ds, n: int):
 
 def _load_dataset(exp: Experiment):
     if exp.dataset == USER:
-        return data.read_dataset(exp.sentences, exp.pairs)
+        return data.read_dataset(exp.sentences, exp.pairs, human_scale=exp.human_scale)
     if exp.dataset == "example":
         return data.load_example()[0]
     if exp.dataset == "blimp":
@@ -251,11 +296,15 @@ def select_models(scores: pd.DataFrame, models: tuple[str, ...]) -> pd.DataFrame
 
 
 def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = None,
-                 dtype: str | None = None, recheck: bool = False) -> pd.DataFrame:
+                 dtype: str | None = None, recheck: bool = False, normalise: str | None = None,
+                 unigram: str | None = None) -> pd.DataFrame:
     """Score ``dataset`` with each (model, method) of ``plan`` (``scoring.score``; torch is
     imported when a model loads, in ``dtype``: float32 unless "bfloat16"), each named
-    ``<display name>_<method>``. ``recheck``: rescore a bfloat16 run's close pairs in
-    float32 (not n-gram models, which have no dtype), saying how many on stderr."""
+    ``<display name>_<method>`` (``_<normalise>`` added when normalised, as
+    ``scoring.score`` names it). ``recheck``: rescore a bfloat16 run's close pairs in
+    float32 (not n-gram models, which have no dtype), saying how many on stderr.
+    ``unigram``: the file of the unigram model SLOR and NormLP need
+    (``scoring.normalise.read_unigram``), read once before any model loads."""
     try:
         from acceptability import scoring
     except ImportError as err:
@@ -264,23 +313,31 @@ def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = No
     score = getattr(scoring, "score", None)
     if score is None:
         raise DataError("scoring.score is not available in this version of the package")
+    unigram_model = scoring.normalise.read_unigram(unigram) if unigram else None
     local = {m: str(Path(m).expanduser().resolve()) for m, _ in plan
              if Path(m).expanduser().exists()}  # folders and ARPA files, by absolute path
     shown = display_names(local.get(m, m) for m, _ in plan)  # by name, unique
     frames = []
     for m, method in plan:
-        name = f"{shown[local.get(m, m)]}_{method}"
+        name = "_".join([shown[local.get(m, m)], method, *([normalise] if normalise else [])])
         frames.append(score(dataset, model=m, method=method, revision=revision, dtype=dtype,
-                            model_name=name, recheck=recheck and method != "ngram"))
+                            model_name=name, recheck=recheck and method != "ngram",
+                            normalise=normalise, unigram=unigram_model))
         if "recheck" in frames[-1].attrs:
             print(f"{name}: {frames[-1].attrs['recheck']['message']}", file=sys.stderr)
     return pd.concat(frames, ignore_index=True)
 
 
 def load_scores(exp: Experiment, dataset) -> pd.DataFrame:
-    """The experiment's scores: published, from a file, or computed with ``scoring``."""
+    """The experiment's scores: published, from a file, or computed with ``scoring``.
+
+    When the experiment restricts its dataset (``paradigms``, ``max_pairs``), scores of
+    sentences outside it are set aside (:func:`within`); otherwise a score for a sentence
+    the dataset lacks is an error naming its row."""
     if exp.scores is None:
-        return score_models(dataset, exp.scoring_plan(), exp.revision, exp.dtype, exp.recheck)
+        return score_models(dataset, exp.scoring_plan(), exp.revision, exp.dtype, exp.recheck,
+                            exp.normalise, exp.unigram)
+    restricted = bool(exp.paradigms) or exp.max_pairs is not None
     if exp.scores == "published":
         if exp.dataset == "li-adger":
             scores = data.load_li_adger_scores(exp.data_path)
@@ -294,5 +351,26 @@ def load_scores(exp: Experiment, dataset) -> pd.DataFrame:
                             fix="give a scores file (--scores FILE), or --model to score the "
                                 "sentences")
     else:
-        scores = data.read_scores(exp.scores, dataset)
+        scores = data.read_scores(exp.scores, None if restricted else dataset)
+    if restricted:
+        scores = within(scores, dataset, exp.scores)
     return with_display_names(select_models(scores, exp.models))
+
+
+def within(scores: pd.DataFrame, dataset, source: str) -> pd.DataFrame:
+    """The rows of ``scores`` whose sentence is in ``dataset`` (a restricted one: some
+    paradigms, the first pairs of each); the others are set aside, counted in
+    ``attrs["set_aside"]`` and said on stderr. No row in the dataset is an error."""
+    inside = member(scores["sentence_id"], dataset.sentences["sentence_id"])
+    if not inside.any():
+        raise DataError(f"no score for any sentence of the selected {dataset.name} pairs",
+                        source=source, fix="score the sentences of the selected paradigms "
+                                           "(acceptability score with the same --paradigm "
+                                           "and --max-pairs)")
+    out = scores[inside].reset_index(drop=True)
+    out.attrs["set_aside"] = int((~inside).sum())
+    if out.attrs["set_aside"]:
+        print(f"set aside {out.attrs['set_aside']:,} score rows ("
+              f"{scores.loc[~inside, 'sentence_id'].nunique():,} sentences) outside the selected "
+              "paradigms or pairs (--paradigm, --max-pairs)", file=sys.stderr)
+    return out

@@ -6,7 +6,8 @@ from __future__ import annotations
 # Column headers as readers know the metrics; the CSV files keep the code names.
 HEADERS = {
     "model": "Model", "n_pairs": "Pairs", "n_pairs_human": "Pairs with human Δ",
-    "n_pairs_excluded": "Pairs without human Δ", "n_sentences": "Sentences",
+    "n_pairs_no_human": "Pairs without human Δ (BLiMP criterion only)",
+    "n_pairs_excluded": "Pairs without model Δ (in no metric)", "n_sentences": "Sentences",
     "n_mcc": "Sentences with a label", "blimp": "BLiMP accuracy", "adc_area": "ADC area",
     "r_sentence": "Pearson r (sentences)", "r_pair": "Pearson r (pairs)",
     "variability": "Within-type SD", "mcc": "MCC", "pearson": "Pearson r",

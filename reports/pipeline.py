@@ -180,8 +180,9 @@ def run(exp: Experiment, command: str | None = None, force: bool = False,
         return True
 
     scores_file = out / "scores.parquet"
-    fp_score = fingerprint(exp.dataset, ds.checksums, _scores_source(exp),
-                           exp.scores_settings(), pkg, code_hash("data", "scoring"))
+    fp_score = fingerprint(exp.dataset, ds.checksums, exp.paradigms, exp.max_pairs,
+                           _scores_source(exp), exp.scores_settings(), pkg,
+                           code_hash("data", "scoring"))  # the selected pairs, too
     step(1, "score", fp_score, ["scores.parquet"],
          lambda: data.write_scores(load_scores(exp, ds), scores_file),
          f"scores for {ds.name} ({exp.scores or 'scoring ' + ', '.join(exp.models)})")

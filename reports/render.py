@@ -61,6 +61,9 @@ def _omitted(has: dict[str, bool]) -> str:
                      "judgment models")
     if not has["labels"]:
         parts.append("no expert labels, so no MCC")
+    if not has["types"]:
+        parts.append("no sentence type with two or more sentences, so no within-type "
+                     "variability")
     return f"This dataset has {'; '.join(parts)}." if parts else ""
 
 
@@ -94,8 +97,8 @@ def sections(r: Results) -> list[Section]:
         metrics = ("blimp", f"adc_{d:g}") if has["human"] else ("blimp",)
         what = f"BLiMP criterion and ADC (δ = {d:g})" if has["human"] else "BLiMP criterion"
         bars = (", with 95% cluster-bootstrap intervals: each group's clusters resampled "
-                "within it, a group that is a single cluster by its pairs (the interval "
-                f"columns of tables/evaluation_by_{r.by}.csv)"
+                "within it, a group of fewer than 10 clusters by the pairs within each (the "
+                f"interval columns of tables/evaluation_by_{r.by}.csv)"
                 if "blimp_lower" in r.by_group else "")
         adc.figures.append(("accuracy_by_group", f"{what} by {r.by}{bars}.",
                             lambda: figures.accuracy_bars(r.by_group, r.by, metrics)))
@@ -155,10 +158,13 @@ def sections(r: Results) -> list[Section]:
                   tables=["mcc"])
     bench = r.benchmark is not None  # a benchmark's sections replace the judgment ones
     shown = {"adc": has["pairs"] and not bench, "correlations": has["human"],
-             "mcc": has["labels"] and not bench, "variability": not bench,
-             "fits": has["human"] or bool(r.fits and r.fits.summaries)}
+             "mcc": has["labels"] and not bench, "variability": has["types"] and not bench,
+             "fits": bool(r.fits and r.fits.summaries), "comparisons": r.comparisons is not None}
+    # why a section the reader may look for is missing: said once, in the data summary
+    absent = [notes[k] for k, key in (("fits", "fits"), ("comparisons", "comparisons"))
+              if not shown[key] and k in notes and (has["human"] or has["pairs"])]
     data = Section("data", "Data summary", _omitted(has),
-                   tables=["data_summary", "exclusions", "counts"])
+                   tables=["data_summary", "exclusions", "counts"], notes=absent)
     return [s for s in (data, *benchmark_sections(r), adc, corr, mcc, var, fit, comp, repro)
             if shown.get(s.anchor, True)]
 
@@ -219,8 +225,10 @@ def comparison_method(c: pd.DataFrame) -> str:
     test = ", ".join(names.get(t, t) for t in c["test"].dropna().unique()) if m else ""
     corrected = bool(a.get("correction")) and m > 1
     text = (f"Pairwise differences (model a − model b) in {metric} with {a['ci']:.0%} paired "
-            f"cluster-bootstrap intervals ({a['method']}; the {a['n_units']} {a['cluster']} "
-            "units resampled, every model in the same resamples). p (bootstrap) is two-sided: "
+            f"bootstrap intervals ({a['method']}; the {a['n_units']} {a['unit']} units "
+            + ("resampled" if a["unit"] == a["cluster"] else
+               f"resampled within each of too few {a['cluster']} clusters")
+            + ", every model in the same resamples). p (bootstrap) is two-sided: "
             "(1 + the number of resampled differences beyond 0) / (n + 1), doubled, from "
             f"n = {a['n']:,} resamples, so none can be below {a['p_min']:.2g}")
     if corrected:
@@ -228,9 +236,10 @@ def comparison_method(c: pd.DataFrame) -> str:
                  f"{min(1.0, m * a['p_min']):.2g}, which is why n grows with the number of "
                  "comparisons (stats.resamples_for)")
     if test:
-        text += (f". p (test): {test} on the full data, which treats pairs as independent "
-                 "(clustered pairs make it too small)" + (", corrected the same way"
-                                                          if corrected else ""))
+        unit = "sentences" if metric == "r_sentence" else "pairs"
+        text += (f". p (test): {test} on the full data, which treats {unit} as independent "
+                 f"(clustered {unit} make it too small)" + (", corrected the same way"
+                                                            if corrected else ""))
     return text + "."
 
 

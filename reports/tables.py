@@ -8,9 +8,11 @@ import re
 import numpy as np
 import pandas as pd
 
+from acceptability.data.dataset import SUBSET_REASON
 from acceptability.data.names import display_names, is_machine_path
 from acceptability.data.published import SEED_004_VARIABILITY
 from acceptability.stats.bootstrap import with_intervals
+from acceptability.stats.bootstrap_arrays import missing_for
 
 from .analysis import Results
 from .benchmark import HUMAN, accuracy_display
@@ -22,7 +24,8 @@ def supports(results: Results) -> dict[str, bool]:
     (ADC, correlations, judgment models), expert labels (MCC)."""
     s = results.dataset.sentences
     return {"pairs": len(results.dataset.pairs) > 0, "human": bool(s["human"].notna().any()),
-            "labels": bool(s["label"].notna().any())}
+            "labels": bool(s["label"].notna().any()),
+            "types": missing_for(results.dataset, "variability") is None}
 
 
 def _shown_source(source: str) -> str:
@@ -40,12 +43,17 @@ def data_summary(results: Results) -> pd.DataFrame:
     rows = [
         ("dataset", ds.name), ("source", _shown_source(ds.source)),
         ("sentences", len(s)), ("sentences with a human judgment", int(s["human"].notna().sum())),
-        ("sentence types", s["type_id"].nunique()), ("phenomena", s["phenomenon"].nunique()),
+        ("sentence types", s["type_id"].nunique() if (s["type_id"] != s["sentence_id"]).any()
+         else "none given (each sentence is its own type)"),
+        ("phenomena", s["phenomenon"].nunique() if (s["phenomenon"] != s["type_id"]).any()
+         else "none given (each sentence type is its own phenomenon)"),
         ("minimal pairs", len(ds.pairs)),
         *([("pairs whose two texts are identical (kept)", int(ds.pairs["identical_text"].sum()))]
           if "identical_text" in ds.pairs else []),
         ("models", sc["model"].nunique()),
         ("scored sentences (all models)", len(sc)),
+        *([("score rows set aside: their sentences are outside the selected paradigms or "
+            "pairs", sc.attrs["set_aside"])] if sc.attrs.get("set_aside") else []),
     ]
     return pd.DataFrame(rows, columns=["quantity", "value"]).astype({"value": str})
 
@@ -62,9 +70,15 @@ def exclusions(results: Results) -> pd.DataFrame:
 def counts(results: Results) -> pd.DataFrame:
     """Per model: sentences and pairs used, and pairs left out for a missing value (the
     human-judgment columns only where the dataset has human judgments)."""
-    cols = ["model", "n_sentences", "n_pairs", "n_pairs_human", "n_pairs_excluded", "n_mcc"]
-    if not supports(results)["human"]:
-        cols = [c for c in cols if c not in ("n_pairs_human", "n_pairs_excluded")]
+    cols = ["model", "n_sentences", "n_pairs", "n_pairs_human", "n_pairs_no_human",
+            "n_pairs_excluded", "n_mcc"]
+    has = supports(results)
+    if not has["human"] or not has["pairs"]:
+        cols = [c for c in cols if c not in ("n_pairs_human", "n_pairs_no_human")]
+    if not has["pairs"]:
+        cols = [c for c in cols if c not in ("n_pairs", "n_pairs_excluded")]
+    if not has["labels"]:
+        cols.remove("n_mcc")
     return results.evaluation[[c for c in cols if c in results.evaluation]]
 
 
@@ -104,6 +118,16 @@ def correlations(results: Results) -> pd.DataFrame:
     """Pearson and Spearman correlations with humans at sentence and pair level (thesis
     Table 2.3, with the thesis r beside ours when published)."""
     c = results.correlations.copy()
+    b = results.bootstrap
+    if b is not None:  # the cluster-bootstrap interval of each Pearson r
+        r = b[b["metric"].isin(["r_sentence", "r_pair"])].assign(
+            level=lambda t: t["metric"].str.removeprefix("r_"))
+        r = r.rename(columns={"lower": "pearson_lower", "upper": "pearson_upper"})
+        c = c.merge(r[["model", "level", "pearson_lower", "pearson_upper"]],
+                    on=["model", "level"], how="left")
+        at = list(c.columns).index("pearson") + 1
+        c = c[[*c.columns[:at], "pearson_lower", "pearson_upper",
+               *[k for k in c.columns[at:] if k not in ("pearson_lower", "pearson_upper")]]]
     ref = results.reference.get("table_2_3")
     if ref is not None:
         thesis = ref.melt(id_vars="model", var_name="level", value_name="pearson (thesis)")
@@ -168,10 +192,31 @@ def benchmark_accuracy(results: Results, level: str) -> pd.DataFrame | None:
     if b is None:
         return None
     table = accuracy_display(b.accuracy, level)
-    cols = [c for c in table.columns if c != level]
-    table[cols] = table[cols] / 100
     table.attrs["names"] = list(b.accuracy["system"].unique())
     return table
+
+
+def benchmark_sample(results: Results) -> str:
+    """Caption text on the pairs behind the benchmark accuracies: per paradigm, for each
+    system judged here (scored models, rules, humans)."""
+    a = results.benchmark.accuracy
+    para = a[(a["level"] == "paradigm") & (a["source"] != "published")]
+    sizes: dict[str, list[str]] = {}
+    for system, n in para.groupby("system", sort=False)["n_pairs"]:
+        k = f"{n.min():,.0f}" if n.min() == n.max() else f"{n.min():,.0f}-{n.max():,.0f}"
+        sizes.setdefault(k, []).append(str(system))
+    return "pairs per paradigm: " + "; ".join(f"{', '.join(s)} {k}" for k, s in sizes.items())
+
+
+def published_pairs(results: Results) -> str:
+    """Caption text on the pairs behind published accuracies: all pairs of each paradigm,
+    which a dataset restricted to some of them (``--max-pairs``) does not hold."""
+    ex = results.dataset.exclusions
+    if ((ex["table"] == "pairs") & (ex["reason"] == SUBSET_REASON)).any():
+        return ("published accuracies rest on all pairs of each paradigm, the others only on "
+                "the pairs kept here (a subset of each paradigm, e.g. --max-pairs): not the same "
+                "pairs")
+    return "published accuracies on all pairs of each paradigm"
 
 
 def benchmark_intervals(results: Results) -> str:
@@ -186,12 +231,26 @@ def benchmark_intervals(results: Results) -> str:
 
 
 def _baselines(results: Results) -> pd.DataFrame | None:
+    """Seed 004's Tables 3/5 (``stats.reference_table``, in percent) as proportions."""
     b = results.benchmark
     if b is None or b.baselines is None:
         return None
     table = b.baselines.reset_index()
-    table.attrs["names"] = [c for c in table.columns if c != "paradigm"]
+    names = [c for c in table.columns if c != "paradigm"]
+    accuracies = table.index[:-1]  # the last row counts paradigms ("k/n")
+    table.loc[accuracies, names] = table.loc[accuracies, names].astype(float) / 100
+    table.attrs["names"] = names
     return table
+
+
+def _contrasts(results: Results) -> pd.DataFrame | None:
+    """BLiMP's sec. 6 contrasts (``stats.benchmarks.contrast``, in percent) as proportions."""
+    c = results.benchmark.contrasts if results.benchmark is not None else None
+    if c is None:
+        return None
+    c = c.assign(**{k: c[k] / 100 for k in ("first", "second", "difference")})
+    return c.rename(columns={"first": "first set", "second": "second set",
+                             "difference": "first − second"})
 
 
 def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
@@ -201,12 +260,20 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
     thesis = ", with the thesis values (thesis Table 3.1)" if "table_3_1" in results.reference \
         else ""
     sign = f"; ADC sign convention '{results.sign}'" if len(metrics) > 1 else ""
+    a = results.bootstrap.attrs if results.bootstrap is not None else {}
+    boot = ("cluster-bootstrap" if a.get("unit", a.get("cluster")) == a.get("cluster")
+            else f"bootstrap (the {a['unit']}s within each of too few {a['cluster']} clusters)")
+    bench = published = shown = ""  # shown: the published accuracies beside ours, if any
+    if results.benchmark is not None:
+        published = f"; {published_pairs(results)}"
+        shown = published if (results.benchmark.accuracy["source"] == "published").any() else ""
+        bench = f"{benchmark_intervals(results)}; {benchmark_sample(results)}{shown}"
     return {
         "data_summary": ("Data summary", data_summary(results)),
         "exclusions": ("Rows excluded by the loader, and why", exclusions(results)),
         "counts": ("Sentences and pairs used per model", counts(results)),
-        "table_3_1": (f"{names} per model{thesis}; 95% cluster-bootstrap intervals in "
-                      f"brackets when computed{sign}", table_3_1(results)),
+        "table_3_1": (f"{names} per model{thesis}; 95% {boot} intervals in brackets when "
+                      f"computed{sign}", table_3_1(results)),
         "correlations": ("Correlations with human judgments"
                          + (" (thesis Table 2.3)" if "table_2_3" in results.reference else ""),
                          correlations(results)),
@@ -214,20 +281,20 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
         "variability": ("Within-type variability (seed 004)", variability(results)),
         "fits": ("Mixed-model fixed effects", fits(results)),
         "comparisons": (comparisons_caption(results), comparisons(results)),
-        "accuracy_phenomenon": ("Accuracy per phenomenon (mean of its paradigms) and overall; "
-                                + benchmark_intervals(results),
+        "accuracy_phenomenon": ("Accuracy (proportion of pairs) per phenomenon (mean of its "
+                                "paradigms) and overall; " + bench,
                                 benchmark_accuracy(results, "phenomenon")),
-        "accuracy_paradigm": ("Accuracy per paradigm; " + benchmark_intervals(results),
+        "accuracy_paradigm": ("Accuracy (proportion of pairs) per paradigm; " + bench,
                               benchmark_accuracy(results, "paradigm")),
-        "contrasts": ("BLiMP sections 6.1-6.2: mean accuracy (percent) of the first and second "
-                      "set of paradigms and the difference in points",
-                      results.benchmark.contrasts if results.benchmark else None),
-        "baselines": ("Seed 004 Tables 3/5: accuracy (percent) per paradigm of the first "
-                      "model beside the linear rules (computed here) and seed 004's printed "
-                      "systems; the last row counts the paradigms where each is at least as "
-                      "accurate as the model",
-                      _baselines(results)),
-        "ml_table1": ("Marvin & Linzen (2018) Table 1: accuracy per condition",
+        "contrasts": ("BLiMP sections 6.1-6.2: mean accuracy (proportion of pairs) of the first "
+                      "and the second set of paradigms, and first − second" + shown,
+                      _contrasts(results)),
+        "baselines": ("Seed 004 Tables 3/5: accuracy (proportion of pairs) per paradigm of the "
+                      "first model beside the linear rules (computed here) and seed 004's "
+                      "printed systems; the last row counts the paradigms where each is at "
+                      "least as accurate as the model" + published, _baselines(results)),
+        "ml_table1": ("Marvin & Linzen (2018) Table 1: accuracy (proportion of pairs) per "
+                      "condition, beside the paper's" + published,
                       results.benchmark.table1 if results.benchmark else None),
     }
 
@@ -235,19 +302,27 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
 def formatted(table: pd.DataFrame) -> pd.DataFrame:
     """Display form: ``<c>_lower``/``<c>_upper`` folded into ``<c>`` as ``v [lo, hi]``;
     floats to 3 decimals (p-values to 3 significant digits; a p that underflowed to 0 as
-    "< 1e-300"); NaN as a dash."""
+    "< 1e-300"); a missing value (NaN, None) as a dash in any column."""
     out = table.copy()
     for col in list(out.columns):
-        if pd.api.types.is_float_dtype(out[col]):
-            is_p = col.startswith("p_") or col.endswith(("_p", "pvalue", "p_value"))
-            spec = "{:.3g}" if is_p else "{:.3f}"
-            out[col] = out[col].map(lambda v, s=spec, p=is_p: "–" if pd.isna(v) else
-                                    "< 1e-300" if p and v == 0 else s.format(v))
+        is_p = str(col).startswith("p_") or str(col).endswith(("_p", "pvalue", "p_value"))
+        out[col] = out[col].map(lambda v, p=is_p: _cell(v, p))
     for col in [c for c in out.columns if f"{c}_lower" in out and f"{c}_upper" in out]:
         lo, hi = out.pop(f"{col}_lower"), out.pop(f"{col}_upper")
         ci = np.where(lo == "–", "", " [" + lo + ", " + hi + "]")
         out[col] = out[col] + ci
     return out.astype(str)
+
+
+def _cell(value: object, is_p: bool) -> str:
+    """One table cell as :func:`formatted` shows it."""
+    if value is None or value is pd.NA or (isinstance(value, float | np.floating)
+                                            and np.isnan(value)):
+        return "–"
+    if isinstance(value, float | np.floating):
+        return "< 1e-300" if is_p and value == 0 else ("{:.3g}" if is_p else "{:.3f}").format(
+            value)
+    return str(value)
 
 
 # Characters that are not plain text in LaTeX (the ten specials, and < > | which the
@@ -284,8 +359,11 @@ def to_latex(table: pd.DataFrame, caption: str, label: str) -> str:
 
 
 def to_markdown(table: pd.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table."""
-    return display_table(table).to_markdown(index=False)
+    """A GitHub-flavoured Markdown table, cells as :func:`formatted` writes them (tabulate
+    would re-read "0.420" as a number and print 0.42)."""
+    shown = display_table(table)
+    return shown.to_markdown(index=False, disable_numparse=True,
+                             colalign=("left",) + ("right",) * (shown.shape[1] - 1))
 
 
 def to_html(table: pd.DataFrame) -> str:

@@ -19,6 +19,7 @@ from acceptability.data.dataset import Dataset
 from .bootstrap_arrays import MetricArrays, group_masks, metric_names
 from .evaluate import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED, evaluate
 from .resample import (
+    MIN_CLUSTERS,
     Strata,
     Units,
     counts_from_indices,
@@ -31,6 +32,8 @@ Metric = Callable | str | Sequence[str]
 # at most this many unit counts (float64) per batch of resamples: 128 MB, e.g. 250
 # resamples of BLiMP's 67,000 pairs when each paradigm is resampled by its pairs
 COUNTS_PER_BATCH = 2**24
+# how the warnings about an interval's resampling begin (reports turn them into notes)
+WARNINGS = ("no bootstrap interval", "bootstrap intervals")
 
 
 def cell_statistic(metric: Metric, dataset: Dataset, scores: pd.DataFrame, units: Units,
@@ -98,14 +101,19 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = D
         the unit holding its sentences), so on LI-Adger ``"type_id"`` gives the 236
         phenomena. ``None``: the naive pair bootstrap (single pairs and sentences),
         which under-covers when pairs are clustered (see tests/test_bootstrap.py) and
-        biases ``variability`` low (a drawn-twice sentence shrinks its type's SD).
+        biases ``variability`` low (a drawn-twice sentence shrinks its type's SD). Data
+        of fewer than ``stats.resample.MIN_CLUSTERS`` (10) clusters, too few to resample,
+        are resampled by the pairs within each cluster (a stratified bootstrap whose
+        intervals are conditional on the clusters), with a warning; so is a single
+        cluster (one BLiMP paradigm). ``attrs["unit"]`` says what was resampled.
     by: a sentence or pair column (``"phenomenon"``, ``"dataset"``): one interval per
         model, value of ``by`` and metric, split as ``evaluate(by=...)`` splits; each
         resample is z-scored over the whole resampled dataset. Each group's units are
-        resampled within it (a stratified bootstrap), and a group that is one cluster
-        (a LI-Adger phenomenon, a BLiMP paradigm) by its pairs (:func:`stats.resample.
-        stratify`); columns ``unit`` (what was resampled: the cluster column, ``"pair"``,
-        or ``"none"``: one unit, no interval, with a warning) and ``n_units``.
+        resampled within it (a stratified bootstrap), and a group of fewer than 10
+        clusters (a LI-Adger phenomenon, a BLiMP paradigm: one) by the pairs within each
+        (:func:`stats.resample.stratify`); columns ``unit`` (what was resampled: the
+        cluster column, ``"pair"``, or ``"none"``: one unit, no interval, with a warning)
+        and ``n_units``.
     method: ``"percentile"`` or ``"bca"`` (Efron 1987; acceleration by jackknife over
         units), both by ``scipy.stats.bootstrap``. seed: for ``numpy.random.default_rng``
         (default 0: the same call gives the same intervals; None: fresh entropy); kept,
@@ -123,7 +131,8 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = D
     """
     if method.lower() not in ("percentile", "bca"):
         raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
-    strata = _strata(dataset, resampling_units(dataset, cluster), cluster, by)
+    units = resampling_units(dataset, cluster)
+    strata = resampling_strata(dataset, units, cluster, by)
     cells, statistic = cell_statistic(metric, dataset, scores, strata.units, deltas, max_delta,
                                       by, sign)
     if batch is not None:  # a batch's (resamples x units) counts stay within COUNTS_PER_BATCH
@@ -146,38 +155,83 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = D
         dist = np.atleast_2d(res.bootstrap_distribution)
         table["se"], table["lower"] = res.standard_error, res.confidence_interval.low
         table["upper"] = res.confidence_interval.high
+    group = (np.arange(len(cells)) // cells.get_level_values("metric").nunique()
+             ) % len(strata.unit)
+    unit = np.asarray(strata.unit, dtype=object)[group]
+    table.loc[unit == "none", ["se", "lower", "upper"]] = np.nan
     if by is not None:
-        group = (np.arange(len(cells)) // cells.get_level_values("metric").nunique()
-                 ) % len(strata.unit)
-        table["unit"] = np.asarray(strata.unit, dtype=object)[group]
-        table["n_units"] = strata.n_units[group]
-        table.loc[table["unit"] == "none", ["se", "lower", "upper"]] = np.nan
-    _warn_missing(table, dist, by)
+        table["unit"], table["n_units"] = unit, strata.n_units[group]
+    warn_few_clusters(units, strata, cluster, by)
+    _warn_missing(table, dist, by, unit)
     table.attrs.update(n=n, cluster=cluster, n_units=strata.units.n, ci=ci,
-                       method=method.lower())
+                       method=method.lower(), unit=strata.unit[0] if by is None else "per group")
     table.attrs["seed"] = seed
     if distribution:
         return table, pd.DataFrame(dist.T, columns=cells)
     return table
 
 
-def _strata(dataset: Dataset, units: Units, cluster: str | None, by: str | None) -> Strata:
-    """How to resample: all units together, or within the groups of ``by``."""
-    if by is None:
-        return Strata(units, (np.arange(units.n),), np.arange(0),
-                      [cluster or "pair"], np.array([units.n]))
-    _, sentence_in, pair_in = group_masks(dataset, by)
-    return stratify(dataset, units, cluster, sentence_in, pair_in,
-                    sentence_column=by in dataset.sentences.columns)
+def resampling_strata(dataset: Dataset, units: Units, cluster: str | None,
+                      by: str | None = None) -> Strata:
+    """How ``bootstrap`` and ``compare_all`` resample ``units``: all together, or within
+    the groups of ``by``; data of fewer than ``MIN_CLUSTERS`` clusters (units with pairs)
+    as one group of them, by the pairs within each cluster (:func:`stats.resample.
+    stratify`). A single unit leaves nothing to resample (unit ``"none"``)."""
+    if by is not None:
+        _, sentence_in, pair_in = group_masks(dataset, by)
+        return stratify(dataset, units, cluster, sentence_in, pair_in,
+                        sentence_column=by in dataset.sentences.columns)
+    if cluster is not None and _n_clusters(units) < MIN_CLUSTERS:
+        return stratify(dataset, units, cluster, [np.ones(len(dataset.sentences), bool)],
+                        [np.ones(len(dataset.pairs), bool)])
+    if units.n < 2:
+        return Strata(units, (), np.arange(units.n), ["none"], np.array([units.n]))
+    return Strata(units, (np.arange(units.n),), np.arange(0), [cluster or "pair"],
+                  np.array([units.n]))
 
 
-def _warn_missing(table: pd.DataFrame, dist: np.ndarray, by: str | None) -> None:
+def _n_clusters(units: Units) -> int:
+    """Units holding pairs (all units when there are no pairs)."""
+    return len(np.unique(units.pair)) if len(units.pair) else units.n
+
+
+def warn_few_clusters(units: Units, strata: Strata, cluster: str | None, by: str | None) -> None:
+    """Warn where intervals rest on fewer than ``MIN_CLUSTERS`` clusters: data resampled
+    by the pairs within their few clusters, and intervals from few resampled units."""
+    what = cluster or "pair"
+    if by is None and strata.unit[0] in ("pair", "sentence") and cluster is not None:
+        k, m, unit = _n_clusters(units), int(strata.n_units[0]), strata.unit[0]
+        warnings.warn(f"bootstrap intervals: the data hold {k} {cluster} cluster(s), fewer than "
+                      f"{MIN_CLUSTERS}, too few to resample as clusters, so their {unit}s are "
+                      f"resampled within each cluster ({m} units): the intervals are "
+                      f"conditional on these clusters (they cover variation between {unit}s, "
+                      "not between clusters)" + (f"; {m} units are also too few for a reliable "
+                                                 "interval" if m < MIN_CLUSTERS else ""),
+                      stacklevel=3)
+        return
+    few = [g for g, (u, m) in enumerate(zip(strata.unit, strata.n_units, strict=True))
+           if u == what and 2 <= m < MIN_CLUSTERS]
+    if few:
+        where = "" if by is None else f" of {len(few)} {by} group(s)"
+        warnings.warn(f"bootstrap intervals{where} rest on fewer than {MIN_CLUSTERS} resampling "
+                      f"units ({what}; {sorted({int(strata.n_units[g]) for g in few})}): a "
+                      "resample is one of few distinct ones, so the intervals are unreliable "
+                      "(too narrow)", stacklevel=3)
+
+
+def _warn_missing(table: pd.DataFrame, dist: np.ndarray, by: str | None,
+                  unit: np.ndarray) -> None:
     """Warn about intervals that are missing although the estimate is a number."""
     missing = table["estimate"].notna() & table["lower"].isna()
     if not missing.any():
         return
+    none = missing & (unit == "none")
+    if by is None and none.any():
+        warnings.warn("no bootstrap interval: the data hold a single resampling unit (one "
+                      "pair, or pairs sharing a sentence), so there is nothing to resample",
+                      stacklevel=3)
+        return
     if by is not None:
-        none = missing & table["unit"].eq("none")
         if none.any():
             groups = list(dict.fromkeys(table.loc[none, by]))
             warnings.warn(f"no bootstrap interval for {len(groups)} {by} group(s) {groups[:10]}"

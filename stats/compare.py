@@ -20,7 +20,7 @@ from statsmodels.stats.multitest import multipletests
 from acceptability.data.dataset import Dataset
 
 from . import metrics
-from .bootstrap import Metric, cell_statistic
+from .bootstrap import Metric, cell_statistic, resampling_strata, warn_few_clusters
 from .bootstrap_arrays import adc_delta, check_metric
 from .deltas import pair_deltas, sentence_frame
 from .evaluate import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
@@ -118,8 +118,14 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
     if isinstance(metric, str):
         check_metric(dataset, metric)
     units = resampling_units(dataset, cluster)
+    strata = resampling_strata(dataset, units, cluster)  # few clusters: pairs within each
+    if not strata.samples:
+        raise ValueError("cannot compare models by bootstrap: the data hold a single "
+                         "resampling unit (one pair, or pairs sharing a sentence)")
+    warn_few_clusters(units, strata, cluster, None)
     cells, statistic = cell_statistic([metric] if isinstance(metric, str) else metric,
-                                      dataset, scores, units, deltas, max_delta, sign=sign)
+                                      dataset, scores, strata.units, deltas, max_delta,
+                                      sign=sign)
     names = cells.get_level_values("metric").unique()
     if len(names) != 1:
         raise ValueError(f"the function gives several metrics {list(names)}; compare one")
@@ -132,15 +138,15 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
     ia = np.array([position[a] for a, _ in pairs], dtype=int)
     ib = np.array([position[b] for _, b in pairs], dtype=int)
 
-    def difference(idx, axis=-1):
+    def difference(*idx, axis=-1):
         # indexed, not a contrast matrix product: 0 * NaN of a third model is NaN
-        stat = statistic(idx)
+        stat = statistic(strata.draws(idx))
         return stat[ia] - stat[ib]
 
-    res = sps.bootstrap((np.arange(units.n),), difference, n_resamples=n, batch=2_000,
+    res = sps.bootstrap(strata.samples, difference, n_resamples=n, batch=2_000,
                         vectorized=True, confidence_level=ci, rng=np.random.default_rng(seed),
                         method="BCa" if method.lower() == "bca" else "percentile")
-    full = statistic(np.arange(units.n))
+    full = statistic(strata.draws(strata.samples))
     dist = np.atleast_2d(res.bootstrap_distribution)
     below, above = (dist <= 0).sum(axis=1), (dist >= 0).sum(axis=1)
     p_min = 2 / (n + 1)
@@ -166,7 +172,8 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
             if tested.any():
                 out.loc[tested, f"{col}_adj"] = multipletests(out.loc[tested, col],
                                                               method=correction)[1]
-    out.attrs.update(n=n, cluster=cluster, n_units=units.n, ci=ci, method=method.lower(),
+    out.attrs.update(n=n, cluster=cluster, n_units=strata.units.n, unit=strata.unit[0],
+                     ci=ci, method=method.lower(),
                      seed=seed, correction=correction, p_min=p_min)
     return out
 

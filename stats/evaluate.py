@@ -34,11 +34,13 @@ def _row(sent: pd.DataFrame, pairs: pd.DataFrame, deltas, max_delta: float, sign
     label = sent["label"].to_numpy(float)
     pred = predicted_label(sent)
     codes, uniques = pd.factorize(sent["type_id"])
-    both = ~(np.isnan(dh) | np.isnan(dlm))
+    scored = ~np.isnan(dlm)
+    both = scored & ~np.isnan(dh)
     row = {
-        "n_pairs": int((~np.isnan(dlm)).sum()),
+        "n_pairs": int(scored.sum()),
         "n_pairs_human": int(both.sum()),
-        "n_pairs_excluded": int((~both).sum()),
+        "n_pairs_no_human": int((scored & ~both).sum()),
+        "n_pairs_excluded": int((~scored).sum()),
         "n_sentences": int((~np.isnan(z)).sum()),
         "blimp": float(metrics.blimp_rate(dlm)),
     }
@@ -60,7 +62,11 @@ def evaluate(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS, by: str | Non
              sign: str = "strict") -> pd.DataFrame:
     """One row per model (per group with ``by``): ``n_pairs``, ``blimp``, ``adc_<delta>``
     for each delta, ``adc_area``, ``r_sentence``, ``r_pair``, ``variability``, ``mcc``,
-    and the counts behind them (pairs/sentences used and excluded for NaN).
+    and the counts behind them: ``n_pairs`` pairs with a model delta (the BLiMP
+    criterion), ``n_pairs_human`` of them with a human delta too (ADC, r_pair),
+    ``n_pairs_no_human`` of them without one (in the BLiMP criterion only: all pairs of
+    a dataset without human judgments), ``n_pairs_excluded`` pairs without a model delta
+    (a sentence unscored: in no metric), ``n_sentences``, ``n_mcc``.
 
     Scores are z-scored over the whole dataset first; ``by`` (e.g. ``"phenomenon"``,
     ``"dataset"``, ``"paradigm"``) then splits pairs and sentences by that column.

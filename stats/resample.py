@@ -20,6 +20,15 @@ import pandas as pd
 from acceptability.data.dataset import Dataset
 from acceptability.data.graph import components
 
+# Fewer clusters than this are too few to resample as clusters: a resample of K clusters
+# is one of at most C(2K - 1, K) (3 for K = 2, 92,378 for K = 10), it repeats clusters
+# and so keeps on average (K - 1) / K of their between-cluster variance (the z-scores it
+# recomputes, hence the variability, ADC and MCC, shift with it: with 2 BLiMP paradigms
+# the variability could only rise), and cluster-bootstrap tests over-reject with few
+# clusters (Cameron, Gelbach & Miller 2008). Below it, ``stratify`` resamples the pairs
+# within each cluster (an interval conditional on the clusters), as for a single cluster.
+MIN_CLUSTERS = 10
+
 
 @dataclass(frozen=True)
 class Units:
@@ -101,14 +110,15 @@ def stratify(dataset: Dataset, units: Units, cluster: str | None, sentence_in: l
     When every unit lies in one group, each group's units are resampled separately (a
     stratified bootstrap: group sizes stay as designed; units with pairs apart from
     units of unpaired sentences, so every resample of a group has as many pairs' units
-    as the group; ``n_units`` counts those), and a group that holds a single
-    cluster is resampled by its pairs (pairs sharing a sentence together, as
-    ``cluster=None``): on LI-Adger each phenomenon is one ``type_id`` unit, so a
-    phenomenon's interval comes from its lexical item sets; each BLiMP paradigm is one
-    unit, so from its pairs. Such an interval is conditional on the one cluster: it
-    covers variation between its pairs, not between clusters. A group left with one
-    unit gets no interval (unit ``"none"``). When units span groups, all units are
-    resampled together (each group's share then varies).
+    as the group; ``n_units`` counts those). A group of fewer than :data:`MIN_CLUSTERS`
+    clusters is resampled by the pairs within each of its clusters (pairs sharing a
+    sentence together, as ``cluster=None``; each cluster a stratum of its own): on
+    LI-Adger each phenomenon is one ``type_id`` unit, so a phenomenon's interval comes
+    from its lexical item sets; each BLiMP paradigm is one unit, so from its pairs. Such
+    an interval is conditional on the group's clusters: it covers variation between
+    their pairs, not between clusters. A cluster of a single pair stays whole; a group
+    left with fewer than two units to resample gets no interval (unit ``"none"``). When
+    units span groups, all units are resampled together (each group's share then varies).
     """
     n_groups = len(sentence_in)
     sentence_group, pair_group = _codes(sentence_in), _codes(pair_in)
@@ -124,28 +134,47 @@ def stratify(dataset: Dataset, units: Units, cluster: str | None, sentence_in: l
         return Strata(units, (np.arange(units.n),), np.arange(0),
                       [base if k >= 2 else "none" for k in n_units], n_units)
     group = per_unit["first"].reindex(range(units.n)).to_numpy(int)
-    single = np.bincount(group, minlength=n_groups)[group] == 1
-    refined = set()
-    if cluster is not None and single.any():
+    key, refined = group, set()  # a unit's stratum: its group, or its cluster once split
+    split = np.zeros(units.n, bool)
+    if cluster is not None:
         finer = resampling_units(dataset, None)
-        split = single[units.sentence]
-        old = units.sentence
-        units = _units(dataset, np.where(split, units.n + finer.sentence, old))
-        refined = set(group[single])
-        new = np.empty(units.n, int)
-        new[units.sentence] = group[old]
-        group = new
+        holds = pd.Series(finer.sentence).groupby(units.sentence).nunique().to_numpy()
+        split = (_paired_units(units, group, n_groups)[group] < MIN_CLUSTERS) & (holds >= 2)
+    if split.any():
+        cluster_of = units.sentence  # the cluster of each sentence, then of each finer unit
+        units = _units(dataset, np.where(split[cluster_of], units.n + finer.sentence,
+                                         cluster_of))
+        refined = set(group[split])
+        old = np.empty(units.n, int)
+        old[units.sentence] = cluster_of
+        # strata in group order, a split group's clusters in their order within it
+        key = group[old] * (len(split) + 1) + np.where(split[old], old + 1, 0)
+        group = group[old]
     paired = np.zeros(units.n, bool)
     paired[units.pair] = True
-    stratum = 2 * group + paired  # units with pairs apart from lone sentences
-    size = np.bincount(stratum, minlength=2 * n_groups)
-    own = np.where(size[1::2] > 0, size[1::2], size[::2])
+    labels, stratum = np.unique(2 * key + paired, return_inverse=True)  # pairs apart
+    size = np.bincount(stratum)
+    resampled = size[stratum] >= 2
+    own = _paired_units(units, group, n_groups)
     n_units = np.where(own > 0, own, _touching(units, sentence_group, pair_group, n_groups))
-    fine = ["pair" if size[2 * g + 1] else "sentence" for g in range(n_groups)]
-    unit = ["none" if n_units[g] < 2 else fine[g] if g in refined or cluster is None else base
+    drawn = _paired_units(units, group, n_groups, resampled)
+    fine = ["pair" if paired[group == g].any() else "sentence" for g in range(n_groups)]
+    unit = ["none" if drawn[g] < 2 else fine[g] if g in refined or cluster is None else base
             for g in range(n_groups)]
-    samples = tuple(np.flatnonzero(stratum == k) for k in range(2 * n_groups) if size[k] >= 2)
-    return Strata(units, samples, np.flatnonzero(size[stratum] == 1), unit, n_units)
+    samples = tuple(np.flatnonzero(stratum == k) for k in range(len(labels)) if size[k] >= 2)
+    return Strata(units, samples, np.flatnonzero(~resampled), unit, n_units)
+
+
+def _paired_units(units: Units, group: np.ndarray, n_groups: int,
+                  among: np.ndarray | None = None) -> np.ndarray:
+    """How many units (of ``among``) each group holds: those with pairs, or all of them
+    in a group without pairs."""
+    among = np.ones(units.n, bool) if among is None else among
+    paired = np.zeros(units.n, bool)
+    paired[units.pair] = True
+    with_pairs = np.bincount(group[paired & among], minlength=n_groups)
+    has_pairs = np.bincount(group[paired], minlength=n_groups) > 0
+    return np.where(has_pairs, with_pairs, np.bincount(group[among], minlength=n_groups))
 
 
 def _codes(masks: list[np.ndarray]) -> np.ndarray:
