@@ -51,7 +51,9 @@ def data_summary(results: Results) -> pd.DataFrame:
         *([("pairs whose two texts are identical (kept)", int(ds.pairs["identical_text"].sum()))]
           if "identical_text" in ds.pairs else []),
         ("models", sc["model"].nunique()),
-        ("scored sentences (all models)", len(sc)),
+        ("scores (all models)", int(sc["score"].notna().sum())),
+        *([("scores missing (NaN), left out", int(sc["score"].isna().sum()))]
+          if sc["score"].isna().any() else []),
         *([("score rows set aside: their sentences are outside the selected paradigms or "
             "pairs", sc.attrs["set_aside"])] if sc.attrs.get("set_aside") else []),
     ]
