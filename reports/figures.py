@@ -21,7 +21,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from acceptability.stats import metrics  # noqa: E402
 
-from .labels import header  # noqa: E402
+from .labels import header, resampled  # noqa: E402
 
 JITTER, ALPHA = 0.05, 0.3  # thesis figs 2-5, 2-7, 3-2, 3-4: x-jitter 0.05, alpha 0.3
 
@@ -119,7 +119,7 @@ def adc_curve(curve: pd.DataFrame, intervals: pd.DataFrame | None = None,
                         fmt="none", ecolor=line.get_color(), capsize=3, lw=1)
     for d in marks:
         ax.axvline(d, color="grey", lw=0.8, ls=":")
-    what = "" if bounds is None else "\n(bars: 95% cluster-bootstrap intervals)"
+    what = "" if bounds is None else "\n(bars: the table's 95% bootstrap intervals)"
     ax.set(xlabel="delta", ylabel="ADC pass rate", ylim=(0, 1),
            xlim=(0, 1.02 * curve["delta"].max()))
     ax.set_title(f"ADC pass rate against delta{what}", fontsize=10)
@@ -215,7 +215,7 @@ def forest(comparisons: pd.DataFrame, estimate: str = "difference", lower: str =
     a, title = comparisons.attrs, "Model comparisons"
     if p and {"n", "p_min"} <= set(a):
         adjusted = f"{a['correction']}-adjusted " if p.endswith("_adj") and a.get("correction") else ""
-        title += (f"\np: {adjusted}paired cluster bootstrap, {a['n']:,} resamples "
+        title += (f"\np: {adjusted}paired {resampled(a)}, {a['n']:,} resamples "
                   f"(smallest raw p {a['p_min']:.2g})")
     ax.set_xlabel(f"difference in {header(metric)} (a − b)")
     ax.set_title(title, fontsize=9)

@@ -32,3 +32,12 @@ def header(column: str) -> str:
         text = base.replace("_", " ")
         text = text[:1].upper() + text[1:]
     return f"{text}, thesis" if thesis else text
+
+
+def resampled(attrs: dict, adjective: bool = False) -> str:
+    """What a bootstrap resampled, from its ``attrs``: ``"cluster bootstrap"`` (before a
+    noun ``"cluster-bootstrap"``), or the pairs within each of too few clusters
+    (``stats.resample.MIN_CLUSTERS``)."""
+    if attrs.get("unit", attrs.get("cluster")) == attrs.get("cluster"):
+        return "cluster-bootstrap" if adjective else "cluster bootstrap"
+    return f"bootstrap (the {attrs['unit']}s within each of too few {attrs['cluster']} clusters)"

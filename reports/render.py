@@ -21,6 +21,7 @@ from acceptability.data.atomic import write_text
 
 from . import figures, tables
 from .analysis import Results
+from .labels import resampled
 from .templates import HTML, MARKDOWN
 
 DPI = 110
@@ -87,8 +88,8 @@ def sections(r: Results) -> list[Section]:
                   notes=[notes[k] for k in ("bootstrap", "by_group", "by_group_ci")
                          if k in notes])
     if has["human"] and len(r.adc_curve):
-        bars = ("" if r.bootstrap is None else ", with the table's 95% cluster-bootstrap "
-                "intervals at them")
+        bars = ("" if r.bootstrap is None else f", with the table's 95% "
+                f"{resampled(r.bootstrap.attrs, adjective=True)} intervals at them")
         adc.figures.append(("adc_curve", "ADC pass rate against δ; dotted lines at the deltas "
                             f"of the table above{bars}.",
                             lambda: figures.adc_curve(r.adc_curve, r.bootstrap, marks=r.deltas)))
@@ -96,8 +97,8 @@ def sections(r: Results) -> list[Section]:
         d = 1.0 if 1.0 in r.deltas else r.deltas[0]
         metrics = ("blimp", f"adc_{d:g}") if has["human"] else ("blimp",)
         what = f"BLiMP criterion and ADC (δ = {d:g})" if has["human"] else "BLiMP criterion"
-        bars = (", with 95% cluster-bootstrap intervals: each group's clusters resampled "
-                "within it, a group of fewer than 10 clusters by the pairs within each (the "
+        bars = (", with 95% bootstrap intervals: each group's clusters resampled within "
+                "it, a group of fewer than 10 clusters by the pairs within each (the "
                 f"interval columns of tables/evaluation_by_{r.by}.csv)"
                 if "blimp_lower" in r.by_group else "")
         adc.figures.append(("accuracy_by_group", f"{what} by {r.by}{bars}.",

@@ -16,7 +16,7 @@ from acceptability.stats.bootstrap_arrays import missing_for
 
 from .analysis import Results
 from .benchmark import HUMAN, accuracy_display
-from .labels import header
+from .labels import header, resampled
 
 
 def supports(results: Results) -> dict[str, bool]:
@@ -184,7 +184,7 @@ def comparisons_caption(results: Results) -> str:
     a = c.attrs
     corrected = f"; p corrected ({a['correction']}) for {len(c)} comparisons" \
         if a.get("correction") else ""
-    return (f"Model comparisons: paired cluster bootstrap, {a['n']:,} resamples (smallest "
+    return (f"Model comparisons: paired {resampled(a)}, {a['n']:,} resamples (smallest "
             f"possible p {a['p_min']:.2g}){corrected}")
 
 
@@ -262,9 +262,8 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
     thesis = ", with the thesis values (thesis Table 3.1)" if "table_3_1" in results.reference \
         else ""
     sign = f"; ADC sign convention '{results.sign}'" if len(metrics) > 1 else ""
-    a = results.bootstrap.attrs if results.bootstrap is not None else {}
-    boot = ("cluster-bootstrap" if a.get("unit", a.get("cluster")) == a.get("cluster")
-            else f"bootstrap (the {a['unit']}s within each of too few {a['cluster']} clusters)")
+    boot = resampled(results.bootstrap.attrs if results.bootstrap is not None else {},
+                     adjective=True)
     bench = published = shown = ""  # shown: the published accuracies beside ours, if any
     if results.benchmark is not None:
         published = f"; {published_pairs(results)}"

@@ -250,3 +250,14 @@ def test_impossible_metric_or_formula_is_one_clear_error(tmp_path, capsys):
     assert "no model could be fitted" in capsys.readouterr().err
     assert cli.main(["fit", *base[:-2]]) == 2
     assert "No mixed model by default" in capsys.readouterr().err
+
+
+def test_captions_say_what_the_bootstrap_resampled():
+    """Few clusters are resampled by their pairs: captions and figure titles say so instead
+    of "cluster bootstrap" (item 8)."""
+    from acceptability.reports.labels import resampled
+
+    few = {"unit": "pair", "cluster": "type_id"}
+    assert resampled(few) == "bootstrap (the pairs within each of too few type_id clusters)"
+    assert resampled({"unit": "type_id", "cluster": "type_id"}) == "cluster bootstrap"
+    assert resampled({"cluster": "type_id"}, adjective=True) == "cluster-bootstrap"
