@@ -162,8 +162,8 @@ def sections(r: Results) -> list[Section]:
              "mcc": has["labels"] and not bench, "variability": has["types"] and not bench,
              "fits": bool(r.fits and r.fits.summaries), "comparisons": r.comparisons is not None}
     # why a section the reader may look for is missing: said once, in the data summary
-    absent = [notes[k] for k, key in (("fits", "fits"), ("comparisons", "comparisons"))
-              if not shown[key] and k in notes and (has["human"] or has["pairs"])]
+    absent = [notes[k] for k in ("fits", "comparisons")
+              if not shown[k] and k in notes and (has["human"] or has["pairs"])]
     data = Section("data", "Data summary", _omitted(has),
                    tables=["data_summary", "exclusions", "counts"], notes=absent)
     return [s for s in (data, *benchmark_sections(r), adc, corr, mcc, var, fit, comp, repro)
