@@ -13,8 +13,12 @@ import time
 import numpy as np
 
 from acceptability import data, stats
-from acceptability.stats.bootstrap import bootstrap
-from acceptability.stats.resample import counts_from_indices, resample_dataset, resampling_units
+from acceptability.stats.inference.bootstrap import bootstrap
+from acceptability.stats.inference.resample import (
+    counts_from_indices,
+    resample_dataset,
+    resampling_units,
+)
 
 
 def timed(fn) -> tuple[float, float, object]:

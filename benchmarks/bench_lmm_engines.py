@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from bench_models import MODELS, frames, run_lme4
 
-from acceptability.stats.formula import parse_formula
+from acceptability.stats.mixed.formula import parse_formula
 
 
 def glmm_row(name: str, frame: pd.DataFrame, ref: pd.Series, reps: int) -> dict:

@@ -1,19 +1,28 @@
 """Datasets as validated tables: sentences, pairs, scores, forced-choice trials."""
 
-from .blimp import blimp_paradigms, load_blimp
-from .blimp_results import load_blimp_results
-from .childes import childes_corpus_text, childes_tokenize, load_childes
-from .cola import load_cola
-from .dataset import Dataset, from_frames
-from .errors import DataError
-from .example import load_example
-from .files import read_dataset
-from .forced_choice import load_blimp_human_summary, load_blimp_trials
-from .li_adger import load_li_adger, load_li_adger_scores, load_li_adger_thesis_labels
-from .marvin_linzen import load_marvin_linzen, marvin_linzen_constructions
-from .scores_io import read_scores, write_scores
-from .tables import validate_pairs, validate_scores, validate_sentences, validate_trials
-from .zorro import load_zorro, load_zorro_reference_scores, zorro_paradigms
+from acceptability.data.blimp import blimp_paradigms, load_blimp
+from acceptability.data.blimp_results import load_blimp_results
+from acceptability.data.childes import childes_corpus_text, childes_tokenize, load_childes
+from acceptability.data.cola import load_cola
+from acceptability.data.dataset import Dataset, from_frames
+from acceptability.data.errors import DataError
+from acceptability.data.example import load_example
+from acceptability.data.files import read_dataset
+from acceptability.data.forced_choice import load_blimp_human_summary, load_blimp_trials
+from acceptability.data.li_adger import (
+    load_li_adger,
+    load_li_adger_scores,
+    load_li_adger_thesis_labels,
+)
+from acceptability.data.marvin_linzen import load_marvin_linzen, marvin_linzen_constructions
+from acceptability.data.scores_io import read_scores, write_scores
+from acceptability.data.tables import (
+    validate_pairs,
+    validate_scores,
+    validate_sentences,
+    validate_trials,
+)
+from acceptability.data.zorro import load_zorro, load_zorro_reference_scores, zorro_paradigms
 
 __all__ = [
     "DataError", "Dataset", "blimp_paradigms", "childes_corpus_text", "childes_tokenize",

@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .blimp_results import blimp_phenomenon
-from .dataset import Dataset
-from .errors import DataError, select_names
-from .sources import checksum, fetch, registry, source_folder
-from .tables import validate_pairs, validate_sentences
+from acceptability.data.blimp_results import blimp_phenomenon
+from acceptability.data.dataset import Dataset
+from acceptability.data.errors import DataError, select_names
+from acceptability.data.sources import checksum, fetch, registry, source_folder
+from acceptability.data.tables import validate_pairs, validate_sentences
 
 NAME = "blimp"
 PREFIX_FIELDS = ["one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad",

@@ -14,9 +14,9 @@ import os
 
 import pandas as pd
 
-from .errors import DataError
-from .forced_choice import load_blimp_human_summary
-from .sources import fetch
+from acceptability.data.errors import DataError
+from acceptability.data.forced_choice import load_blimp_human_summary
+from acceptability.data.sources import fetch
 
 NAME = "blimp"
 RESULTS_FILE = "raw_results/models_summary.jsonl"

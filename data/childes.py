@@ -74,8 +74,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, select_names
-from .sources import checksum, dataset_dir, fetch, registry
+from acceptability.data.errors import DataError, select_names
+from acceptability.data.sources import checksum, dataset_dir, fetch, registry
 
 NAME = "aochildes"
 SUBDIR = "original_transcripts"

@@ -7,10 +7,10 @@ import os
 
 import pandas as pd
 
-from .dataset import Dataset
-from .errors import DataError
-from .sources import checksum, fetch
-from .tables import require_columns, validate_sentences
+from acceptability.data.dataset import Dataset
+from acceptability.data.errors import DataError
+from acceptability.data.sources import checksum, fetch
+from acceptability.data.tables import require_columns, validate_sentences
 
 NAME = "cola"
 SPLITS = {

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
-from .errors import DataError
-from .tables import (
+from acceptability.data.errors import DataError
+from acceptability.data.tables import (
     human_on_z_scale,
     member,
     validate_pairs,

@@ -8,8 +8,8 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-from .dataset import Dataset, from_frames
-from .tables import validate_scores
+from acceptability.data.dataset import Dataset, from_frames
+from acceptability.data.tables import validate_scores
 
 MODELS = ("bert-large-cased_mlm", "bert-large-cased_acc", "trigram_slor")
 METHODS = {"bert-large-cased_mlm": "pll", "bert-large-cased_acc": "classifier",

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from .dataset import Dataset, from_frames
-from .errors import DataError
-from .sources import checksum
-from .tables import human_on_z_scale, validate_pairs, validate_sentences
+from acceptability.data.dataset import Dataset, from_frames
+from acceptability.data.errors import DataError
+from acceptability.data.sources import checksum
+from acceptability.data.tables import human_on_z_scale, validate_pairs, validate_sentences
 
 SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 PARQUET = (".parquet", ".pq")

@@ -14,8 +14,8 @@ import os
 import numpy as np
 import pandas as pd
 
-from .errors import DataError
-from .sources import fetch, registry
+from acceptability.data.errors import DataError
+from acceptability.data.sources import fetch, registry
 
 NAME = "blimp"
 RESPONSES_FILE = "raw_results/human_responses.csv"

@@ -14,11 +14,16 @@ import os
 import numpy as np
 import pandas as pd
 
-from .dataset import Dataset
-from .errors import DataError
-from .graph import components
-from .sources import checksum, fetch
-from .tables import require_columns, validate_pairs, validate_scores, validate_sentences
+from acceptability.data.dataset import Dataset
+from acceptability.data.errors import DataError
+from acceptability.data.graph import components
+from acceptability.data.sources import checksum, fetch
+from acceptability.data.tables import (
+    require_columns,
+    validate_pairs,
+    validate_scores,
+    validate_sentences,
+)
 
 NAME = "li-adger"
 HUMAN_FILE = "human_ME_results_li-adger_sentences.csv"

@@ -65,11 +65,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .dataset import Dataset
-from .errors import DataError, select_names
-from .safe_pickle import load_restricted
-from .sources import fetch, registry, source_folder
-from .tables import validate_pairs, validate_sentences
+from acceptability.data.dataset import Dataset
+from acceptability.data.errors import DataError, select_names
+from acceptability.data.safe_pickle import load_restricted
+from acceptability.data.sources import fetch, registry, source_folder
+from acceptability.data.tables import validate_pairs, validate_sentences
 
 NAME = "marvin-linzen"
 PHENOMENA = {"agreement": "Subject-verb agreement", "reflexives": "Reflexive anaphora",

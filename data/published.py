@@ -9,7 +9,7 @@ from importlib import resources
 
 import pandas as pd
 
-from .errors import DataError
+from acceptability.data.errors import DataError
 
 # Thesis (Vázquez Martínez 2021) Table 3.1: BLiMP criterion and ADC over 2365 LI-Adger pairs.
 # The thesis' ADC counts a zero delta as negative: reproduce its ADC tables (3.1, 2.6, 3.6,

@@ -26,7 +26,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from .errors import DataError
+from acceptability.data.errors import DataError
 
 # (module, name) pairs a pickle may import. Empty: the data sets read here need none.
 ALLOWED_GLOBALS: frozenset[tuple[str, str]] = frozenset()

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .atomic import atomic_path
-from .files import SEPARATORS, read_table, table_format
-from .tables import validate_scores
+from acceptability.data.atomic import atomic_path
+from acceptability.data.files import SEPARATORS, read_table, table_format
+from acceptability.data.tables import validate_scores
 
 
 def read_scores(path: str | os.PathLike, dataset=None) -> pd.DataFrame:

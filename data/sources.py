@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from .errors import DataError
+from acceptability.data.errors import DataError
 
 DATA_DIR_ENV = "ACCEPTABILITY_DATA_DIR"
 CACHE_DIR_ENV = "ACCEPTABILITY_CACHE_DIR"

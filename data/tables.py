@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .errors import DataError
+from acceptability.data.errors import DataError
 
 SENTENCE_COLUMNS = ["sentence_id", "text", "dataset", "type_id", "item", "phenomenon",
                     "label", "human"]

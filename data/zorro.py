@@ -23,10 +23,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .dataset import Dataset
-from .errors import DataError, select_names
-from .sources import checksum, fetch, registry, source_folder
-from .tables import validate_pairs, validate_scores, validate_sentences
+from acceptability.data.dataset import Dataset
+from acceptability.data.errors import DataError, select_names
+from acceptability.data.sources import checksum, fetch, registry, source_folder
+from acceptability.data.tables import validate_pairs, validate_scores, validate_sentences
 
 NAME = "zorro"
 REFERENCE_DIR = "reference-roberta-base"

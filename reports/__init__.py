@@ -5,11 +5,14 @@ out="report/")`` writes the report. ``reports.run(reports.from_toml("experiment.
 runs score -> evaluate -> fit -> report, resumable. Figure functions: ``reports.figures``.
 """
 
-from . import figures, tables
-from .analysis import Fits, Results, analyse, fit_models
-from .experiment import Experiment, from_toml
-from .pipeline import run
-from .render import Report, build
+from acceptability._moved import package_getattr
+from acceptability.reports import figures, tables
+from acceptability.reports.analysis import Fits, Results, analyse, fit_models
+from acceptability.reports.cli.experiment import Experiment, from_toml
+from acceptability.reports.cli.pipeline import run
+from acceptability.reports.render import Report, build
+
+__getattr__ = package_getattr(__name__)  # 0.1's reports.training is scoring.training
 
 __all__ = ["Experiment", "Fits", "Report", "Results", "analyse", "build", "figures",
            "fit_models", "from_toml", "run", "tables"]

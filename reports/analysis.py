@@ -12,12 +12,11 @@ import pandas as pd
 from acceptability import stats
 from acceptability.data.names import with_display_names
 from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
-from acceptability.stats.bootstrap import WARNINGS, with_intervals
-from acceptability.stats.bootstrap_arrays import adc_delta, check_metric, metric_names, missing_for
-from acceptability.stats.judgment_models import differing_pairs
-
-from .benchmark import BENCHMARKS, Benchmark, analyse_benchmark
-from .provenance import provenance
+from acceptability.reports.benchmark import BENCHMARKS, Benchmark, analyse_benchmark
+from acceptability.reports.provenance import provenance
+from acceptability.stats.inference.arrays import adc_delta, check_metric, metric_names, missing_for
+from acceptability.stats.inference.bootstrap import WARNINGS, with_intervals
+from acceptability.stats.mixed.judgment import differing_pairs
 
 DEFAULT_FORMULA = "human ~ score + (1 + score | phenomenon)"
 AUTO = "auto"  # formula and compare_metric: chosen from what the dataset supports

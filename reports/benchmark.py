@@ -13,10 +13,10 @@ from acceptability import data
 from acceptability.data.blimp_results import HUMAN
 from acceptability.data.published import SEED_004_SYSTEMS, seed_004_published
 from acceptability.data.tables import LOGPROB_METHODS
-from acceptability.stats import benchmarks as acc
-from acceptability.stats.rules import BENCHMARKS as RULE_BENCHMARKS
-from acceptability.stats.rules import SYSTEM, rule_outcomes
-from acceptability.stats.shallow import shallow_predictors
+from acceptability.scoring.baselines.rules import BENCHMARKS as RULE_BENCHMARKS
+from acceptability.scoring.baselines.rules import SYSTEM, rule_outcomes
+from acceptability.stats.benchmarks import outcomes as acc
+from acceptability.stats.benchmarks.shallow import shallow_predictors
 
 __all__ = ["BENCHMARKS", "HUMAN", "Benchmark", "accuracy_display", "analyse_benchmark"]
 BENCHMARKS = ("blimp", "zorro", "marvin-linzen")
@@ -127,7 +127,7 @@ def analyse_benchmark(dataset, scores: pd.DataFrame, n_boot: int, seed: int,
     table1 = None
     if dataset.name == "marvin-linzen":
         from acceptability.data.marvin_linzen import ML_TABLE1_PUBLISHED
-        from acceptability.stats.marvin_linzen import ml_table1
+        from acceptability.stats.benchmarks.marvin_linzen import ml_table1
 
         published_t1 = ML_TABLE1_PUBLISHED.drop(columns="n_sents").rename(columns={
             "rnn": "LSTM (paper)", "multitask": "multitask LSTM (paper)",

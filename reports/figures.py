@@ -19,9 +19,8 @@ import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from acceptability.reports.labels import header, resampled  # noqa: E402
 from acceptability.stats import metrics  # noqa: E402
-
-from .labels import header, resampled  # noqa: E402
 
 JITTER, ALPHA = 0.05, 0.3  # thesis figs 2-5, 2-7, 3-2, 3-4: x-jitter 0.05, alpha 0.3
 
@@ -225,7 +224,7 @@ def forest(comparisons: pd.DataFrame, estimate: str = "difference", lower: str =
 def shallow_predictors(table: pd.DataFrame) -> Figure:
     """Accuracy per bin of each shallow predictor, a line per model (BLiMP sec. 5.2,
     Fig. 2); input: ``stats.shallow_predictors``."""
-    from acceptability.stats.shallow import PREDICTORS
+    from acceptability.stats.benchmarks.shallow import PREDICTORS
 
     names = [p for p in PREDICTORS if p in set(table["predictor"])]
     fig, axes = _grid(len(names), ncols=len(names), size=3.4)

@@ -18,11 +18,10 @@ from markupsafe import Markup
 from matplotlib.figure import Figure
 
 from acceptability.data.atomic import write_text
-
-from . import figures, tables
-from .analysis import Results
-from .labels import resampled
-from .templates import HTML, MARKDOWN
+from acceptability.reports import figures, tables
+from acceptability.reports.analysis import Results
+from acceptability.reports.labels import resampled
+from acceptability.reports.templates import HTML, MARKDOWN
 
 DPI = 110
 

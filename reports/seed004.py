@@ -8,7 +8,7 @@ import pandas as pd
 
 from acceptability import stats
 from acceptability.data.published import seed_004_published
-from acceptability.scoring.baselines import CorpusBaselines, baseline_scores, train_baselines
+from acceptability.scoring.baselines.corpus import CorpusBaselines, baseline_scores, train_baselines
 
 REFERENCE = "BabyBERTa (seed 004)"
 #: The tagger of the README's table: trained on every fifth utterance, 50 L-BFGS
@@ -19,7 +19,7 @@ TAGGER = {"every": 5, "max_iterations": 50}
 
 def quick_baselines(corpus: pd.DataFrame, order: int = 5) -> CorpusBaselines:
     """:func:`scoring.baselines.train_baselines` with the :data:`TAGGER` settings."""
-    from acceptability.scoring.tagger import train_tagger
+    from acceptability.scoring.baselines.tagger import train_tagger
 
     sub = corpus.iloc[::TAGGER["every"]]
     tagger = train_tagger([s.split() for s in sub["text"]], [t.split() for t in sub["tags"]],

@@ -11,12 +11,11 @@ import pandas as pd
 from acceptability.data.dataset import SUBSET_REASON
 from acceptability.data.names import display_names, is_machine_path
 from acceptability.data.published import SEED_004_VARIABILITY
-from acceptability.stats.bootstrap import with_intervals
-from acceptability.stats.bootstrap_arrays import missing_for
-
-from .analysis import Results
-from .benchmark import HUMAN, accuracy_display
-from .labels import header, resampled
+from acceptability.reports.analysis import Results
+from acceptability.reports.benchmark import HUMAN, accuracy_display
+from acceptability.reports.labels import header, resampled
+from acceptability.stats.inference.arrays import missing_for
+from acceptability.stats.inference.bootstrap import with_intervals
 
 
 def supports(results: Results) -> dict[str, bool]:

@@ -8,13 +8,14 @@ from acceptability.data import (  # the scores file format is data's (validated 
     read_scores,
     write_scores,
 )
-
-from .api import score, sentences_frame, token_scores
-from .baselines import CorpusBaselines, baseline_scores, tag_sentences, train_baselines
-from .cache import ScoreCache, default_cache_dir
-from .errors import ScoringError
-from .models import LanguageModel, load_model
-from .ngram import (
+from acceptability.scoring.api import score, sentences_frame, token_scores
+from acceptability.scoring.baselines.corpus import (
+    CorpusBaselines,
+    baseline_scores,
+    tag_sentences,
+    train_baselines,
+)
+from acceptability.scoring.baselines.ngram import (
     ArpaModel,
     KneserNey,
     UnigramModel,
@@ -23,11 +24,19 @@ from .ngram import (
     train_unigram,
     unigram_from_frequencies,
 )
-from .normalise import mean_logprob, norm_lp, slor
-from .prefix import prefix_scores
-from .runner import METHODS
-from .tagger import Tagger, evaluate_tagger, load_tagger, train_tagger
-from .training import finetune, train_lm, train_tokenizer
+from acceptability.scoring.baselines.tagger import (
+    Tagger,
+    evaluate_tagger,
+    load_tagger,
+    train_tagger,
+)
+from acceptability.scoring.cache import ScoreCache, default_cache_dir
+from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.models import LanguageModel, load_model
+from acceptability.scoring.normalise import mean_logprob, norm_lp, slor
+from acceptability.scoring.prefix import prefix_scores
+from acceptability.scoring.runner import METHODS
+from acceptability.scoring.training.lm import finetune, train_lm, train_tokenizer
 
 __all__ = [
     "METHODS",

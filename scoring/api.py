@@ -13,15 +13,14 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.tables import LOGPROB_METHODS
-
-from . import normalise as norm
-from .cache import ScoreCache
-from .distributed import run_shards, worker_spec
-from .errors import ScoringError
-from .models import LanguageModel, load_model, pick_dtype
-from .ngram import UnigramModel
-from .recheck import recheck_pairs
-from .runner import KIND_OF_METHOD, compute, make_scorer
+from acceptability.scoring import normalise as norm
+from acceptability.scoring.baselines.ngram import UnigramModel
+from acceptability.scoring.cache import ScoreCache
+from acceptability.scoring.distributed import run_shards, worker_spec
+from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.models import LanguageModel, load_model, pick_dtype
+from acceptability.scoring.recheck import recheck_pairs
+from acceptability.scoring.runner import KIND_OF_METHOD, compute, make_scorer
 
 
 def sentences_frame(data: Any, text_column: str = "text") -> pd.DataFrame:

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from .results import Scored
+from acceptability.scoring.results import Scored
 
 CHUNK = 500  # keys per SELECT ... IN (...) query, under SQLite's variable limit
 

@@ -19,8 +19,8 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from .errors import ScoringError
-from .results import Scored
+from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.results import Scored
 
 SHARD_SENTENCES = 256  # sentences per task: large enough to amortise a task, small enough to balance
 
@@ -47,7 +47,7 @@ def score_shard(spec: dict, identity: str, items: list[Any], batches: list[list[
     The model is loaded once per worker process; a worker whose copy of the model is not the
     driver's (another folder content, another hub commit) refuses rather than mix weights.
     """
-    from .runner import make_scorer
+    from acceptability.scoring.runner import make_scorer
 
     key = json.dumps(spec, sort_keys=True)
     if key not in _WORKER_SCORERS:
@@ -93,7 +93,7 @@ def run_shards(
 
 def worker_spec(model: Any, method: str, options: dict) -> dict:
     """make_scorer's arguments as plain values a worker can rebuild the scorer from."""
-    from .models import LanguageModel
+    from acceptability.scoring.models import LanguageModel
 
     if isinstance(model, LanguageModel):
         options = {**options, "dtype": options.get("dtype") or model.model.dtype}

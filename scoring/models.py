@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ScoringError
-from .prepack import prepack_linears
-from .progress import hf_progress_quiet
+from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.prepack import prepack_linears
+from acceptability.scoring.progress import hf_progress_quiet
 
 # Which model heads each kind of scoring needs, by the suffix of the config's architecture name.
 HEAD_SUFFIXES = {

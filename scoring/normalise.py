@@ -15,8 +15,11 @@ import pandas as pd
 from acceptability.data.errors import DataError
 from acceptability.data.files import SEPARATORS, check_separator
 from acceptability.data.tables import numeric_column, require_columns
-
-from .ngram import UnigramModel, train_unigram, unigram_from_frequencies
+from acceptability.scoring.baselines.ngram import (
+    UnigramModel,
+    train_unigram,
+    unigram_from_frequencies,
+)
 
 NORMALISATIONS = ("mean", "slor", "normlp")
 UNIGRAM = ("slor", "normlp")  # the normalisations that need a unigram model

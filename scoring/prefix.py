@@ -16,10 +16,10 @@ from typing import Any
 
 import pandas as pd
 
-from .api import display_name, open_cache
-from .cache import ScoreCache
-from .errors import ScoringError
-from .runner import compute, make_scorer
+from acceptability.scoring.api import display_name, open_cache
+from acceptability.scoring.cache import ScoreCache
+from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.runner import compute, make_scorer
 
 FIELDS = {
     "one_prefix": ("one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad"),

@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import causal, classifier, masked
-from .batches import length_sorted_batches
-from .cache import ScoreCache, cache_key
-from .errors import ScoringError
-from .models import LanguageModel, load_model
-from .ngram import ArpaModel, KneserNey, load_arpa
-from .results import Scored
+from acceptability.scoring.backends import causal, classifier, masked
+from acceptability.scoring.baselines.ngram import ArpaModel, KneserNey, load_arpa
+from acceptability.scoring.batches import length_sorted_batches
+from acceptability.scoring.cache import ScoreCache, cache_key
+from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.models import LanguageModel, load_model
+from acceptability.scoring.results import Scored
 
 KIND_OF_METHOD = {
     "logprob": "causal",

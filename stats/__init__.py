@@ -1,76 +1,102 @@
 """Statistics relating z-scored model scores to human acceptability judgments.
 
+The top level holds the array metrics, z-scores, deltas, the criteria and correlations,
+``evaluate`` and ``compare``; three rooms hold the rest:
+
+- :mod:`acceptability.stats.inference`: the one resampling engine (bootstrap, p-values);
+- :mod:`acceptability.stats.mixed`: mixed-effects and Bayesian models (lme4 syntax);
+- :mod:`acceptability.stats.benchmarks`: BLiMP, Zorro, Marvin & Linzen, forced choice.
+
 Never imports torch or transformers: ``import acceptability.stats`` stays fast.
 """
 
-from . import metrics
-from .benchmarks import (
+from acceptability._moved import package_getattr
+from acceptability.stats import benchmarks, inference, metrics, mixed
+from acceptability.stats.benchmarks import (
     accuracy,
     accuracy_correlations,
     accuracy_table,
+    acrobatic_sentences,
     adjective_effect,
     attractor_effect,
+    degenerate,
+    elo_ratings,
+    fc_accuracy,
+    fc_elo,
+    feature_mcc,
+    flip_curve,
     human_outcomes,
     irregular_effect,
+    learning_slopes,
     method_comparison,
+    ml_table1,
     oracle_outcomes,
     pair_outcomes,
+    pair_preferences,
     prefix_outcomes,
     reference_table,
+    restart_summary,
+    shallow_predictors,
+    spearman_brown,
+    split_half,
+    zorro_accuracy,
 )
-from .bootstrap import bootstrap
-from .brm import BrmResult, brm, loo_compare
-from .compare import compare, compare_all, mcnemar_exact, resamples_for, steiger_z
-from .correlation import correlation_matrix, correlations
-from .criteria import adc, adc_curve, blimp_criterion
-from .deltas import pair_deltas, sentence_frame
-from .evaluate import DEFAULT_N_BOOT, DEFAULT_SEED, evaluate
-from .forced_choice import elo_ratings, fc_accuracy, fc_elo, pair_preferences
-from .formula import parse_formula
-from .judgment_models import (
+from acceptability.stats.compare import (
+    compare,
+    compare_all,
+    mcnemar_exact,
+    resamples_for,
+    steiger_z,
+)
+from acceptability.stats.correlation import correlation_matrix, correlations
+from acceptability.stats.criteria import adc, adc_curve, blimp_criterion
+from acceptability.stats.defaults import DEFAULT_N_BOOT, DEFAULT_SEED
+from acceptability.stats.deltas import pair_deltas, sentence_frame
+from acceptability.stats.evaluate import evaluate
+from acceptability.stats.inference import bootstrap, resample_dataset, resampling_units
+from acceptability.stats.mixed import (
     FC_FORMULA,
     PAIR_FORMULA,
     SENTENCE_FORMULA,
+    BrmResult,
+    GlmerResult,
+    LmerResult,
+    SingularFitWarning,
+    anova,
+    brm,
     fc_model,
     fc_model_frame,
+    glmer,
+    lmer,
+    loo_compare,
     pair_model,
     pair_model_frame,
+    parse_formula,
     sentence_model,
     sentence_model_frame,
 )
-from .lmer import GlmerResult, LmerResult, SingularFitWarning, anova, glmer, lmer
-from .marvin_linzen import ml_table1
-from .overlap import reduced
-from .reliability import spearman_brown, split_half
-from .resample import resample_dataset, resampling_units
-from .rules import BLIMP_NO_RULE, BLIMP_RULES, ZORRO_RULES, Rule, rule_for, rule_outcomes
-from .shallow import shallow_predictors
-from .training import (
-    acrobatic_sentences,
-    degenerate,
-    feature_mcc,
-    flip_curve,
-    learning_slopes,
-    restart_summary,
-)
-from .variability import Variability, variability
-from .zorro import zorro_accuracy
-from .zscore import zscore
+from acceptability.stats.overlap import reduced
+from acceptability.stats.variability import Variability, variability
+from acceptability.stats.zscore import zscore
+
+__getattr__ = package_getattr(__name__)  # 0.1 names (the rule baselines moved to scoring)
 
 __all__ = [
-    "BLIMP_NO_RULE", "BLIMP_RULES", "DEFAULT_N_BOOT", "DEFAULT_SEED", "BrmResult",
-    "FC_FORMULA", "GlmerResult", "LmerResult", "Rule", "ZORRO_RULES",
+    "DEFAULT_N_BOOT", "DEFAULT_SEED", "BrmResult",
+    "FC_FORMULA", "GlmerResult", "LmerResult",
     "PAIR_FORMULA", "SENTENCE_FORMULA",
     "SingularFitWarning", "Variability", "accuracy", "accuracy_correlations", "accuracy_table",
     "acrobatic_sentences",
-    "adc", "adc_curve", "adjective_effect", "anova", "attractor_effect", "blimp_criterion",
+    "adc", "adc_curve", "adjective_effect", "anova", "attractor_effect", "benchmarks",
+    "blimp_criterion",
     "bootstrap", "brm", "compare", "compare_all", "correlation_matrix", "correlations", "degenerate",
     "elo_ratings", "evaluate", "fc_accuracy", "fc_elo", "feature_mcc", "flip_curve",
-    "fc_model", "fc_model_frame", "learning_slopes",
+    "fc_model", "fc_model_frame", "inference", "learning_slopes",
     "glmer", "human_outcomes", "irregular_effect", "lmer", "loo_compare", "mcnemar_exact",
-    "method_comparison", "metrics", "ml_table1", "oracle_outcomes", "pair_deltas", "pair_model",
+    "method_comparison", "metrics", "mixed", "ml_table1", "oracle_outcomes", "pair_deltas",
+    "pair_model",
     "pair_model_frame", "pair_outcomes", "pair_preferences", "parse_formula",
-    "prefix_outcomes", "reduced", "reference_table", "restart_summary", "rule_for", "rule_outcomes",
+    "prefix_outcomes", "reduced", "reference_table", "restart_summary",
     "resample_dataset", "resamples_for", "resampling_units", "sentence_frame", "sentence_model",
     "sentence_model_frame", "shallow_predictors", "spearman_brown", "split_half",
     "steiger_z", "variability", "zorro_accuracy", "zscore",

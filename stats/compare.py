@@ -18,13 +18,17 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from acceptability.data.dataset import Dataset
-
-from . import metrics
-from .bootstrap import Metric, cell_statistic, resampling_strata, warn_few_clusters
-from .bootstrap_arrays import adc_delta, check_metric
-from .deltas import pair_deltas, sentence_frame
-from .evaluate import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
-from .resample import resampling_units
+from acceptability.stats import metrics
+from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
+from acceptability.stats.deltas import pair_deltas, sentence_frame
+from acceptability.stats.inference.arrays import adc_delta, check_metric
+from acceptability.stats.inference.bootstrap import (
+    Metric,
+    cell_statistic,
+    resampling_strata,
+    warn_few_clusters,
+)
+from acceptability.stats.inference.resample import resampling_units
 
 
 def mcnemar_exact(pass_a: np.ndarray, pass_b: np.ndarray) -> tuple[float, float]:

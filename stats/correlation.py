@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from . import metrics
-from .deltas import pair_deltas, sentence_frame
+from acceptability.stats import metrics
+from acceptability.stats.deltas import pair_deltas, sentence_frame
 
 
 def _corr_rows(frame: pd.DataFrame, x: str, y: str, level: str) -> list[dict]:

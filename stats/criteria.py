@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import metrics
-from .deltas import pair_deltas
+from acceptability.stats import metrics
+from acceptability.stats.deltas import pair_deltas
 
 
 def _per_model(deltas: pd.DataFrame, fn, name: str) -> pd.DataFrame:

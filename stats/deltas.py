@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .zscore import zscore
+from acceptability.stats.zscore import zscore
 
 
 def sentence_frame(dataset, scores: pd.DataFrame) -> pd.DataFrame:

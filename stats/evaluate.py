@@ -6,17 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import metrics
-from .deltas import pair_deltas, sentence_frame
-
-DEFAULT_DELTAS = (0.5, 1.0, 5.0)
-# Bootstrap resamples wherever none are given: stats.bootstrap, evaluate(ci=True),
-# compare, compare_all, the command line and reports. 10,000 resamples of every metric
-# for 8 models on LI-Adger take ~2 s (README); p-values then resolve down to 2e-4.
-DEFAULT_N_BOOT = 10_000
-# The random seed wherever none is given (bootstrap, evaluate(ci=True), compare,
-# compare_all, reports): the same call gives the same intervals; None draws fresh entropy.
-DEFAULT_SEED = 0
+from acceptability.stats import metrics
+from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
+from acceptability.stats.deltas import pair_deltas, sentence_frame
 
 
 def predicted_label(frame: pd.DataFrame) -> np.ndarray:
@@ -104,7 +96,10 @@ def evaluate(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS, by: str | Non
         rows.append(dict(zip(keys, key, strict=True)) | _row(s, p, deltas, max_delta, sign))
     if not ci:
         return pd.DataFrame(rows)
-    from .bootstrap import bootstrap, with_intervals  # bootstrap imports this module
+    from acceptability.stats.inference.bootstrap import (  # bootstrap imports this module
+        bootstrap,
+        with_intervals,
+    )
     level = 0.95 if ci is True else float(ci)
     boot = bootstrap(evaluate, dataset, scores, n=n_boot, cluster=cluster, ci=level, seed=seed,
                      deltas=deltas, max_delta=max_delta, by=by, sign=sign)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import metrics
-from .deltas import pair_deltas
+from acceptability.stats import metrics
+from acceptability.stats.deltas import pair_deltas
 
 
 def reduced(dataset, scores: pd.DataFrame, baseline: str | dict[str, str], delta: float = 0.5,

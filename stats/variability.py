@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import metrics
-from .deltas import sentence_frame
+from acceptability.stats import metrics
+from acceptability.stats.deltas import sentence_frame
 
 
 @dataclass

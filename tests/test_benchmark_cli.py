@@ -15,7 +15,7 @@ need_module("torch")
 need_module("transformers")
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 
-from acceptability.reports import cli  # noqa: E402
+from acceptability.reports.cli import commands as cli  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_cache")  # conftest: a cache per test
 BLIMP = ["determiner_noun_agreement_1", "determiner_noun_agreement_with_adjective_1",

@@ -13,8 +13,8 @@ import pytest
 
 from acceptability import data, scoring
 from acceptability.data.errors import DataError
-from acceptability.stats import benchmarks as acc_mod
-from acceptability.stats import shallow
+from acceptability.stats.benchmarks import outcomes as acc_mod
+from acceptability.stats.benchmarks import shallow
 
 from .conftest import need_data
 

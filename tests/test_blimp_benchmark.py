@@ -17,8 +17,8 @@ from acceptability.data.blimp_results import (
     TABLE_3_PRINTED,
     load_blimp_results,
 )
-from acceptability.stats import benchmarks as acc_mod
-from acceptability.stats.forced_choice import fc_accuracy
+from acceptability.stats.benchmarks import outcomes as acc_mod
+from acceptability.stats.benchmarks.forced_choice import fc_accuracy
 
 from .conftest import REPO, need_data
 

@@ -11,14 +11,14 @@ from scipy import stats as sps
 from acceptability import stats
 from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
-from acceptability.stats.bootstrap import bootstrap
-from acceptability.stats.bootstrap_arrays import (
+from acceptability.stats.inference.arrays import (
     MetricArrays,
     group_masks,
     metric_names,
     step_sums,
 )
-from acceptability.stats.resample import (
+from acceptability.stats.inference.bootstrap import bootstrap
+from acceptability.stats.inference.resample import (
     counts_from_indices,
     resample_dataset,
     resampling_units,
@@ -351,7 +351,7 @@ def test_per_paradigm_intervals_on_blimp():
     the BLiMP criterion (a proportion of independent pairs, the z-scoring cannot move
     it) then has the binomial standard error sqrt(p (1 - p) / 1000)."""
     from acceptability import data
-    from acceptability.scoring.ngram import train_unigram
+    from acceptability.scoring.baselines.ngram import train_unigram
 
     ds = data.load_blimp(paradigms=["adjunct_island", "anaphor_gender_agreement",
                                     "determiner_noun_agreement_1"])

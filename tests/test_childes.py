@@ -237,13 +237,13 @@ TAGGER_FLOOR = 0.90
 @pytest.fixture(scope="module")
 def evaluation(childes):
     need_module("pycrfsuite")
-    from acceptability.scoring.tagger import evaluate_tagger
+    from acceptability.scoring.baselines.tagger import evaluate_tagger
 
     return evaluate_tagger(childes, train_size=5000, max_iterations=50)
 
 
 def test_tagger_held_out_accuracy(evaluation):
-    from acceptability.scoring.tagger import transcript_split
+    from acceptability.scoring.baselines.tagger import transcript_split
 
     assert evaluation["n_train_utterances"] == 5000 and evaluation["n_test_transcripts"] == 88
     assert evaluation["n_test_words"] == 62_412
@@ -270,7 +270,7 @@ def test_tagger_tags_zorro_sentences(evaluation, tmp_path):
     tags = tagger.tag_text("Look at the dog, Sarah!").split()
     assert len(tags) == 7 and tags[4] == "," and tags[6] == "!"
     assert tagger.tag([]) == []
-    from acceptability.scoring.tagger import load_tagger
+    from acceptability.scoring.baselines.tagger import load_tagger
 
     again = load_tagger(tagger.save(tmp_path / "tagger.crfsuite"))
     assert again.tag_text("is the dog happy ?") == tagger.tag_text("is the dog happy ?")
@@ -281,7 +281,7 @@ def test_tagger_tags_zorro_sentences(evaluation, tmp_path):
 
 def test_tagger_bad_input():
     need_module("pycrfsuite")
-    from acceptability.scoring.tagger import train_tagger
+    from acceptability.scoring.baselines.tagger import train_tagger
 
     with pytest.raises(ScoringError, match="2 sentences but 1 tag sequences"):
         train_tagger([["a"], ["b"]], [["det:art"]])

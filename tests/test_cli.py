@@ -13,8 +13,8 @@ import pytest
 
 from acceptability import data
 from acceptability.data.errors import DataError
-from acceptability.reports import cli
-from acceptability.reports.experiment import from_toml
+from acceptability.reports.cli import commands as cli
+from acceptability.reports.cli.experiment import from_toml
 
 
 def run_cli(args: list[str]) -> int:
@@ -125,7 +125,7 @@ def test_bad_input_is_one_line(case, bad_files, capsys):
 
 
 def test_console_script_bad_input_no_traceback():
-    proc = subprocess.run([sys.executable, "-m", "acceptability.reports.cli", "evaluate", "--dataset",
+    proc = subprocess.run([sys.executable, "-m", "acceptability.reports.cli.commands", "evaluate", "--dataset",
                            "example", "--delta", "-1"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "delta" in proc.stderr

@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 
 from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
-from acceptability.reports import cli
+from acceptability.reports.cli import commands as cli
 
 pytestmark = pytest.mark.needs_data  # li_adger_dir (conftest) skips when the data are absent
 FIGURES = {"adc_curve", "accuracy_by_group", "corr_sentence", "corr_pair", "scatter_sentence",
@@ -116,7 +116,7 @@ def test_rerun_resumes(out):
 
 def test_edited_code_reruns_the_steps_that_use_it(out, monkeypatch, tmp_path):
     """A changed `reports` source reruns evaluate (and report), not score or fit."""
-    from acceptability.reports import pipeline
+    from acceptability.reports.cli import pipeline
 
     copy = shutil.copytree(out, tmp_path / "copy")
     real = pipeline.code_hash

@@ -12,7 +12,7 @@ need_module("transformers")
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 
 from acceptability import data  # noqa: E402
-from acceptability.reports import cli  # noqa: E402
+from acceptability.reports.cli import commands as cli  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_cache")  # conftest: a cache per test
 
@@ -37,7 +37,7 @@ def test_run_scores_then_reports(gpt2_dir, tmp_path, capsys):
 
 
 def test_an_unknown_out_suffix_fails_before_scoring(tmp_path, capsys, monkeypatch):
-    from acceptability.reports import experiment
+    from acceptability.reports.cli import experiment
 
     monkeypatch.setattr(experiment, "score_models", lambda *a, **k: pytest.fail("scored"))
     assert cli.main(["score", "--dataset", "example", "--model", "gpt2", "--out",

@@ -13,7 +13,9 @@ import pandas as pd
 import pytest
 
 from acceptability import data, reports, stats
-from acceptability.reports import analysis, cli, experiment
+from acceptability.reports import analysis
+from acceptability.reports.cli import commands as cli
+from acceptability.reports.cli import experiment
 
 
 def test_one_default_resample_count():

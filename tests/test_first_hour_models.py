@@ -67,7 +67,7 @@ def test_a_method_per_model(gpt2_dir, bert_dir, own_files, tmp_path):
     import pandas as pd
 
     from acceptability import data
-    from acceptability.reports import cli
+    from acceptability.reports.cli import commands as cli
 
     gpt2, bert = gpt2_dir.rstrip("/").split("/")[-1], bert_dir.rstrip("/").split("/")[-1]
     expected = {f"{gpt2}_logprob": "logprob", f"{bert}_pll": "pll"}
@@ -90,7 +90,7 @@ def test_a_method_per_model(gpt2_dir, bert_dir, own_files, tmp_path):
 
 
 def test_an_unknown_method_is_one_clear_line(gpt2_dir, own_files, capsys):
-    from acceptability.reports import cli
+    from acceptability.reports.cli import commands as cli
 
     assert cli.main(["score", *own_files, "--model", f"{gpt2_dir}:logrpob"]) == 2
     err = capsys.readouterr().err

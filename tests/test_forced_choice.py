@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 
 from acceptability.data.errors import DataError
 from acceptability.data.forced_choice import load_blimp_human_summary, load_blimp_trials
-from acceptability.stats.forced_choice import elo_ratings, fc_accuracy, fc_elo, pair_preferences
+from acceptability.stats.benchmarks.forced_choice import (
+    elo_ratings,
+    fc_accuracy,
+    fc_elo,
+    pair_preferences,
+)
 from tests.conftest import DATA_DIR
 
 BLIMP = DATA_DIR / "blimp"

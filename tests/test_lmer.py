@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acceptability.stats.formula import parse_formula
-from acceptability.stats.judgment_models import SENTENCE_FORMULA, sentence_model_frame
-from acceptability.stats.lmer import SingularFitWarning, anova, lmer
+from acceptability.stats.mixed.formula import parse_formula
+from acceptability.stats.mixed.judgment import SENTENCE_FORMULA, sentence_model_frame
+from acceptability.stats.mixed.lmer import SingularFitWarning, anova, lmer
 from tests.conftest import (
     LME4_TOL,
     assert_anova_matches_lme4,

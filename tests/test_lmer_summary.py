@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from acceptability import stats
-from acceptability.stats.judgment_models import (
+from acceptability.stats.mixed.judgment import (
     SENTENCE_FORMULA,
     pair_model_frame,
     sentence_model_frame,

@@ -22,7 +22,7 @@ from acceptability.data.marvin_linzen import (
 )
 from acceptability.data.safe_pickle import load_restricted
 from acceptability.data.sources import registry
-from acceptability.stats.marvin_linzen import ml_table1
+from acceptability.stats.benchmarks.marvin_linzen import ml_table1
 from tests.conftest import need_data
 
 # Pairs per Table 1 row counted from the released files (NPI: the contrast Table 1 reports;

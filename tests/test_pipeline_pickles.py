@@ -8,7 +8,7 @@ import pickle
 import pytest
 
 from acceptability import data
-from acceptability.reports import pipeline
+from acceptability.reports.cli import pipeline
 
 
 class Boom:

@@ -15,8 +15,8 @@ import pytest
 from acceptability import data
 from acceptability.data.errors import DataError
 from acceptability.data.published import seed_004_table
-from acceptability.stats import rules as R
-from acceptability.stats.benchmarks import OUTCOME_COLUMNS, accuracy
+from acceptability.scoring.baselines import rules as R
+from acceptability.stats.benchmarks.outcomes import OUTCOME_COLUMNS, accuracy
 
 from .conftest import need_data
 

@@ -32,7 +32,7 @@ def test_killed_run_resumes_from_cache_without_recomputing(request, tmp_path, mo
     lm = scoring.load_model(request.getfixturevalue(fixture), kind)
     # PLL as on a GPU: batches of two sentences, one forward pass each (on the CPU its batches
     # are cut to fill passes of 2048 tokens instead)
-    monkeypatch.setattr(scoring.masked, "tokens_per_pass", lambda _lm: None)
+    monkeypatch.setattr(scoring.backends.masked, "tokens_per_pass", lambda _lm: None)
     kw = {"batch_size": 2, "cache": tmp_path, "progress": False}
     n_batches = -(-len(sentences) // 2)
 

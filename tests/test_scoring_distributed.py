@@ -7,7 +7,8 @@ import torch
 from distributed import Client, LocalCluster
 
 from acceptability import scoring
-from acceptability.scoring import distributed, masked
+from acceptability.scoring import distributed
+from acceptability.scoring.backends import masked
 from acceptability.scoring.batches import length_sorted_batches
 
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures

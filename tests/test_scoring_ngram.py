@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from acceptability import scoring
-from acceptability.scoring.ngram import BOS, EOS, UNK
+from acceptability.scoring.baselines.ngram import BOS, EOS, UNK
 from tests.conftest import need_module
 
 CORPUS = [

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from acceptability import data, scoring
-from acceptability.reports import cli
+from acceptability.reports.cli import commands as cli
 from acceptability.scoring.recheck import FIRST, SAFETY, recheck_pairs
 from tests.conftest import need_data
 

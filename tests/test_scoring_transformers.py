@@ -88,7 +88,7 @@ def test_pll_equals_one_mask_per_forward_pass(request, fixture, method, sentence
 def test_pll_copies_split_into_cpu_passes_give_the_same_scores(monkeypatch, bert_dir, sentences):
     whole = _score(sentences, bert_dir, "pll")["score"]  # 2 passes: the longest sentence, the 6 others
     for budget in (20, 600):  # in float32 10 and 300 tokens: 1 copy a pass; up to 3 sentences a pass
-        monkeypatch.setattr(scoring.masked, "CPU_TOKENS_PER_PASS", budget)
+        monkeypatch.setattr(scoring.backends.masked, "CPU_TOKENS_PER_PASS", budget)
         np.testing.assert_allclose(_score(sentences, bert_dir, "pll")["score"], whole, atol=TOL)
 
 

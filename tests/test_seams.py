@@ -15,7 +15,7 @@ from scipy import stats as sps
 
 from acceptability import data, stats
 from acceptability.data.errors import DataError
-from acceptability.reports import cli
+from acceptability.reports.cli import commands as cli
 
 
 def _steiger_by_hand(h: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
@@ -175,7 +175,7 @@ def test_sentences_only_dataset_without_pairs_argument():
 def test_zorro_published_scores_with_max_pairs():
     """Item 6: --max-pairs with --scores published blamed the reference file ("4000 lines,
     but sentences/...txt has 100")."""
-    from acceptability.reports.experiment import Experiment, load_dataset, load_scores
+    from acceptability.reports.cli.experiment import Experiment, load_dataset, load_scores
     from tests.conftest import need_data
 
     folder = need_data("zorro")

@@ -17,7 +17,7 @@ import pytest
 from scipy import stats as sps
 
 from acceptability import data, reports, stats
-from acceptability.reports import cli
+from acceptability.reports.cli import commands as cli
 from acceptability.reports.tables import formatted, to_markdown
 from acceptability.stats import metrics
 

@@ -20,7 +20,7 @@ import statsmodels.formula.api as smf
 
 from acceptability import data, stats
 from acceptability.data.errors import DataError
-from acceptability.reports import cli
+from acceptability.reports.cli import commands as cli
 from tests.conftest import need_data
 
 pytestmark = pytest.mark.usefixtures("private_cache")  # conftest: a score cache per test
@@ -205,7 +205,7 @@ def test_score_normalises_from_the_command_line(long_gpt2, lau_sentences, tmp_pa
 
 
 def test_normalise_flags_refuse_what_cannot_run(long_gpt2, lau_sentences, tmp_path, capsys):
-    from acceptability.reports.cli import parser
+    from acceptability.reports.cli.commands import parser
     from acceptability.scoring.normalise import NORMALISATIONS
 
     for command in ("score", "run"):

@@ -14,7 +14,7 @@ from acceptability.data.published import (
     seed_004_published,
     seed_004_table,
 )
-from acceptability.stats import benchmarks as B
+from acceptability.stats.benchmarks import outcomes as B
 
 from .conftest import need_data
 

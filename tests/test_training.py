@@ -13,10 +13,10 @@ import pytest
 from scipy import stats as sps
 
 from acceptability import data, scoring
-from acceptability.reports import training as rt
-from acceptability.reports.experiment import head_pairs
+from acceptability.reports.cli.experiment import head_pairs
 from acceptability.scoring.errors import ScoringError
-from acceptability.scoring.training import finetune, train_lm
+from acceptability.scoring.training import experiments as rt
+from acceptability.scoring.training.lm import finetune, train_lm
 from tests.conftest import need_data
 
 TINY = {"hidden_size": 32, "layers": 2, "heads": 2, "intermediate_size": 64, "max_length": 64}

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from acceptability import data
-from acceptability.reports.cli import main
-from acceptability.scoring.training import train_lm
+from acceptability.reports.cli.commands import main
+from acceptability.scoring.training.lm import train_lm
 from tests.conftest import need_data
 
 TINY = ["--hidden-size", "32", "--layers", "2", "--heads", "2", "--intermediate-size", "64",

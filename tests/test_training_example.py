@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from acceptability.reports.training import curve_slopes
-from acceptability.stats.training import acrobatic_sentences, flip_curve
+from acceptability.scoring.training.experiments import curve_slopes
+from acceptability.stats.benchmarks.training import acrobatic_sentences, flip_curve
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "training"

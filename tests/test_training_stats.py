@@ -10,7 +10,7 @@ from scipy import stats as sps
 from sklearn.metrics import matthews_corrcoef
 
 from acceptability.data.errors import DataError
-from acceptability.stats.training import (
+from acceptability.stats.benchmarks.training import (
     acrobatic_sentences,
     degenerate,
     feature_mcc,

@@ -16,7 +16,7 @@ from acceptability.data.zorro import (
     load_zorro_reference_scores,
     zorro_paradigms,
 )
-from acceptability.stats.zorro import zorro_accuracy
+from acceptability.stats.benchmarks.zorro import zorro_accuracy
 from tests.conftest import need_data
 
 PHENOMENA = ["agreement_determiner_noun", "agreement_subject_verb", "anaphor_agreement",

@@ -16,6 +16,8 @@ from importlib.metadata import PackageNotFoundError, version
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from acceptability import _moved
+
 try:  # the one source of the version number is pyproject.toml
     __version__ = version("acceptability")
 except PackageNotFoundError:  # pragma: no cover - imported from a tree that was never installed
@@ -24,7 +26,9 @@ except PackageNotFoundError:  # pragma: no cover - imported from a tree that was
 __all__ = ["__version__", "data", "reports", "scoring", "stats"]
 
 if TYPE_CHECKING:
-    from . import data, reports, scoring, stats
+    from acceptability import data, reports, scoring, stats
+
+_moved.install()  # 0.1 module paths import their new modules, with a DeprecationWarning
 
 
 def __getattr__(name: str) -> ModuleType:

@@ -17,7 +17,8 @@ import warnings
 PACKAGE = __name__.partition(".")[0]  # "acceptability"
 
 
-_WRAPPERS = ("contextlib", "threadpoolctl")  # decorators the package wraps functions in
+# decorators the package wraps functions in, and the import machinery that runs its aliases
+_WRAPPERS = ("contextlib", "threadpoolctl", "importlib", "importlib._bootstrap")
 
 
 def _inside(frame) -> bool:

@@ -35,7 +35,7 @@ MAX_POSITIONS = 512  # the tiny models' tokenizer splits BLiMP sentences into ma
 
 def cli(*args: str) -> str:
     """``acceptability ARGS`` in this process; its stderr (the run fails on exit status)."""
-    from acceptability.reports import cli as command
+    from acceptability.reports.cli import commands as command
 
     err = io.StringIO()
     with contextlib.redirect_stderr(err):

@@ -1,0 +1,476 @@
+"""The ``acceptability`` command line: ``acceptability <command> --help`` for each.
+
+Bad input (unknown dataset or model, a delta out of range, an unreadable file) prints one
+line and exits with status 2; ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shlex
+import sys
+import warnings
+from pathlib import Path
+from typing import NoReturn
+
+from acceptability.data.errors import DataError
+from acceptability.reports.cli import training as training_cli
+from acceptability.reports.cli.experiment import DATASETS, DTYPES
+from acceptability.scoring.normalise import NORMALISATIONS
+from acceptability.stats.defaults import DEFAULT_N_BOOT, DEFAULT_SEED
+
+EXAMPLES = """\
+examples:
+  acceptability demo
+  acceptability evaluate --dataset li-adger --scores published
+  acceptability score --dataset li-adger --model gpt2 --method logprob --out gpt2.parquet
+  acceptability report --dataset li-adger --scores gpt2.parquet --out report/gpt2
+  acceptability run --dataset li-adger --scores published --out report/li-adger
+  acceptability run --config examples/experiment.toml
+  acceptability evaluate --sentences my_sentences.csv --pairs my_pairs.csv --scores my_scores.csv
+  acceptability run --sentences my_sentences.csv --pairs my_pairs.csv \\
+      --model gpt2:logprob --model bert-base-uncased:pll --out report/mine
+  acceptability report --dataset blimp --paradigm adjunct_island --scores blimp_scores.csv
+  acceptability learning-curve --sizes 75000 150000 300000 600000 --out curves/
+  acceptability finetune --model bert-base-uncased --restarts 10 --out cola-runs/
+  acceptability training-order --model bert-base-uncased --shuffles 200 --out order/
+
+Data are read from $ACCEPTABILITY_DATA_DIR/<dataset> (or --data-path), else downloaded.
+"""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line (no usage dump)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _delta(text: str) -> float:
+    from acceptability.reports.cli.experiment import check_delta
+
+    try:
+        return check_delta(text)
+    except DataError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _command(args: argparse.Namespace) -> str:
+    """The command line as typed, for the reproducibility block."""
+    return shlex.join(["acceptability", *args.argv])
+
+
+def _models_and_method(args: argparse.Namespace) -> tuple[tuple[str, ...], str | None]:
+    """--model and --method: one --method for every model, or one per --model in order
+    (then each model becomes ``model:method``)."""
+    from acceptability.reports.cli.experiment import model_method
+
+    models, methods = tuple(getattr(args, "model", None) or ()), getattr(args, "method", None)
+    if not methods or len(methods) == 1:
+        return models, methods[0] if methods else None
+    if len(methods) != len(models):
+        raise DataError(f"{len(methods)} --method for {len(models)} --model",
+                        fix="give one --method for all models, or one per --model in the same "
+                            "order, or write --model NAME:METHOD")
+    specs = []
+    for model, method in zip(models, methods, strict=True):
+        name, own = model_method(model, method)
+        if own != method:
+            raise DataError(f"--model {model} names method {own!r} but its --method is "
+                            f"{method!r}", fix="give the method once")
+        specs.append(f"{name}:{method}")
+    return tuple(specs), None
+
+
+def _experiment(args: argparse.Namespace, **fixed):
+    """An Experiment from the flags given (others keep their defaults)."""
+    from acceptability.reports.cli.experiment import Experiment, from_toml
+
+    if getattr(args, "sentences", None) and getattr(args, "dataset", None):
+        raise DataError("--dataset and --sentences both name the data",
+                        fix="give one: a named dataset, or your own --sentences [--pairs]")
+    if getattr(args, "config", None):
+        base = from_toml(args.config)
+        if getattr(args, "dataset", None):  # a flag overrides the file's own data
+            base = dataclasses.replace(base, dataset=args.dataset, sentences=None, pairs=None)
+    else:
+        scoring = args.command == "score" or (args.command == "run" and args.scores is None
+                                              and bool(args.model))
+        base = Experiment(scores=None if scoring else "published",
+                          models=tuple(args.model or ()))
+    names = ("dataset", "data_path", "max_pairs", "sentences", "pairs", "human_scale", "scores",
+             "revision",
+             "dtype", "recheck", "normalise", "unigram", "n_boot",
+             "seed", "by", "formula", "compare_metric", "correction", "sign", "out")
+    changes = {n: getattr(args, n, None) for n in names} | fixed
+    models, changes["method"] = _models_and_method(args)
+    if models:
+        changes["models"] = models
+    if getattr(args, "paradigm", None):
+        changes["paradigms"] = tuple(args.paradigm)
+    if getattr(args, "delta", None):
+        changes["deltas"] = tuple(args.delta)
+    return base.replace(**changes)
+
+
+def _dataset_and_scores(args: argparse.Namespace, **fixed):
+    from acceptability.reports.cli.experiment import load_dataset, load_scores
+
+    exp = _experiment(args, **fixed)
+    ds = load_dataset(exp)
+    return exp, ds, load_scores(exp, ds)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """Score the dataset's sentences with each --model and write the long scores table."""
+    from acceptability import data
+    from acceptability.reports.cli.experiment import load_dataset, score_models
+
+    data.files.table_format(Path(args.out))  # a bad --out suffix fails before scoring
+    exp = _experiment(args)
+    ds = load_dataset(exp)
+    plan = exp.scoring_plan()
+    print(f"scoring {len(ds.sentences)} sentences of {ds.name} with "
+          f"{', '.join(f'{m} ({method})' for m, method in plan)} ...", file=sys.stderr)
+    path = data.write_scores(score_models(ds, plan, exp.revision, exp.dtype, exp.recheck,
+                                          exp.normalise, exp.unigram), args.out)
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """Evaluate scores against a dataset and print or save the one-row-per-model table."""
+    from acceptability import stats
+    from acceptability.reports.tables import formatted
+
+    exp, ds, sc = _dataset_and_scores(args)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = stats.evaluate(ds, sc, deltas=exp.deltas, by=args.by, ci=exp.n_boot > 0,
+                               n_boot=exp.n_boot, seed=exp.seed, sign=exp.sign)
+    if args.out:
+        table.to_csv(args.out, index=False)
+        print(f"wrote {args.out}")
+    else:
+        print(formatted(table).to_string(index=False))
+    if exp.n_boot:
+        print(f"95% intervals from {exp.n_boot:,} bootstrap resamples (--n-boot 0: "
+              f"none){_resampled(table, args.by)}", file=sys.stderr)
+    for w in dict.fromkeys(str(w.message) for w in caught):
+        print(f"warning: {w}", file=sys.stderr)
+    return 0
+
+
+def _resampled(table, by: str | None) -> str:
+    """What each group's interval resampled (``ci_unit`` of ``evaluate(by=..., ci=True)``)."""
+    from acceptability.stats.inference.resample import MIN_CLUSTERS
+
+    if not by or "ci_unit" not in table:
+        return ""
+    units = table.drop_duplicates(by)["ci_unit"].value_counts()
+    said = {"pair": f"by their pairs within each cluster (fewer than {MIN_CLUSTERS} clusters each)",
+            "sentence": "by their sentences (no pairs)",
+            "none": "without an interval (each holds one pair, or pairs sharing a sentence)"}
+    parts = [f"{k} {by} group(s) {said.get(u, f'by their {u} clusters')}"
+             for u, k in units.items()]
+    return "; each group resampled within itself: " + ", ".join(parts)
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    """Fit one mixed-effects judgment model per language model and print the summaries."""
+    from acceptability.reports.analysis import fit_models, resolve_formula
+
+    exp, ds, sc = _dataset_and_scores(args)
+    formula, why = resolve_formula(ds, exp.formula)
+    if formula is None:
+        raise ValueError(why)
+    fits = fit_models(ds, sc, formula)  # an error when no model fits
+    for model, text in fits.summaries.items():
+        print(f"=== {model}\n{text}\n")
+    for note in fits.notes:
+        print(note, file=sys.stderr)
+    if args.out:
+        fits.table.to_csv(args.out, index=False)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Analyse and write the report (no resuming: see ``run``)."""
+    from acceptability.reports.analysis import (
+        analyse,
+        check_formula,
+        resolve_compare_metric,
+        resolve_formula,
+    )
+    from acceptability.reports.render import build
+
+    exp, ds, sc = _dataset_and_scores(args)
+    formula, _ = resolve_formula(ds, exp.formula)
+    if formula:
+        check_formula(ds, formula)  # before the progress line: one line on a typo
+    resolve_compare_metric(ds, exp.compare_metric)
+    print(f"analysing {sc['model'].nunique()} models on {ds.name} ...", file=sys.stderr)
+    results = analyse(ds, sc, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed, by=exp.by,
+                      formula=exp.formula or None, compare_metric=exp.compare_metric,
+                      correction=exp.correction, command=_command(args),
+                      extra=exp.scores_settings(), sign=exp.sign, data_path=exp.data_path)
+    report = build(results, exp.out)
+    print(f"wrote {report.html}, {report.markdown}, {len(report.figures)} figures and "
+          f"{len(report.tables)} table files in {report.out}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """score -> evaluate -> fit -> report into --out, skipping steps already done."""
+    from acceptability.reports.cli.pipeline import run
+
+    exp = _experiment(args)
+    report = run(exp, command=_command(args), force=args.force)
+    print(f"report: {report.html}")
+    return 0
+
+
+def _print_demo_tables(results) -> None:
+    from acceptability.reports import tables
+
+    cols = ["model", "n_pairs", "blimp", "adc_0.5", "adc_1", "adc_5", "adc_area", "r_sentence",
+            "r_pair", "variability", "mcc"]
+    ev = results.evaluation
+    print(ev[[c for c in cols if c in ev]].to_string(index=False, float_format="%.3f"))
+    if "table_3_1" in results.reference:
+        t = tables.table_3_1(results)
+        show = ["model"] + [c for k in ("blimp", "adc_0.5", "adc_1", "adc_5")
+                            for c in (k, f"{k} (thesis)")]
+        print("\nThesis Table 3.1, ours beside the published values (ADC sign convention "
+              "'thesis', (dh > 0) == (dlm > 0); the default 'strict', np.sign, fails the 2 "
+              "pairs with identical texts):")
+        print(t[show].to_string(index=False, float_format="%.3f"))
+    print("\nWithin-type variability (seed 004 prints human 0.288, trigram log-prob 0.331, "
+          "truncated rather than rounded to three decimals):")
+    print(results.variability.summary.to_string(index=False, float_format="%.3f"))
+    print("\nExcluded rows:")
+    print(tables.exclusions(results).to_string(index=False))
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Evaluate LI-Adger with the published thesis scores when the data are available,
+    else the bundled example, print the main tables and write the full report. The ADC
+    uses the thesis' sign convention (``--sign thesis``), so Table 3.1 matches it."""
+    from acceptability import data
+    from acceptability.reports.analysis import analyse
+    from acceptability.reports.render import build
+
+    try:
+        ds, sc = data.load_li_adger(), data.load_li_adger_scores()
+        print(f"LI-Adger with the published thesis scores ({ds}).\n")
+    except DataError as err:
+        print(f"LI-Adger not available ({err}).\nUsing the bundled example instead: minimal "
+              "pairs printed in the papers, with the z-scores they print.\n")
+        ds, sc = data.load_example()
+    results = analyse(ds, sc, n_boot=args.n_boot, seed=args.seed, command=_command(args),
+                      sign="thesis")
+    _print_demo_tables(results)
+    report = build(results, args.out)
+    print(f"\nFull report: {report.html} (Markdown: {report.markdown}; LaTeX tables and "
+          f"figures in {report.out})")
+    return 0
+
+
+def _data_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("data")
+    g.add_argument("--dataset", choices=list(DATASETS),
+                   help="dataset to analyse (default: li-adger)")
+    g.add_argument("--data-path", metavar="DIR",
+                   help="folder with the dataset's files (default: $ACCEPTABILITY_DATA_DIR/"
+                        "<dataset>, else download)")
+    g.add_argument("--paradigm", action="append", metavar="UID",
+                   help="with --dataset blimp or zorro: a paradigm to load, e.g. "
+                        "adjunct_island; with marvin-linzen: a construction, e.g. "
+                        "simple_agrmt (repeatable; default: all)")
+    g.add_argument("--max-pairs", type=int, metavar="N",
+                   help="keep the first N pairs of each paradigm (else phenomenon): a quick "
+                        "look at a large benchmark")
+    g.add_argument("--sentences", metavar="FILE",
+                   help="your own sentences instead of --dataset: .csv, .tsv or .parquet with "
+                        "sentence_id, text and optionally type_id, phenomenon, label, human "
+                        "(docs/tables.md)")
+    g.add_argument("--pairs", metavar="FILE",
+                   help="with --sentences: your minimal pairs (pair_id, good_id, bad_id)")
+    g.add_argument("--human-scale", choices=["z", "raw"],
+                   help="with --sentences: the human column holds z-scores (z, default; "
+                        "the ADC needs them) or raw ratings, z-scored over the sentences (raw)")
+
+
+def _dtype_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dtype", choices=DTYPES,
+                   help="weights and matrix products when scoring (default: float32; bfloat16 "
+                        "is faster on AMX CPUs and recent GPUs, see the README's speed table)")
+    p.add_argument("--recheck", action="store_true", default=None,
+                   help="with --dtype bfloat16: rescore in float32 the minimal pairs too close "
+                        "for bfloat16 to call, so their verdicts are float32's")
+
+
+def _normalise_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--normalise", choices=NORMALISATIONS,
+                   help="normalise log-probabilities (Lau et al. 2017): mean (per token), slor "
+                        "or normlp (these two need --unigram); the model is named "
+                        "<model>_<method>_<normalise>")
+    p.add_argument("--unigram", metavar="FILE",
+                   help="with --normalise slor or normlp: the unigram model's corpus (.txt, "
+                        "one sentence per line; ideally the language model's training text) or "
+                        "word frequencies (.csv/.tsv with columns word and count)")
+
+
+def _scores_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("scores")
+    g.add_argument("--scores", metavar="SOURCE",
+                   help="'published' (the dataset's published model scores; default) or a "
+                        "scores file (.csv/.parquet with sentence_id, model, score)")
+    g.add_argument("--model", action="append", metavar="MODEL",
+                   help="a model of the scores to keep (repeatable); without --scores "
+                        "(run only), a model to score first: MODEL or MODEL:METHOD, e.g. "
+                        "gpt2:logprob")
+
+
+def _analysis_args(p: argparse.ArgumentParser, report: bool = True) -> None:
+    g = p.add_argument_group("analysis")
+    g.add_argument("--delta", type=_delta, nargs="+", metavar="D",
+                   help="ADC deltas in (0, 100] (default: 0.5 1 5)")
+    g.add_argument("--n-boot", type=int, metavar="N",
+                   help=f"bootstrap resamples for confidence intervals and comparisons "
+                        f"(default: {DEFAULT_N_BOOT:,}; 0 = none)")
+    g.add_argument("--seed", type=int,
+                   help=f"random seed for the bootstrap (default: {DEFAULT_SEED})")
+    g.add_argument("--sign", choices=["strict", "thesis"],
+                   help="ADC sign agreement: strict = np.sign(dh) == np.sign(dlm), eq. 1.1 "
+                        "(default); thesis = (dh > 0) == (dlm > 0), as in the thesis' tables")
+    if report:
+        g.add_argument("--by", help="column for per-group accuracy bars (default: paradigm, "
+                                    "else sub-dataset, else phenomenon)")
+        g.add_argument("--formula", help="lme4-style mixed model fitted per language model: "
+                                         "human ~ score ... (score = its z-score) or dh ~ dlm "
+                                         "... (pair deltas); '' for none (default auto: "
+                                         "'human ~ score + (1 + score | phenomenon)' where "
+                                         "the sentences have human judgments and phenomena)")
+        g.add_argument("--compare-metric",
+                       help="metric for model comparisons (default auto: adc_1 with pairs and "
+                            "human judgments, else blimp with pairs, else r_sentence)")
+        g.add_argument("--correction", help="multiple-comparison correction (default: holm)")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = Parser(
+        prog="acceptability",
+        description="Does a language model know language the way people do? Score sentences, "
+                    "relate the scores to human gradient acceptability judgments, and report "
+                    "the statistics (BLiMP criterion, ADC, correlations, MCC, within-type "
+                    "variability, mixed models).",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                           title="commands")
+
+    s = sub.add_parser("score", help="score a dataset's sentences with language models",
+                       description=cmd_score.__doc__)
+    _data_args(s)
+    s.add_argument("--model", action="append", required=True, metavar="MODEL[:METHOD]",
+                   help="model to score with: a hub id, a local folder or (ngram) an ARPA "
+                        "file, optionally with its method, e.g. gpt2:logprob or "
+                        "bert-base-uncased:pll (repeatable)")
+    s.add_argument("--method", action="append",
+                   help="logprob, pll, pll_word_l2r, classifier or ngram, for every --model "
+                        "without its own; or repeated, one per --model in order "
+                        "(default: logprob)")
+    s.add_argument("--revision", help="model revision (branch, tag or commit) to load")
+    _dtype_arg(s)
+    _normalise_args(s)
+    s.add_argument("--out", default="scores.parquet",
+                   help="scores file to write (.parquet, .csv or .tsv; default: scores.parquet)")
+    s.set_defaults(func=cmd_score)
+
+    e = sub.add_parser("evaluate", help="BLiMP criterion, ADC, correlations, MCC, variability",
+                       description=cmd_evaluate.__doc__)
+    _data_args(e)
+    _scores_args(e)
+    _analysis_args(e, report=False)
+    e.add_argument("--by", help="break down by a column, e.g. phenomenon, dataset or paradigm")
+    e.add_argument("--out", help="write the table as CSV instead of printing it")
+    e.set_defaults(func=cmd_evaluate)
+
+    f = sub.add_parser("fit", help="mixed-effects judgment models, one per language model",
+                       description=cmd_fit.__doc__)
+    _data_args(f)
+    _scores_args(f)
+    f.add_argument("--formula", help="lme4-style formula: human ~ score ... (score = the "
+                                     "model's z-score) or dh ~ dlm ... (pair deltas) (default: "
+                                     "'human ~ score + (1 + score | phenomenon)' where the "
+                                     "sentences have human judgments and phenomena)")
+    f.add_argument("--out", help="also write the fixed effects as CSV")
+    f.set_defaults(func=cmd_fit)
+
+    r = sub.add_parser("report", help="analyse and write the HTML/Markdown/LaTeX report",
+                       description=cmd_report.__doc__)
+    _data_args(r)
+    _scores_args(r)
+    _analysis_args(r)
+    r.add_argument("--out", help="report folder (default: report)")
+    r.set_defaults(func=cmd_report)
+
+    u = sub.add_parser("run", help="score -> evaluate -> fit -> report, resumable",
+                       description=cmd_run.__doc__ + " Settings come from --config (TOML, see "
+                       "examples/experiment.toml) and/or flags; flags win.")
+    u.add_argument("--config", metavar="TOML", help="experiment file")
+    _data_args(u)
+    _scores_args(u)
+    u.add_argument("--method", action="append",
+                   help="scoring method for --model without --scores: one for all, or one "
+                        "per --model in order (default: logprob; or --model NAME:METHOD)")
+    u.add_argument("--revision", help="model revision for --model without --scores")
+    _dtype_arg(u)
+    _normalise_args(u)
+    _analysis_args(u)
+    u.add_argument("--out", help="output folder (default: report)")
+    u.add_argument("--force", action="store_true", help="rerun every step")
+    u.set_defaults(func=cmd_run)
+
+    d = sub.add_parser("demo", help="the full report for LI-Adger (published scores) or the "
+                                    "bundled example, offline", description=cmd_demo.__doc__)
+    d.add_argument("--out", default="report", help="report folder (default: report)")
+    d.add_argument("--n-boot", type=int, default=DEFAULT_N_BOOT,
+                   help=f"bootstrap resamples (default: {DEFAULT_N_BOOT:,})")
+    d.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help=f"random seed (default: {DEFAULT_SEED})")
+    d.set_defaults(func=cmd_demo)
+    training_cli.add_commands(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: bad input prints one clear line and exits non-zero, no traceback."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser().parse_args(argv)
+    args.argv = argv
+    try:
+        return args.func(args)
+    except (DataError, ValueError, OSError, ImportError) as err:
+        if args.debug:
+            raise
+        print(f"acceptability {args.command}: error: {err}", file=sys.stderr)
+    except KeyError as err:
+        if args.debug:
+            raise
+        print(f"acceptability {args.command}: error: {err.args[0] if err.args else err}",
+              file=sys.stderr)
+    except Exception as err:  # anything else: still one line, the traceback behind --debug
+        if args.debug:
+            raise
+        print(f"acceptability {args.command}: unexpected error: {type(err).__name__}: {err} "
+              "(rerun with --debug for the traceback)", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

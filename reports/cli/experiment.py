@@ -1,0 +1,375 @@
+"""An experiment: which dataset, which scores or models, which analysis settings and
+where to write. Built from command-line flags or a TOML file (see
+``examples/experiment.toml``); both give the same ``Experiment`` and the same numbers."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from acceptability import data, stats
+from acceptability.data.blimp import check_paradigms
+from acceptability.data.errors import DataError
+from acceptability.data.marvin_linzen import check_constructions
+from acceptability.data.names import display_names, with_display_names
+from acceptability.data.sources import checksum
+from acceptability.data.tables import member
+from acceptability.data.zorro import check_paradigms as check_zorro_paradigms
+from acceptability.reports.analysis import AUTO
+from acceptability.scoring.normalise import NORMALISATIONS, UNIGRAM, check_unigram_file
+
+DATASETS = ("li-adger", "blimp", "zorro", "marvin-linzen", "cola", "example")
+PARADIGM_DATASETS = ("blimp", "zorro", "marvin-linzen")  # what --paradigm selects in each
+CHECK_PARADIGMS = {"blimp": check_paradigms, "zorro": check_zorro_paradigms,
+                   "marvin-linzen": check_constructions}
+USER = "user"  # the dataset of an experiment on the user's own files
+METHOD_NAME = re.compile(r"[a-z][a-z0-9_]*")  # "gpt2:logprob"; not "C:\\models\\x"
+MAX_DELTA = 100.0
+DTYPES = ("float32", "bfloat16")  # scoring precision (README: float32 or bfloat16)
+# TOML layout: table -> {key in the file: Experiment field}
+TOML_KEYS = {
+    "": {"out": "out"},
+    "data": {"dataset": "dataset", "path": "data_path", "paradigms": "paradigms",
+             "max_pairs": "max_pairs", "sentences": "sentences", "pairs": "pairs",
+             "human_scale": "human_scale"},
+    "scores": {"source": "scores", "models": "models", "method": "method",
+               "revision": "revision", "dtype": "dtype", "recheck": "recheck",
+               "normalise": "normalise", "unigram": "unigram"},
+    "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
+                 "formula": "formula", "compare_metric": "compare_metric",
+                 "correction": "correction", "sign": "sign"},
+}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """Settings of one analysis run (``acceptability run``).
+
+    ``scores``: ``"published"`` (the dataset's published model scores), a scores file, or
+    None to score ``models`` with ``scoring.score``; with scores given, ``models`` selects
+    some of their models; a model to score may name its method (``"gpt2:logprob"``,
+    ``"bert-base-uncased:pll"``), else ``method`` applies. ``sentences`` and ``pairs``:
+    the user's own files (CSV/TSV/Parquet; ``dataset`` is then ``"user"``), whose
+    ``human`` column holds z-scores (``human_scale="z"``) or raw ratings to be z-scored
+    over the sentences (``"raw"``; :func:`data.tables.human_on_z_scale`).
+    ``paradigms``: BLiMP or Zorro paradigms, or Marvin & Linzen constructions, to load
+    (default all). ``max_pairs``: keep the first N pairs of each paradigm (else phenomenon),
+    for a quick look at a large benchmark. ``by="auto"`` picks the
+    per-group breakdown; ``formula="auto"`` fits the default mixed model where the data
+    can carry it (``reports.analysis.resolve_formula``), ``""`` none; ``compare_metric=
+    "auto"`` compares models on the ADC, else the BLiMP criterion, else r_sentence,
+    whichever the data define first. ``sign``: the ADC's sign convention, ``"strict"`` or
+    ``"thesis"`` (``stats.metrics.sign_agree``). ``normalise``: when scoring, one of
+    ``scoring.normalise.NORMALISATIONS`` (Lau et al. 2017); SLOR and NormLP need
+    ``unigram``, a corpus or word-frequency file (``scoring.normalise.read_unigram``).
+    """
+
+    dataset: str = "li-adger"
+    data_path: str | None = None
+    sentences: str | None = None
+    pairs: str | None = None
+    human_scale: str = "z"
+    paradigms: tuple[str, ...] = ()
+    max_pairs: int | None = None
+    scores: str | None = "published"
+    models: tuple[str, ...] = ()
+    method: str = "logprob"
+    revision: str | None = None
+    dtype: str | None = None
+    recheck: bool = False
+    normalise: str | None = None
+    unigram: str | None = None
+    deltas: tuple[float, ...] = (0.5, 1.0, 5.0)
+    n_boot: int = stats.DEFAULT_N_BOOT
+    seed: int = stats.DEFAULT_SEED
+    by: str | None = "auto"
+    formula: str = AUTO
+    compare_metric: str = AUTO
+    correction: str = "holm"
+    sign: str = "strict"
+    out: str = "report"
+
+    def __post_init__(self) -> None:
+        if self.sentences is not None:
+            object.__setattr__(self, "dataset", USER)
+        elif self.human_scale != "z":
+            raise DataError("human_scale applies to your own sentences file",
+                            fix="give --sentences FILE, or leave out --human-scale")
+        elif self.pairs is not None:
+            raise DataError("a pairs file needs its sentences file",
+                            fix="give --sentences FILE with --pairs FILE")
+        elif self.dataset not in DATASETS:
+            raise DataError(f"unknown dataset {self.dataset!r}", fix=f"use one of {list(DATASETS)}"
+                            " or your own files (--sentences FILE [--pairs FILE])")
+        object.__setattr__(self, "paradigms", tuple(self.paradigms))
+        if self.paradigms:
+            if self.dataset not in PARADIGM_DATASETS:
+                raise DataError("paradigms select BLiMP paradigms, Zorro paradigms or Marvin "
+                                f"& Linzen constructions, not parts of {self.dataset!r} data",
+                                fix="use them with dataset blimp, zorro or marvin-linzen")
+            CHECK_PARADIGMS[self.dataset](self.paradigms)
+        if self.max_pairs is not None and not (isinstance(self.max_pairs, int)
+                                               and self.max_pairs > 0):
+            raise DataError(f"max_pairs must be a positive whole number, got {self.max_pairs!r}")
+        object.__setattr__(self, "deltas", tuple(check_delta(d) for d in self.deltas))
+        object.__setattr__(self, "models", tuple(self.models))
+        if self.n_boot < 0:
+            raise DataError(f"n_boot must be >= 0, got {self.n_boot}")
+        if self.sign not in stats.metrics.SIGNS:
+            raise DataError(f"unknown sign convention {self.sign!r}",
+                            fix=f"use one of {list(stats.metrics.SIGNS)}")
+        if self.dtype not in (None, *DTYPES):
+            raise DataError(f"unknown dtype {self.dtype!r}", fix=f"use one of {list(DTYPES)}")
+        if not isinstance(self.recheck, bool):
+            raise DataError(f"recheck must be true or false, got {self.recheck!r}")
+        if self.recheck and self.dtype != "bfloat16":
+            raise DataError("recheck rescores close pairs of a bfloat16 run in float32, and "
+                            f"the scoring dtype is {self.dtype or 'float32'}",
+                            fix="score with dtype bfloat16, or leave recheck off")
+        self._check_normalise()
+        if self.scores is None and not self.models:
+            raise DataError("no scores and no models to score",
+                            fix="give --scores (published or a file) or --model")
+        if self.scores is None:
+            self.scoring_plan()  # an unknown method fails here, before any work
+
+    def _check_normalise(self) -> None:
+        """A normalisation that cannot run fails here, before any work."""
+        if self.normalise is None and self.unigram is None:
+            return
+        if self.scores is not None:
+            raise DataError("normalise and unigram apply when models are scored, and these "
+                            "scores are given", fix="give --model without --scores (TOML: "
+                            "[scores] source = \"score\"), or leave out --normalise")
+        if self.normalise not in (None, *NORMALISATIONS):
+            raise DataError(f"unknown normalise {self.normalise!r}",
+                            fix=f"use one of {list(NORMALISATIONS)}")
+        if self.unigram is None:
+            if self.normalise in UNIGRAM:
+                raise DataError(f"normalise {self.normalise!r} needs a unigram model",
+                                fix="give --unigram FILE (TOML: [scores] unigram), a corpus "
+                                    "(.txt, one sentence per line) or word frequencies "
+                                    "(.csv/.tsv with word and count)")
+            return
+        if self.normalise not in UNIGRAM:
+            raise DataError(f"unigram is used only by normalise {' or '.join(UNIGRAM)}",
+                            fix="add --normalise slor (TOML: [scores] normalise), or leave "
+                                "out --unigram")
+        check_unigram_file(self.unigram)
+
+    def scoring_plan(self) -> list[tuple[str, str]]:
+        """(model, method) for each model to score: its own ``model:method``, else
+        ``method``."""
+        return [model_method(spec, self.method) for spec in self.models]
+
+    def replace(self, **changes) -> Experiment:
+        """A copy with some settings changed (None values are ignored)."""
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def scores_settings(self) -> dict:
+        """Where the scores come from (for provenance): source, models, method, revision,
+        dtype, normalisation and its unigram file (path and sha256)."""
+        scored = self.scores is None
+        models = [f"{m}:{method}" for m, method in self.scoring_plan()] if scored \
+            else list(self.models)
+        return {"scores": self.scores or "scored with scoring.score", "models": models,
+                "revision": self.revision if scored else None,
+                "dtype": (self.dtype or "float32") if scored else None,
+                "recheck": self.recheck if scored else None, "normalise": self.normalise,
+                "unigram": self.unigram and {"path": self.unigram,
+                                             "sha256": checksum(Path(self.unigram))}}
+
+    def analysis_settings(self) -> dict:
+        """The settings that determine the statistics (for fingerprints and provenance)."""
+        return {"deltas": list(self.deltas), "n_boot": self.n_boot, "seed": self.seed,
+                "by": self.by, "compare_metric": self.compare_metric,
+                "correction": self.correction, "sign": self.sign}
+
+
+def model_method(spec: str, default: str) -> tuple[str, str]:
+    """``"gpt2:logprob"`` -> ``("gpt2", "logprob")``; a spec without a method (``"gpt2"``,
+    a folder) takes ``default``. An unknown method is an error listing the methods."""
+    from acceptability.scoring.runner import METHODS
+
+    model, sep, method = str(spec).rpartition(":")
+    if not (sep and model and METHOD_NAME.fullmatch(method)):
+        model, method = str(spec), default
+    if method not in METHODS:
+        raise DataError(f"unknown scoring method {method!r} for model {model!r}",
+                        fix=f"use one of {list(METHODS)}, e.g. --model {model}:logprob")
+    return model, method
+
+
+def check_delta(value: float | str) -> float:
+    """An ADC delta: a number in (0, 100]."""
+    try:
+        d = float(value)
+    except (TypeError, ValueError):
+        raise DataError(f"delta must be a number, got {value!r}") from None
+    if not 0 < d <= MAX_DELTA:
+        raise DataError(f"delta must be in (0, {MAX_DELTA:g}], got {value}")
+    return d
+
+
+def from_toml(path: str | os.PathLike) -> Experiment:
+    """An ``Experiment`` from a TOML file; relative paths are relative to the file."""
+    p = Path(path)
+    try:
+        doc = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError("no such experiment file", source=str(p)) from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise DataError(f"unreadable experiment file ({err})", source=str(p)) from None
+    values = {}
+    for table, keys in TOML_KEYS.items():
+        section = doc if table == "" else doc.get(table, {})
+        if not isinstance(section, dict):
+            raise DataError(f"[{table}] must be a table", source=str(p))
+        allowed = set(keys) | (set(TOML_KEYS) - {""} if table == "" else set())
+        unknown = sorted(set(section) - allowed)
+        if unknown:
+            where = f"[{table}]" if table else "the top level"
+            raise DataError(f"unknown key {unknown[0]!r} in {where}", source=str(p),
+                            fix=f"use one of {sorted(keys)}")
+        values |= {keys[k]: v for k, v in section.items() if k in keys}
+    if "sentences" in values and "dataset" in values:
+        raise DataError("[data] gives both a dataset and sentences", source=str(p),
+                        fix="keep one: a named dataset, or your own sentences/pairs files")
+    for key in ("data_path", "out", "sentences", "pairs", "unigram"):
+        if key in values:
+            values[key] = str((p.parent / values[key]).resolve())
+    if "scores" in values and values["scores"] not in ("published", "score"):
+        values["scores"] = str((p.parent / values["scores"]).resolve())
+    if values.get("scores") == "score":
+        values["scores"] = None
+    try:
+        return Experiment(**values)
+    except TypeError as err:
+        raise DataError(f"bad value in experiment file ({err})", source=str(p)) from None
+
+
+def load_dataset(exp: Experiment):
+    """The experiment's dataset (its first ``max_pairs`` pairs per paradigm when set)."""
+    ds = _load_dataset(exp)
+    return ds if exp.max_pairs is None else head_pairs(ds, exp.max_pairs)
+
+
+def head_pairs(ds, n: int):
+    """`ds` with the first `n` pairs of each paradigm (else phenomenon) and their sentences."""
+    group = ds.pairs["paradigm"] if "paradigm" in ds.pairs else ds.pairs["phenomenon"]
+    first = ds.pairs.groupby(group.fillna(ds.pairs["phenomenon"]), sort=False).head(n)
+    return ds.subset(pair_ids=first["pair_id"])
+
+
+def _load_dataset(exp: Experiment):
+    if exp.dataset == USER:
+        return data.read_dataset(exp.sentences, exp.pairs, human_scale=exp.human_scale)
+    if exp.dataset == "example":
+        return data.load_example()[0]
+    if exp.dataset == "blimp":
+        return data.load_blimp(exp.data_path, paradigms=exp.paradigms or None)
+    if exp.dataset == "zorro":
+        return data.load_zorro(exp.data_path, paradigms=exp.paradigms or None)
+    if exp.dataset == "marvin-linzen":
+        return data.load_marvin_linzen(exp.data_path, constructions=exp.paradigms or None)
+    loader = {"li-adger": data.load_li_adger, "cola": data.load_cola}[exp.dataset]
+    return loader(exp.data_path)
+
+
+def select_models(scores: pd.DataFrame, models: tuple[str, ...]) -> pd.DataFrame:
+    """Keep ``models`` of a scores table (all when empty); an unknown model is an error."""
+    if not models:
+        return scores
+    have = list(dict.fromkeys(scores["model"]))
+    unknown = [m for m in models if m not in have]
+    if unknown:
+        raise DataError(f"unknown model {unknown[0]!r}", fix=f"the scores have {have}")
+    return scores[scores["model"].isin(models)].reset_index(drop=True)
+
+
+def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = None,
+                 dtype: str | None = None, recheck: bool = False, normalise: str | None = None,
+                 unigram: str | None = None) -> pd.DataFrame:
+    """Score ``dataset`` with each (model, method) of ``plan`` (``scoring.score``; torch is
+    imported when a model loads, in ``dtype``: float32 unless "bfloat16"), each named
+    ``<display name>_<method>`` (``_<normalise>`` added when normalised, as
+    ``scoring.score`` names it). ``recheck``: rescore a bfloat16 run's close pairs in
+    float32 (not n-gram models, which have no dtype), saying how many on stderr.
+    ``unigram``: the file of the unigram model SLOR and NormLP need
+    (``scoring.normalise.read_unigram``), read once before any model loads."""
+    try:
+        from acceptability import scoring
+    except ImportError as err:
+        raise DataError(f"scoring is not available ({err})",
+                        fix="pip install 'acceptability[scoring]'") from None
+    score = getattr(scoring, "score", None)
+    if score is None:
+        raise DataError("scoring.score is not available in this version of the package")
+    unigram_model = scoring.normalise.read_unigram(unigram) if unigram else None
+    local = {m: str(Path(m).expanduser().resolve()) for m, _ in plan
+             if Path(m).expanduser().exists()}  # folders and ARPA files, by absolute path
+    shown = display_names(local.get(m, m) for m, _ in plan)  # by name, unique
+    frames = []
+    for m, method in plan:
+        name = "_".join([shown[local.get(m, m)], method, *([normalise] if normalise else [])])
+        frames.append(score(dataset, model=m, method=method, revision=revision, dtype=dtype,
+                            model_name=name, recheck=recheck and method != "ngram",
+                            normalise=normalise, unigram=unigram_model))
+        if "recheck" in frames[-1].attrs:
+            print(f"{name}: {frames[-1].attrs['recheck']['message']}", file=sys.stderr)
+    return pd.concat(frames, ignore_index=True)
+
+
+def load_scores(exp: Experiment, dataset) -> pd.DataFrame:
+    """The experiment's scores: published, from a file, or computed with ``scoring``.
+
+    When the experiment restricts its dataset (``paradigms``, ``max_pairs``), scores of
+    sentences outside it are set aside (:func:`within`); otherwise a score for a sentence
+    the dataset lacks is an error naming its row."""
+    if exp.scores is None:
+        return score_models(dataset, exp.scoring_plan(), exp.revision, exp.dtype, exp.recheck,
+                            exp.normalise, exp.unigram)
+    restricted = bool(exp.paradigms) or exp.max_pairs is not None
+    if exp.scores == "published":
+        if exp.dataset == "li-adger":
+            scores = data.load_li_adger_scores(exp.data_path)
+        elif exp.dataset == "example":
+            scores = data.load_example()[1]
+        elif exp.dataset == "zorro":  # RoBERTa-base, scored by Zorro's authors
+            scores = data.load_zorro_reference_scores(exp.data_path, dataset)
+        else:
+            what = "your own data" if exp.dataset == USER else f"dataset {exp.dataset!r}"
+            raise DataError(f"no published scores for {what}",
+                            fix="give a scores file (--scores FILE), or --model to score the "
+                                "sentences")
+    else:
+        scores = data.read_scores(exp.scores, None if restricted else dataset)
+    if restricted:
+        scores = within(scores, dataset, exp.scores)
+    return with_display_names(select_models(scores, exp.models))
+
+
+def within(scores: pd.DataFrame, dataset, source: str) -> pd.DataFrame:
+    """The rows of ``scores`` whose sentence is in ``dataset`` (a restricted one: some
+    paradigms, the first pairs of each); the others are set aside, counted in
+    ``attrs["set_aside"]`` and said on stderr. No row in the dataset is an error."""
+    inside = member(scores["sentence_id"], dataset.sentences["sentence_id"])
+    if not inside.any():
+        raise DataError(f"no score for any sentence of the selected {dataset.name} pairs",
+                        source=source, fix="score the sentences of the selected paradigms "
+                                           "(acceptability score with the same --paradigm "
+                                           "and --max-pairs)")
+    out = scores[inside].reset_index(drop=True)
+    out.attrs["set_aside"] = int((~inside).sum())
+    if out.attrs["set_aside"]:
+        print(f"set aside {out.attrs['set_aside']:,} score rows ("
+              f"{scores.loc[~inside, 'sentence_id'].nunique():,} sentences) outside the selected "
+              "paradigms or pairs (--paradigm, --max-pairs)", file=sys.stderr)
+    return out

@@ -1,0 +1,45 @@
+"""The analyses of the benchmarks the package reproduces: BLiMP and Zorro accuracies and
+their pair outcomes (Warstadt et al. 2020), Marvin & Linzen's Table 1 (2018), shallow
+predictors, forced-choice human data and its reliability, and training curves.
+"""
+
+from acceptability.stats.benchmarks.forced_choice import (
+    elo_ratings,
+    fc_accuracy,
+    fc_elo,
+    pair_preferences,
+)
+from acceptability.stats.benchmarks.marvin_linzen import ml_table1
+from acceptability.stats.benchmarks.outcomes import (
+    accuracy,
+    accuracy_correlations,
+    accuracy_table,
+    adjective_effect,
+    attractor_effect,
+    human_outcomes,
+    irregular_effect,
+    method_comparison,
+    oracle_outcomes,
+    pair_outcomes,
+    prefix_outcomes,
+    reference_table,
+)
+from acceptability.stats.benchmarks.reliability import spearman_brown, split_half
+from acceptability.stats.benchmarks.shallow import shallow_predictors
+from acceptability.stats.benchmarks.training import (
+    acrobatic_sentences,
+    degenerate,
+    feature_mcc,
+    flip_curve,
+    learning_slopes,
+    restart_summary,
+)
+from acceptability.stats.benchmarks.zorro import zorro_accuracy
+
+__all__ = ["accuracy", "accuracy_correlations", "accuracy_table", "acrobatic_sentences",
+           "adjective_effect", "attractor_effect", "degenerate", "elo_ratings", "fc_accuracy",
+           "fc_elo", "feature_mcc", "flip_curve", "human_outcomes", "irregular_effect",
+           "learning_slopes", "method_comparison", "ml_table1", "oracle_outcomes",
+           "pair_outcomes", "pair_preferences", "prefix_outcomes", "reference_table",
+           "restart_summary", "shallow_predictors", "spearman_brown", "split_half",
+           "zorro_accuracy"]

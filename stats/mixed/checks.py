@@ -1,0 +1,188 @@
+"""Checks and set-up of the data of a mixed model: one clear error per problem, before any
+fit, naming the column, term or rows at fault and how to fix them (lme4's own checks in
+``lFormula``/``glFormula``, ``checkZdims``, ``checkNlevels``, plus the ones it lacks)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from acceptability._warnings import warn
+from acceptability.stats.mixed.design import group_key
+from acceptability.stats.mixed.formula import Formula, parse_formula
+
+__all__ = ["Response", "check_reml", "prepare_frame", "response"]
+
+_CBIND = re.compile(r"^cbind\((.*)\)$")
+_COUNT = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(?:-\s*([A-Za-z_][\w.]*)\s*)?$")
+
+
+class Response:
+    """The response of a model: one column, or ``cbind(successes, failures)`` where
+    ``failures`` may be written ``n - successes``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text.strip()
+        m = _CBIND.match(self.text)
+        self.cbind = m is not None
+        if not self.cbind:
+            if not re.fullmatch(r"[A-Za-z_][\w.]*", self.text):
+                raise ValueError(
+                    f"response {self.text!r} is not a column name: create it as a column of the "
+                    "data first (expressions are only understood inside cbind(successes, failures))")
+            self.columns = [self.text]
+            return
+        args = [a.strip() for a in m.group(1).split(",")]
+        parsed = [_COUNT.match(a) for a in args]
+        if len(args) != 2 or not all(parsed):
+            raise ValueError(
+                f"response {self.text!r}: write cbind(successes, failures) with column names, "
+                "e.g. cbind(incidence, size - incidence)")
+        self.parts = [(p.group(1), p.group(2)) for p in parsed]
+        self.columns = [c for pair in self.parts for c in pair if c]
+
+    def counts(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        """(successes, failures) of a cbind() response."""
+        out = []
+        for plus, minus in self.parts:
+            v = frame[plus].to_numpy(dtype=float)
+            out.append(v - frame[minus].to_numpy(dtype=float) if minus else v)
+        return out[0], out[1]
+
+
+def response(formula: Formula) -> Response:
+    return Response(formula.response)
+
+
+def check_reml(REML: object) -> bool:
+    if not isinstance(REML, (bool, np.bool_)):
+        raise TypeError(f"REML={REML!r}: use REML=True (the default) or REML=False (maximum likelihood)")
+    return bool(REML)
+
+
+def _check_terms(formula: Formula, frame: pd.DataFrame) -> None:
+    seen = set()
+    for term in formula.random:
+        key = (term.intercept, term.slopes, term.factors)
+        if key in seen:
+            raise ValueError(f"random-effects term {term} appears twice in {formula.text!r}: remove one")
+        seen.add(key)
+        for s in term.slopes:
+            if not pd.api.types.is_numeric_dtype(frame[s]) or pd.api.types.is_bool_dtype(frame[s]):
+                raise ValueError(
+                    f"random slope {s!r} in {term} is not numeric ({frame[s].dtype}): a factor-valued "
+                    f"slope is not supported; code its contrasts as numeric columns first")
+    for name in formula.fixed_columns():
+        col = frame[name]
+        factor = not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)
+        if factor and col.nunique() < 2:
+            raise ValueError(
+                f"fixed-effect factor {name!r} has one level ({col.iloc[0]!r}) in the rows "
+                "used: it has no contrast to estimate; drop it from the formula")
+
+
+def _check_finite(formula: Formula, frame: pd.DataFrame) -> None:
+    for name in formula.columns():
+        col = frame[name]
+        if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+            bad = ~np.isfinite(col.to_numpy(dtype=float))
+            if bad.any():
+                rows = list(frame.index[bad][:5])
+                raise ValueError(
+                    f"column {name!r} has {int(bad.sum())} infinite value(s) (rows {rows}...): "
+                    "remove or recode them; missing values (NaN) are dropped and counted instead")
+
+
+def _check_levels(formula: Formula, frame: pd.DataFrame, n: int) -> None:
+    for term in formula.random:
+        nlev = group_key(frame, term.factors).nunique()
+        if nlev < 2:
+            raise ValueError(
+                f"grouping factor {term.group!r} in {term} has {nlev} level(s); a random effect "
+                "needs at least 2 (lme4: 'grouping factors must have > 1 sampled level'); "
+                "drop the term or fit a fixed effect")
+        if nlev * len(term.names) >= n:
+            raise ValueError(
+                f"{term} has {nlev} level(s) x {len(term.names)} coefficient(s) for {n} rows: "
+                "the random effects and the residual variance are unidentifiable (lme4: "
+                "'number of levels of each grouping factor must be < number of observations'); "
+                "drop the term or collect more than one row per level")
+
+
+def prepare_frame(formula: Formula, data: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Check columns and terms, drop rows with missing values in used columns (counted);
+    return (frame, n_dropped)."""
+    formula.check_columns(data)
+    cols = formula.columns()
+    keep = data[cols].notna().all(axis=1)
+    frame = data.loc[keep, cols].copy()
+    if frame.empty:
+        raise ValueError(f"no complete rows for formula {formula.text!r}: check columns {cols}")
+    _check_finite(formula, frame)
+    _check_terms(formula, frame)
+    _check_levels(formula, frame, len(frame))
+    return frame, int((~keep).sum())
+
+
+def lmer_response(formula: Formula, frame: pd.DataFrame) -> np.ndarray:
+    """The numeric response of a linear mixed model, or a clear error."""
+    r = response(formula)
+    if r.cbind:
+        raise ValueError(
+            f"response {r.text!r} is a binomial count: fit it with stats.glmer(..., family='binomial')")
+    col = frame[r.text]
+    if pd.api.types.is_bool_dtype(col) or not pd.api.types.is_numeric_dtype(col):
+        raise ValueError(
+            f"response {r.text!r} is {col.dtype}, not numeric: lmer needs a numeric response; "
+            "for a yes/no outcome use stats.glmer(..., family='binomial')")
+    y = col.to_numpy(dtype=float)
+    if set(np.unique(y)) <= {0.0, 1.0}:
+        warn(f"lmer: response {r.text!r} holds only 0 and 1: a linear model of it is a linear "
+             "probability model; for a binary outcome use stats.glmer(..., family='binomial')")
+    return y
+
+
+def glmer_response(formula: Formula, frame: pd.DataFrame, family: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """(response, trials): 0/1 or proportions with trial counts for binomial, counts for
+    poisson; a clear error for anything else."""
+    r = response(formula)
+    if r.cbind:
+        if family != "binomial":
+            raise ValueError(f"cbind() response {r.text!r} needs family='binomial'")
+        s, f = r.counts(frame)
+        for name, v in (("successes", s), ("failures", f)):
+            if (v < 0).any() or (v != np.round(v)).any():
+                rows = list(frame.index[(v < 0) | (v != np.round(v))][:5])
+                raise ValueError(
+                    f"cbind response {r.text!r}: {name} must be non-negative whole numbers; "
+                    f"rows {rows} are not")
+        n = s + f
+        if (n == 0).any():
+            raise ValueError(f"cbind response {r.text!r}: rows {list(frame.index[n == 0][:5])} have 0 trials")
+        return s / n, n
+    col = frame[r.text]
+    if pd.api.types.is_bool_dtype(col):
+        col = col.astype(int)
+    if not pd.api.types.is_numeric_dtype(col):
+        raise ValueError(f"response {r.text!r} is {col.dtype}, not numeric: code it 0/1 (binomial) "
+                         "or as counts (poisson)")
+    y = col.to_numpy(dtype=float)
+    if family == "binomial" and not set(np.unique(y)) <= {0.0, 1.0}:
+        raise ValueError(
+            f"binomial response {r.text!r} must be 0/1 (or TRUE/FALSE); it holds "
+            f"{sorted(np.unique(y))[:6]}: for counts of successes out of n use cbind(successes, failures)")
+    if family == "poisson" and ((y < 0).any() or (y != np.round(y)).any()):
+        raise ValueError(f"poisson response {r.text!r} must be non-negative whole numbers")
+    return y, None
+
+
+def parse(formula: str) -> Formula:
+    """Parse with the checks every mixed model needs (a random term is required)."""
+    parsed = parse_formula(formula)
+    if not parsed.random:
+        raise ValueError(
+            f"formula {formula!r} has no random-effects term (1 | group): a mixed model needs one; "
+            "for fixed effects only use statsmodels' ols/glm")
+    return parsed

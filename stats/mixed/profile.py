@@ -1,0 +1,146 @@
+"""Likelihood-profile confidence intervals of an :func:`stats.lmer` fit (lme4's
+``confint(m, method="profile")``; Bates et al. 2015, J. Stat. Softw. 67(1), section 5.1).
+
+As lme4's ``profile.merMod`` does, the model is refitted by maximum likelihood and each
+parameter (standard deviations, correlations and sigma on their own scale, then the fixed
+effects) is held at a value while the deviance is minimised over all others; the interval
+ends are where the signed root ``zeta = sign(v - v_hat) sqrt(D(v) - D_hat)`` reaches the
+normal quantile. By hand: no Python library profiles a mixed model's likelihood.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+from scipy import optimize
+from scipy import stats as sps
+
+from acceptability.stats.mixed import pls
+from acceptability.stats.mixed.design import MixedDesign
+
+if TYPE_CHECKING:
+    from acceptability.stats.mixed.lmer import LmerResult
+
+__all__ = ["profile_confint"]
+
+
+def _layout(d: MixedDesign) -> list[tuple[int, int, int]]:
+    """Per variance parameter (term, i, j): an SD when i == j, else the correlation of i, j,
+    in the order of ``VarCorr`` (SDs of a term, then its correlations)."""
+    out = []
+    for k, t in enumerate(d.terms):
+        out += [(k, i, i) for i in range(t.nc)]
+        out += [(k, i, j) for i in range(t.nc) for j in range(i + 1, t.nc)]
+    return out
+
+
+def _to_theta(d: MixedDesign, s: np.ndarray) -> tuple[np.ndarray, float]:
+    """(theta, sigma) from (SDs and correlations in ``_layout`` order, sigma)."""
+    sigma = s[-1]
+    covs = [np.zeros((t.nc, t.nc)) for t in d.terms]
+    sds = {(k, i): v for (k, i, j), v in zip(_layout(d), s, strict=False) if i == j}
+    for (k, i, j), v in zip(_layout(d), s, strict=False):
+        if i == j:
+            covs[k][i, i] = v**2
+        else:
+            covs[k][i, j] = covs[k][j, i] = v * sds[(k, i)] * sds[(k, j)]
+    return d.theta_from_covariances(covs, sigma), sigma
+
+
+def _bounds(d: MixedDesign) -> list[tuple[float, float | None]]:
+    return [(0.0, None) if i == j else (-1.0, 1.0) for _, i, j in _layout(d)] + [(1e-12, None)]
+
+
+def _ml_deviance(d: MixedDesign, s: np.ndarray) -> float:
+    theta, sigma = _to_theta(d, s)
+    try:
+        return pls.varpar_deviance(d, np.append(theta, sigma), reml=False)
+    except np.linalg.LinAlgError:  # sigma so small against the SDs that A is numerically singular
+        return np.inf
+
+
+def _min_over(fun, x0: np.ndarray, bounds) -> tuple[float, np.ndarray]:
+    if len(x0) == 0:
+        return fun(x0), x0
+    with np.errstate(invalid="ignore"):  # a difference step into the infinite region
+        r = optimize.minimize(fun, x0, method="L-BFGS-B", bounds=bounds, jac="3-point",
+                              options={"ftol": 1e-13, "gtol": 1e-8})
+    return float(r.fun), r.x
+
+
+def _zeta_roots(zeta, est: float, step: float, z: float, lo: float | None, hi: float | None) -> tuple[float, float]:
+    """Where zeta(v) = -z below ``est`` and = +z above it (a bound when never reached).
+    Values are remembered, so that the root finder sees the signs the bracketing saw (the
+    inner optimisations start where the last one ended)."""
+    memo: dict[float, float] = {est: 0.0}
+
+    def cached(v: float) -> float:
+        if v not in memo:
+            memo[v] = zeta_raw(v)
+        return memo[v]
+
+    zeta_raw, zeta = zeta, cached
+    out = []
+    for sign, bound in ((-1, lo), (1, hi)):
+        a, width = est, step
+        for _ in range(60):
+            b = est + sign * width
+            if bound is not None and sign * (b - bound) >= 0:
+                b = bound
+            if sign * zeta(b) >= z:
+                out.append(optimize.brentq(lambda v, s=sign: zeta(v) - s * z, a, b, xtol=1e-10 * max(1, abs(est))))
+                break
+            if b == bound:
+                out.append(bound)
+                break
+            a, width = b, width * 2
+        else:
+            out.append(np.nan)
+    return out[0], out[1]
+
+
+@pls.one_blas_thread
+def profile_confint(m: LmerResult, level: float = 0.95) -> pd.DataFrame:
+    """Profile intervals for ``m.params()`` (lower, upper columns)."""
+    ml = m.refit_ml()
+    d = ml.design
+    z = sps.norm.ppf((1 + level) / 2)
+    s_hat = np.append(ml._varpars().to_numpy()[:-1], ml.sigma)
+    dev_hat = _ml_deviance(d, s_hat)
+    bounds = _bounds(d)
+    rows = []
+    for j in range(len(s_hat)):
+        others = [k for k in range(len(s_hat)) if k != j]
+        warm = {"x": s_hat[others]}
+
+        def zeta(v: float, j=j, others=others, warm=warm) -> float:
+            def dev(x: np.ndarray) -> float:
+                s = s_hat.copy()
+                s[j], s[others] = v, x
+                return _ml_deviance(d, s)
+            # from the estimate and from the last end point: the better of the two, as a
+            # quasi-Newton run from one start can stop short where the profile bends
+            b_others = [bounds[k] for k in others]
+            val, warm["x"] = min(_min_over(dev, warm["x"], b_others),
+                                 _min_over(dev, s_hat[others], b_others), key=lambda r: r[0])
+            return float(np.sign(v - s_hat[j]) * np.sqrt(max(val - dev_hat, 0.0)))
+
+        lo, hi = bounds[j]
+        step = max(abs(s_hat[j]) * 0.25, 1e-3)
+        rows.append(_zeta_roots(zeta, s_hat[j], step, z, lo, hi))
+    for j in range(d.p):
+        rest = np.delete(np.arange(d.p), j)
+        sub = MixedDesign(d.formula, d.frame, d.y, d.X[:, rest], [d.xnames[k] for k in rest], d.terms)
+        est, se = ml.fixef.iloc[j], ml.se.iloc[j]
+        warm = {"theta": ml.theta}
+
+        def zeta_beta(v: float, j=j, sub=sub, est=est, warm=warm) -> float:
+            offset = d.X[:, j] * v
+            warm["theta"], _ = pls.fit_theta(sub, False, warm["theta"], offset=offset)
+            val = pls.pls(sub, warm["theta"], False, offset=offset).deviance
+            return float(np.sign(v - est) * np.sqrt(max(val - ml.deviance, 0.0)))
+
+        rows.append(_zeta_roots(zeta_beta, est, se, z, None, None))
+    return pd.DataFrame(rows, index=m.params().index, columns=["lower", "upper"])

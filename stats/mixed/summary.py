@@ -1,0 +1,106 @@
+"""Text summary of an :func:`stats.lmer` fit in the layout of lme4's ``summary.merMod``
+(Bates et al. 2015, J. Stat. Softw. 67(1), section 5.1; ``print.summary.merMod``).
+By hand: statsmodels prints its own layout, not lme4's."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from acceptability.stats.mixed.lmer import LmerResult
+
+__all__ = ["format_summary"]
+
+
+def _random_table(m: LmerResult) -> str:
+    vc = m.VarCorr
+    rows = []
+    body = vc.iloc[:-1] if m._has_sigma else vc
+    for grp, block in body.groupby("grp", sort=False):
+        diag = block[block.var2.isna()]
+        for i, r in enumerate(diag.itertuples()):
+            cors = [
+                block[(block.var1 == prev) & (block.var2 == r.var1)].sdcor.iloc[0]
+                for prev in diag.var1.iloc[:i]
+            ]
+            rows.append(
+                [grp if i == 0 else "", r.var1, f"{r.vcov:.6g}", f"{r.sdcor:.5g}"]
+                + [f"{c:.2f}" for c in cors]
+            )
+    if m._has_sigma:
+        rows.append(["Residual", "", f"{m.sigma**2:.6g}", f"{m.sigma:.5g}"])
+    width = max(len(r) for r in rows)
+    header = ["Groups", "Name", "Variance", "Std.Dev.", "Corr"][: max(width, 4)]
+    header += [""] * (width - len(header))
+    cells = [header] + [r + [""] * (width - len(r)) for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(width)]
+    return "\n".join(" " + " ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells)
+
+
+def _fixed_table(m: LmerResult) -> str:
+    tab = m.coefficients
+    p_col = tab.columns[-1]
+    p = tab.pop(p_col)
+    text = tab.to_string(float_format=lambda v: f"{v:.6g}").splitlines()
+    p_text = [p_col] + [_format_p(v) for v in p]
+    width = max(map(len, p_text))
+    return "\n".join(f"{line} {pv:>{width}}" for line, pv in zip(text, p_text, strict=True))
+
+
+def _format_p(p: float) -> str:
+    """R's format.pval with lme4's eps: tiny p-values print as '< 2e-16'."""
+    return "< 2e-16" if p < 2e-16 else f"{p:.3g}"
+
+
+def _fixed_correlation(m: LmerResult) -> str:
+    cov = m.vcov.to_numpy()
+    sd = np.sqrt(np.diag(cov))
+    cor = cov / np.outer(sd, sd)
+    names = list(m.fixef.index)
+    short = [n.replace("(Intercept)", "(Intr)")[:6] for n in names]
+    lines = [" " * max(map(len, names)) + " " + " ".join(f"{s:>6}" for s in short[:-1])]
+    for i in range(1, len(names)):
+        cells = " ".join(f"{cor[i, j]:6.3f}" for j in range(i))
+        lines.append(f"{names[i]:<{max(map(len, names))}} {cells}")
+    return "\n".join(lines)
+
+
+def _header(m: LmerResult) -> list[str]:
+    if m._kind == "glmer":
+        how = "Laplace Approximation" if m.nagq == 1 else f"Adaptive Gauss-Hermite Quadrature, nAGQ = {m.nagq}"
+        link = {"binomial": "logit", "poisson": "log"}[m.family]
+        return [f"Generalized linear mixed model fit by maximum likelihood ({how}) ['glmerMod']",
+                f" Family: {m.family}  ( {link} )"]
+    how = "REML" if m.REML else "maximum likelihood"
+    return [f"Linear mixed model fit by {how}. t-tests use Satterthwaite's method ['lmerModLmerTest']"]
+
+
+def format_summary(m: LmerResult) -> str:
+    """lme4-style summary: criterion, scaled residuals, random and fixed effects, notes."""
+    out = _header(m) + [f"Formula: {m.formula.text}", f"Engine: {m.engine}"]
+    if m.n_dropped:
+        out.append(f"Rows dropped for missing values: {m.n_dropped}")
+    out.append("")
+    if m.REML:
+        out.append(f"REML criterion at convergence: {m.deviance:.1f}")
+    else:
+        crit = pd.DataFrame(
+            [[m.AIC, m.BIC, m.logLik, m.deviance, m.nobs - len(m.fixef)]],
+            columns=["AIC", "BIC", "logLik", "deviance", "df.resid"],
+        )
+        out.append(crit.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    q = np.quantile(m.scaled_residuals, [0, 0.25, 0.5, 0.75, 1])
+    res = pd.DataFrame([q], columns=["Min", "1Q", "Median", "3Q", "Max"])
+    out += ["", "Scaled residuals:", res.to_string(index=False, float_format=lambda v: f"{v:.4f}")]
+    out += ["", "Random effects:", _random_table(m)]
+    counts = "; ".join(f"{g}, {n}" for g, n in m.ngrps.items())
+    out.append(f"Number of obs: {m.nobs}, groups:  {counts}")
+    out += ["", "Fixed effects:", _fixed_table(m)]
+    if len(m.fixef) > 1:
+        out += ["", "Correlation of Fixed Effects:", _fixed_correlation(m)]
+    out += ["", f"optimizer ({m.engine}) {'converged' if m.converged else 'did NOT converge'}"]
+    out += m.notes
+    return "\n".join(out)
