@@ -5,12 +5,12 @@
 DIR/sentence.csv and DIR/pair.csv: LI-Adger human judgments against z-scored
 bert-large-cased PLL, built by the package's own frame builders (the reference data are
 read from $ACCEPTABILITY_DATA_DIR). DIR/nested.csv: the synthetic nested design of
-tests/test_lmer.py. DIR/fc.csv: BLiMP's human forced-choice trials (after the
+tests/stats/mixed/test_lmer.py. DIR/fc.csv: BLiMP's human forced-choice trials (after the
 validation's exclusions) with a real shallow predictor, built like the ``blimp_fc``
-fixture of tests/test_judgment_models.py: ``dlm`` is the z-scored pair delta of minus
+fixture of tests/stats/mixed/test_judgment.py: ``dlm`` is the z-scored pair delta of minus
 the sentence length in words; ``good_first`` is 1 when the acceptable sentence was the
 first of the two options on screen (the trials table's ``good_position`` is 1). The R
-output holds every lme4 constant in tests/test_lmer.py and tests/test_judgment_models.py.
+output holds every lme4 constant in tests/stats/mixed/test_lmer.py and tests/stats/mixed/test_judgment.py.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ MODEL = "bert-large-cased_mlm"
 def main(out: Path) -> None:
     sys.path.insert(0, str(REPO))
     from tests.blimp_fc import blimp_fc_frame
-    from tests.test_lmer import nested_frame
+    from tests.stats.mixed.test_lmer import nested_frame
 
     out.mkdir(parents=True, exist_ok=True)
     ds, scores = data.load_li_adger(), data.load_li_adger_scores()

@@ -1,21 +1,21 @@
-# lme4 reference fits: every lme4 constant in tests/test_lmer.py and tests/test_judgment_models.py,
+# lme4 reference fits: every lme4 constant in tests/stats/mixed/test_lmer.py and tests/stats/mixed/test_judgment.py,
 # and the lme4 / lmerTest / glmmTMB numbers that parity tests of a mixed-model engine assert.
 # Usage: python benchmarks/lme4_frames.py DIR &&
 #        Rscript benchmarks/lme4_reference.R DIR [out.csv [DATADIR [SUMMARIES]]]
 #   DIR/sentence.csv (human, score, phenomenon, type_id): LI-Adger sentence-level model, required;
 #   DIR/pair.csv (dh, dlm, phenomenon): LI-Adger pair-level model, optional;
-#   DIR/nested.csv (y, x, g, h): the synthetic nested design of tests/test_lmer.py, optional;
+#   DIR/nested.csv (y, x, g, h): the synthetic nested design of tests/stats/mixed/test_lmer.py, optional;
 #   DIR/fc.csv (participant, pair_id, paradigm, chose_good, dlm, good_first): BLiMP's human
 #     forced-choice trials, optional. Its presence (lme4_frames.py writes it) also turns on the
 #     rest of the full reference: lmerTest's Satterthwaite tests, profile intervals, conditional
 #     modes and variances, predictions, lme4's data sets (sleepstudy, Penicillin, Pastes, cbpp,
 #     InstEval) with their fits, the GLMMs (lme4 and glmmTMB) and their fit times, and the export
-#     of those data sets as gzip CSV to DATADIR (default: tests/data/lme4 next to this script's
+#     of those data sets as gzip CSV to DATADIR (default: tests/fixtures/lme4 next to this script's
 #     folder), and lme4's printed summary() of every model that describe() reports, written to
-#     SUMMARIES (default: tests/lme4_summaries.txt), each after a line "=== PREFIX".
+#     SUMMARIES (default: tests/fixtures/lme4_summaries.txt), each after a line "=== PREFIX".
 #     Without DIR/fc.csv only the LI-Adger and nested models are fitted, quickly.
 # Prints name,value rows with 12 significant digits, then the R and package versions; out.csv gets
-# the same rows by write.csv (quoted header, 15 digits). tests/lme4_reference.csv is the printed
+# the same rows by write.csv (quoted header, 15 digits). tests/fixtures/lme4_reference.csv is the printed
 # output (stdout) after one "# Output of: ..." comment line.
 #
 # All fits use bobyqa with a tight end radius, so the numbers are the optimum rather than
@@ -59,8 +59,8 @@ args <- commandArgs(trailingOnly = TRUE)
 dir <- args[1]
 full <- file.exists(file.path(dir, "fc.csv"))
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-testsdir <- file.path(dirname(dirname(normalizePath(script))), "tests")
-datadir <- if (length(args) > 2) args[3] else file.path(testsdir, "data", "lme4")
+testsdir <- file.path(dirname(dirname(normalizePath(script))), "tests", "fixtures")
+datadir <- if (length(args) > 2) args[3] else file.path(testsdir, "lme4")
 summaries_file <- if (length(args) > 3) args[4] else file.path(testsdir, "lme4_summaries.txt")
 CTRL <- lmerControl(optimizer = "bobyqa", optCtrl = list(rhoend = 1e-10, maxfun = 1e5))
 fit <- function(form, data, REML = TRUE) lmer(form, data, REML = REML, control = CTRL)

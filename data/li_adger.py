@@ -195,7 +195,7 @@ def load_li_adger_thesis_labels(path: str | os.PathLike | None = None) -> pd.Ser
     Panagiotidis, Sigurdsson) count as acceptable and the 112 marginal ones as
     unacceptable: 2217 ones and 1961 zeros, the counts thesis section 2.4 quotes. MCC
     over all 4178 sentences against them is Table 2.2's; with the expert labels
-    (``g`` 1, ``*`` 0, marginal sentences left out) it is higher (tests/test_reproduce_thesis.py).
+    (``g`` 1, ``*`` 0, marginal sentences left out) it is higher (tests/reproduce/test_thesis.py).
     """
     f = fetch(NAME, ACC_FILE, path)
     df = pd.read_csv(f)

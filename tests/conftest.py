@@ -73,15 +73,15 @@ def need_module(name: str) -> ModuleType:
                 "install the extras: pip install -e '.[all,dev]'")
 
 
-# lme4's numbers: tests/lme4_reference.csv, the verbatim output of
+# lme4's numbers: tests/fixtures/lme4_reference.csv, the verbatim output of
 # benchmarks/lme4_reference.R (R 4.2.2, lme4 1.1.31, Matrix 1.5.3; Debian r-base-core,
 # r-cran-lme4) on the frames benchmarks/lme4_frames.py writes: the LI-Adger frames of
-# stats.judgment_models (bert-large-cased PLL, z-scored) and tests/test_lmer.py's
+# stats.judgment_models (bert-large-cased PLL, z-scored) and tests/stats/mixed/test_lmer.py's
 # nested_frame(). Every quantity (fixed effects, SEs, variance components, REML and ML
 # logLik, AIC, BIC, anova Chisq, Wald limits) must agree within LME4_TOL, absolute;
 # variance components within VARIANCE_RTOL, relative (issue 12), so that the smallest
 # (4.4e-4) is held to 4.4e-8 and InstEval's residual variance (1.39) to 1.4e-4.
-LME4_REFERENCE = Path(__file__).with_name("lme4_reference.csv")
+LME4_REFERENCE = REPO / "tests" / "fixtures" / "lme4_reference.csv"
 LME4_TOL = 1e-4
 VARIANCE_RTOL = 1e-4
 _FIT_ROWS = ("fixef", "se", "vcov", "ngrps", "logLik", "AIC", "BIC", "npar", "nobs")

@@ -1,5 +1,5 @@
 """lme4's canonical data sets (sleepstudy, Penicillin, Pastes, cbpp, InstEval), exported
-from R's lme4 package by benchmarks/lme4_reference.R into tests/data/lme4/."""
+from R's lme4 package by benchmarks/lme4_reference.R into tests/fixtures/lme4/."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-HERE = Path(__file__).resolve().parent / "data" / "lme4"
+HERE = Path(__file__).resolve().parent / "fixtures" / "lme4"
 FACTORS = {  # columns that are factors in R: read as strings
     "sleepstudy": ["Subject"], "penicillin": ["plate", "sample"],
     "pastes": ["batch", "cask", "sample"], "cbpp": ["herd", "period"],

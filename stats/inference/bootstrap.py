@@ -100,7 +100,7 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame, n: int = D
         sentences and pairs; clusters linked by a pair are merged (a pair belongs to
         the unit holding its sentences), so on LI-Adger ``"type_id"`` gives the 236
         phenomena. ``None``: the naive pair bootstrap (single pairs and sentences),
-        which under-covers when pairs are clustered (see tests/test_bootstrap.py) and
+        which under-covers when pairs are clustered (see tests/stats/inference/test_bootstrap.py) and
         biases ``variability`` low (a drawn-twice sentence shrinks its type's SD). Data
         of fewer than ``stats.resample.MIN_CLUSTERS`` (10) clusters, too few to resample,
         are resampled by the pairs within each cluster (a stratified bootstrap whose

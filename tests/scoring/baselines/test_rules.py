@@ -17,8 +17,7 @@ from acceptability.data.errors import DataError
 from acceptability.data.published import seed_004_table
 from acceptability.scoring.baselines import rules as R
 from acceptability.stats.benchmarks.outcomes import OUTCOME_COLUMNS, accuracy
-
-from .conftest import need_data
+from tests.conftest import need_data
 
 # ------------------------------------------------------------ hand-made pairs
 

@@ -22,7 +22,7 @@ import pytest
 
 from tests import scoring_fixtures as fx
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.S | re.M)
 # Hub ids the README uses, and the tiny stand-in each gets in the offline cache.
 STAND_INS = {"gpt2": fx.make_gpt2, "bert-base-uncased": fx.make_bert,

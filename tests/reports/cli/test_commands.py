@@ -15,6 +15,7 @@ from acceptability import data
 from acceptability.data.errors import DataError
 from acceptability.reports.cli import commands as cli
 from acceptability.reports.cli.experiment import from_toml
+from tests.conftest import REPO
 
 
 def run_cli(args: list[str]) -> int:
@@ -66,7 +67,7 @@ def test_demo_falls_back_to_the_example_offline(tmp_path, monkeypatch, capsys):
 
 
 def test_example_experiment_file_is_valid():
-    exp = from_toml(os.path.join(os.path.dirname(__file__), "..", "examples", "experiment.toml"))
+    exp = from_toml(os.path.join(REPO, "examples", "experiment.toml"))
     assert exp.dataset == "li-adger" and exp.scores == "published"
     assert exp.deltas == (0.5, 1.0, 5.0)
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from tests.conftest import missing, need_module
+from tests.conftest import REPO, missing, need_module
 
 need_module("bambi")
 
@@ -149,7 +148,7 @@ def test_bad_family_column_and_levels():
         brm("y ~ x + (1 | subj)", df.assign(subj="one"))
 
 
-CBPP = Path(__file__).parent / "data" / "lme4" / "cbpp.csv.gz"
+CBPP = REPO / "tests" / "fixtures" / "lme4" / "cbpp.csv.gz"
 # lme4 1.1.31 (R 4.2.2): glmer(cbind(incidence, size - incidence) ~ period + (1 | herd),
 # family = binomial, data = cbpp); summary(m)$coefficients, estimate and SE
 CBPP_LME4 = {"Intercept": (-1.398343, 0.2312140), "period2": (-0.991925, 0.3031506),

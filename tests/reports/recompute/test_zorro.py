@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from tests.conftest import need_data
-from tests.reports_recompute import benchmarks as bm
-from tests.reports_recompute import independent as ind
-from tests.reports_recompute.conftest import ZORRO_PAIRS, ZORRO_PARADIGMS
+from tests.reports.recompute import benchmarks as bm
+from tests.reports.recompute import independent as ind
+from tests.reports.recompute.conftest import ZORRO_PAIRS, ZORRO_PARADIGMS
 
 pytestmark = pytest.mark.needs_data("zorro")
 MODEL = "RoBERTa-base"

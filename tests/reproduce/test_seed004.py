@@ -15,8 +15,7 @@ from acceptability.data.published import (
     seed_004_table,
 )
 from acceptability.stats.benchmarks import outcomes as B
-
-from .conftest import need_data
+from tests.conftest import need_data
 
 COLUMNS = list(SEED_004_SYSTEMS)
 
@@ -40,7 +39,7 @@ def test_printed_averages_against_the_printed_rows():
     oracle 83.70 vs 83.43). Solved for one row, the averages imply that the printed
     dropped_argument row (85.05, 83.6, 95.75, 100) is not the one they were computed
     from: they need 75.7, 43.5, 89.6 and 75.4 there (±0.1: averages print 2 decimals), and our rule gives 75.425 on it
-    (tests/test_rules.py). BLiMP's 65 printed rows average within 0.9 of its row."""
+    (tests/scoring/baselines/test_rules.py). BLiMP's 65 printed rows average within 0.9 of its row."""
     table = seed_004_table("zorro")
     zorro = table[COLUMNS].mean().round(2).to_dict()
     assert zorro == {"babyberta": 78.91, "word": 63.85, "tag": 59.33, "oracle": 83.70,

@@ -1,6 +1,6 @@
 """``summary()`` and ``VarCorr`` of every model of the lme4 reference set against lme4's own
-print (issue 28): tests/lme4_summaries.txt is lme4's printed ``summary(m)`` of each model
-that benchmarks/lme4_reference.R describes, written by that script; tests/lme4_reference.csv
+print (issue 28): tests/fixtures/lme4_summaries.txt is lme4's printed ``summary(m)`` of each model
+that benchmarks/lme4_reference.R describes, written by that script; tests/fixtures/lme4_reference.csv
 holds the same models' ``as.data.frame(VarCorr(m))`` rows in lme4's order. A factor in
 several terms, as in ``(Days || Subject)``, is labelled ``Subject``, ``Subject.1`` there.
 """
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
@@ -19,11 +18,11 @@ from acceptability.stats.mixed.judgment import (
     pair_model_frame,
     sentence_model_frame,
 )
-from tests.conftest import lme4_reference
+from tests.conftest import REPO, lme4_reference
 from tests.lme4_data import lme4_data
-from tests.test_lmer import nested_frame
+from tests.stats.mixed.test_lmer import nested_frame
 
-SUMMARIES = Path(__file__).with_name("lme4_summaries.txt")
+SUMMARIES = REPO / "tests" / "fixtures" / "lme4_summaries.txt"
 # lme4 names the nested factor of g/h "h:g"; we keep the formula's order, "g:h"
 NESTED = {"h:g": "g:h", "cask:batch": "batch:cask"}
 CBPP = "cbind(incidence, size - incidence) ~ period + (1 | herd)"

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from tests.conftest import need_data
-from tests.reports_recompute import benchmarks as bm
-from tests.reports_recompute import independent as ind
-from tests.reports_recompute.conftest import BLIMP_PAIRS, BLIMP_PARADIGMS
+from tests.reports.recompute import benchmarks as bm
+from tests.reports.recompute import independent as ind
+from tests.reports.recompute.conftest import BLIMP_PAIRS, BLIMP_PARADIGMS
 
 pytestmark = pytest.mark.needs_data("blimp", "raw_results/human_responses.csv")
 PUBLISHED = {"ngram": "5-gram", "lstm": "LSTM", "txl": "Transformer-XL", "gpt2": "GPT-2"}

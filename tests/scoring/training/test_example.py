@@ -15,7 +15,7 @@ import pytest
 from acceptability.scoring.training.experiments import curve_slopes
 from acceptability.stats.benchmarks.training import acrobatic_sentences, flip_curve
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 RESULTS = ROOT / "docs" / "training"
 README = (ROOT / "README.md").read_text()
 

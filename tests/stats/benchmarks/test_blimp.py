@@ -19,8 +19,7 @@ from acceptability.data.blimp_results import (
 )
 from acceptability.stats.benchmarks import outcomes as acc_mod
 from acceptability.stats.benchmarks.forced_choice import fc_accuracy
-
-from .conftest import REPO, need_data
+from tests.conftest import REPO, need_data
 
 MODELS = ["5-gram", "LSTM", "Transformer-XL"]
 S_SELECTION = ["animate_subject_passive", "animate_subject_trans"]
@@ -105,7 +104,7 @@ def test_txl_argument_structure_inconsistency(results):
     assert round(exact_percent(txl["accuracy"]), 1) == Fraction("72.2")
     seven = txl[~txl["paradigm"].isin(S_SELECTION)]
     assert round(exact_percent(seven["accuracy"]), 1) == Fraction("69.5")
-    printed = pd.read_csv(REPO / "tests/data/blimp_table4_printed.csv", comment="#")
+    printed = pd.read_csv(REPO / "tests/fixtures/blimp_table4_printed.csv", comment="#")
     arg = printed[printed["paradigm"].isin(txl["paradigm"])]
     assert round(arg["Transformer-XL"].mean(), 1) == 72.2  # Table 4's own TXL rows
 
@@ -119,7 +118,7 @@ def test_gpt2_column_is_not_the_papers():
     assert round(exact_percent(gpt2), 1) == Fraction("83.0")
     gpt2 = gpt2 * 100
     assert TABLE_3_PRINTED.loc["GPT-2", "overall"] == 81.5
-    printed = pd.read_csv(REPO / "tests/data/blimp_table4_printed.csv", comment="#")
+    printed = pd.read_csv(REPO / "tests/fixtures/blimp_table4_printed.csv", comment="#")
     same = printed["GPT-2"] == np.floor(gpt2.reindex(printed["paradigm"]).to_numpy() + 0.5)
     assert int(same.sum()) == 10
 
@@ -131,7 +130,7 @@ def test_table4_against_the_file(results):
     labels (shifted by two rows), the four det.-noun agreement with-adjective rows are
     in the files' alphabetical order (with_adjective_1 sorts last) under labels that
     put it first, and the two irregular-plural subject-verb rows swap their human cells."""
-    printed = pd.read_csv(REPO / "tests/data/blimp_table4_printed.csv", comment="#")
+    printed = pd.read_csv(REPO / "tests/fixtures/blimp_table4_printed.csv", comment="#")
     assert len(printed) == 67
     cols = [*MODELS, HUMAN]
     wide = acc_mod.accuracy_table(acc_mod.accuracy(None, published=results), "paradigm")

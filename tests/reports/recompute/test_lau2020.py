@@ -12,8 +12,8 @@ import pytest
 from scipy import stats as sps
 
 from tests.conftest import need_data
-from tests.reports_recompute import independent as ind
-from tests.reports_recompute.conftest import N_BOOT, OUR_BOOT, OUR_SEED
+from tests.reports.recompute import independent as ind
+from tests.reports.recompute.conftest import N_BOOT, OUR_BOOT, OUR_SEED
 
 pytestmark = pytest.mark.needs_data("lau2020", "context-none-ratings.csv")
 MODELS = ("gpt2_logprob", "cls_classifier")

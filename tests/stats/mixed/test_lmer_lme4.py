@@ -1,6 +1,6 @@
 """stats.lmer / stats.glmer against lme4 1.1-31, lmerTest and glmmTMB on lme4's canonical
 data sets and on the package's judgment models (issue 12). Every number on the R side is
-in tests/lme4_reference.csv, written by benchmarks/lme4_reference.R.
+in tests/fixtures/lme4_reference.csv, written by benchmarks/lme4_reference.R.
 
 Linear models: fixed effects, SEs, variance components (also relative) and logLik within
 1e-4. GLMMs (Laplace): lme4's optimum is approximate, so our logLik must be at least

@@ -2,7 +2,7 @@
 against the published scores, and the thesis' count of LI-Adger minimal pairs.
 
 Seed 004 prints humans 0.288, trigram log-prob 0.331, BERT-large-cased 0.554 and trigram
-SLOR 0.599. The first two are reproduced (tests/test_reproduce_thesis.py); the last two are
+SLOR 0.599. The first two are reproduced (tests/reproduce/test_thesis.py); the last two are
 not, under any choice of sentences, types or z-scoring population that the published files
 allow: within a type the z-score's mean cancels, so a variability is the mean raw type SD
 over the SD the scores were z-scored with, and seed 004's two values need scales that no
@@ -21,8 +21,7 @@ import pandas as pd
 import pytest
 
 from acceptability import data, stats
-
-from .conftest import need_data
+from tests.conftest import need_data
 
 PRINTED = {"human": 0.288, "trigram_logprob": 0.331, "bert-large-cased_mlm": 0.554,
            "trigram_slor": 0.599}

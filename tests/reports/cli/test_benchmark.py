@@ -74,8 +74,8 @@ def test_zorro_published_reference_scores(tmp_path):
     run("--dataset", "zorro", "--paradigm", "irregular-verb", "--scores", "published",
         "--n-boot", "0", "--out", str(out))
     para = pd.read_csv(out / "tables" / "accuracy_paradigm.csv")
-    assert para.loc[0, "RoBERTa-base"] == pytest.approx(0.999)  # tests/test_zorro.py
-    assert para.loc[0, "rules"] == pytest.approx(0.884)  # tests/test_rules.py
+    assert para.loc[0, "RoBERTa-base"] == pytest.approx(0.999)  # tests/stats/benchmarks/test_zorro.py
+    assert para.loc[0, "rules"] == pytest.approx(0.884)  # tests/scoring/baselines/test_rules.py
     assert "Baselines without structure (seed 004)" in titles(out)
     base = pd.read_csv(out / "tables" / "baselines.csv").set_index("paradigm")
     assert float(base.loc["irregular-verb", "rules (seed 004)"]) == pytest.approx(0.884)

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from tests.reports_recompute import independent as ind
-from tests.reports_recompute.conftest import N_BOOT, OUR_BOOT, OUR_SEED
+from tests.reports.recompute import independent as ind
+from tests.reports.recompute.conftest import N_BOOT, OUR_BOOT, OUR_SEED
 
 SEED_004 = ("BabyBERTa (seed 004)", "5-word (seed 004)", "5-tag (seed 004)",
             "oracle (seed 004)", "rules (seed 004)")

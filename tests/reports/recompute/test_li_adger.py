@@ -18,8 +18,8 @@ import pytest
 from scipy import stats as sps
 
 from tests.conftest import need_data, need_module
-from tests.reports_recompute import independent as ind
-from tests.reports_recompute.conftest import LI_ADGER_MODELS, N_BOOT, OUR_BOOT, OUR_SEED
+from tests.reports.recompute import independent as ind
+from tests.reports.recompute.conftest import LI_ADGER_MODELS, N_BOOT, OUR_BOOT, OUR_SEED
 
 pytestmark = pytest.mark.needs_data("li-adger")
 DELTAS = (0.5, 1.0, 5.0)

@@ -15,8 +15,7 @@ from acceptability import data, scoring
 from acceptability.data.errors import DataError
 from acceptability.stats.benchmarks import outcomes as acc_mod
 from acceptability.stats.benchmarks import shallow
-
-from .conftest import need_data
+from tests.conftest import need_data
 
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 

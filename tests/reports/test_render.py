@@ -28,7 +28,7 @@ def assert_valid_png(blob: bytes) -> None:
         assert im.format == "PNG" and im.width > 50 and im.height > 50
         gray = np.asarray(im.convert("L"))
     # not blank: many grey levels (text, markers, colour maps), ink on over 1% of pixels;
-    # what each figure draws is checked in tests/test_figures.py
+    # what each figure draws is checked in tests/reports/test_figures.py
     assert len(np.unique(gray)) > 20 and (gray < 250).mean() > 0.01
 
 
