@@ -29,7 +29,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 
 
 def write_text(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic_path`)."""
+    """Write ``text`` (UTF-8) to ``path`` atomically (`atomic_path`)."""
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return Path(path)

@@ -21,7 +21,7 @@ import pandas as pd
 from acceptability.data.blimp_results import blimp_phenomenon
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError, select_names
-from acceptability.data.sources import checksum, fetch, registry, source_folder
+from acceptability.data.sources import checksum, fetch, registered_names, source_folder
 from acceptability.data.tables import validate_pairs, validate_sentences
 
 NAME = "blimp"
@@ -32,9 +32,20 @@ PAIR_FIELDS = ["field", "simple_LM_method", "one_prefix_method", "two_prefix_met
 
 
 def blimp_paradigms() -> list[str]:
-    """The 67 BLiMP paradigm UIDs (``adjunct_island``, ``anaphor_gender_agreement``, ...)."""
-    return sorted(p.removeprefix("data/").removesuffix(".jsonl")
-                  for p in registry(NAME) if p.startswith("data/"))
+    """The 67 BLiMP paradigm UIDs, sorted (``adjunct_island``, ``anaphor_gender_agreement``, ...).
+
+    Returns
+    -------
+    list of str
+        The UIDs, as the registry lists BLiMP's ``data/<UID>.jsonl`` files.
+
+    Examples
+    --------
+    >>> from acceptability.data import blimp_paradigms
+    >>> len(blimp_paradigms()), blimp_paradigms()[0]
+    (67, 'adjunct_island')
+    """
+    return registered_names(NAME, "data", ".jsonl")
 
 
 def check_paradigms(names: Iterable[str] | str | None) -> list[str]:
@@ -68,11 +79,47 @@ def _read_paradigm(uid: str, path) -> tuple[pd.DataFrame, Path]:
 
 def load_blimp(path: str | os.PathLike | None = None,
                paradigms: Iterable[str] | str | None = None) -> Dataset:
-    """BLiMP as sentences + pairs: all 67 paradigms, or the UIDs in ``paradigms``
-    (``data.blimp_paradigms()`` lists them; only those files are read).
+    """BLiMP (Warstadt et al. 2020) as sentences + pairs: all 67 paradigms, or some.
 
-    ``path``: a folder holding ``data/<UID>.jsonl``; default ``$ACCEPTABILITY_DATA_DIR/
-    blimp``, else a checksummed download from github.com/alexwarstadt/blimp.
+    Only the files of the paradigms asked for are read.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        A folder holding ``data/<UID>.jsonl``; default ``$ACCEPTABILITY_DATA_DIR/blimp``,
+        else a checksummed download from github.com/alexwarstadt/blimp.
+    paradigms : str or iterable of str, optional
+        The UIDs to load ([blimp_paradigms][acceptability.data.blimp_paradigms] lists them);
+        all 67 for None.
+
+    Returns
+    -------
+    Dataset
+        Sentences ``<UID>_<pairID>_good``/``_bad`` (label 1/0) and pairs
+        ``<UID>_<pairID>`` with ``paradigm``, ``phenomenon`` (one of the paper's 12),
+        ``linguistics_term`` and the one- and two-prefix fields of section 6.4.
+
+    Raises
+    ------
+    DataError
+        For an unknown paradigm (naming the closest UIDs), a missing file or field, or a
+        line that is not JSON.
+
+    Examples
+    --------
+    A folder with one paradigm file of one pair (the published files hold 1000 each):
+
+    >>> import json, pathlib, tempfile
+    >>> from acceptability.data import load_blimp
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> (folder / "data").mkdir()
+    >>> pair = {"sentence_good": "Who should Derek hug after shocking Richard?",
+    ...         "sentence_bad": "Who should Derek hug Richard after shocking?",
+    ...         "UID": "adjunct_island", "pairID": "0", "linguistics_term": "island_effects"}
+    >>> _ = (folder / "data" / "adjunct_island.jsonl").write_text(json.dumps(pair) + "\\n")
+    >>> ds = load_blimp(folder, paradigms="adjunct_island")
+    >>> ds.pairs.loc[0, ["pair_id", "good_id", "phenomenon"]].tolist()
+    ['adjunct_island_0', 'adjunct_island_0_good', 'island_effects']
     """
     wanted = check_paradigms(paradigms)
     frames, sums, folder = [], {}, None

@@ -5,7 +5,7 @@ the human validators (``human_validation_summary.csv``), and the paper's 12 phen
 The 12 phenomena are those of the paper's Tables 2-4. The jsonl data files label two
 argument-structure paradigms (``animate_subject_passive``, ``animate_subject_trans``)
 with a 13th ``linguistics_term``, ``s-selection``; the paper and its results file put
-them under argument structure, and so does :data:`BLIMP_PHENOMENA`.
+them under argument structure, and so does `PHENOMENON_LABELS`.
 """
 
 from __future__ import annotations
@@ -69,15 +69,41 @@ def blimp_phenomenon(term: str) -> str:
 
 
 def load_blimp_results(path: str | os.PathLike | None = None) -> pd.DataFrame:
-    """The paper's per-paradigm accuracies as a tidy table: ``system`` (5-gram, LSTM,
-    Transformer-XL, GPT-2, Human), ``paradigm`` (UID), ``phenomenon`` (one of the 12),
-    ``accuracy`` (0-1), ``source`` (the file it comes from). 67 paradigms x 5 systems.
+    """BLiMP's published per-paradigm accuracies (Warstadt et al. 2020, Table 3's sources) as a tidy table.
 
-    Model accuracies are the file's three-decimal values; the file's own ``overall``
-    summary rows are not paradigms and are returned in ``df.attrs["summary_rows"]``
-    (Table 3's "Overall" column reproduces them, not the mean of the 67 paradigms: see
-    the tests). Human accuracy is the individual agreement (``total_mean``) of the 67
-    published paradigms; the two paradigms that failed validation are left out.
+    Model accuracies are the results file's three-decimal values; the file's own
+    ``overall`` summary rows are not paradigms and are returned in
+    ``df.attrs["summary_rows"]`` (Table 3's "Overall" column reproduces them, not the
+    mean of the 67 paradigms: see the tests). Human accuracy is the individual agreement
+    (``total_mean``) of the 67 published paradigms; the two paradigms that failed
+    validation are left out.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The BLiMP folder (as for [load_blimp][acceptability.data.load_blimp]), holding
+        ``raw_results/``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``system`` (5-gram, LSTM, Transformer-XL, GPT-2, Human), ``paradigm`` (UID),
+        ``phenomenon`` (one of the 12), ``accuracy`` (0-1), ``source`` (the file it comes
+        from): 67 paradigms x 5 systems.
+
+    Raises
+    ------
+    DataError
+        For an unreadable file, a missing field or an unknown phenomenon.
+
+    Examples
+    --------
+    Needs the data (BLiMP's ``raw_results``):
+
+    >>> from acceptability.data import load_blimp_results
+    >>> results = load_blimp_results("blimp")  # doctest: +SKIP
+    >>> results.groupby("system", sort=False).size().tolist()  # doctest: +SKIP
+    [67, 67, 67, 67, 67]
     """
     file = fetch(NAME, RESULTS_FILE, path)
     try:

@@ -117,9 +117,27 @@ def final_mark(gloss: str, utterance_type: str) -> str:
 
 
 def childes_tokenize(text: str) -> list[str]:
-    """Split text into tokens as the loaded corpus has them: lower-cased, compounds split at
-    ``_`` and ``+``, contractions and hyphenated words kept whole (``aren't``, ``t-shirt``),
-    every other punctuation mark a token of its own (``"Is it?"`` -> ``is it ?``)."""
+    """Split text into tokens as the loaded corpus has them.
+
+    Lower-cased, compounds split at ``_`` and ``+``, contractions and hyphenated words
+    kept whole (``aren't``, ``t-shirt``), every other punctuation mark a token of its own.
+
+    Parameters
+    ----------
+    text : str
+        A sentence or utterance.
+
+    Returns
+    -------
+    list of str
+        Its tokens.
+
+    Examples
+    --------
+    >>> from acceptability.data import childes_tokenize
+    >>> childes_tokenize("Aren't you wearing the T-shirt, Big_Bird?")
+    ["aren't", 'you', 'wearing', 'the', 't-shirt', ',', 'big', 'bird', '?']
+    """
     text = _COMPOUND.sub(" ", text.lower().replace("\u2019", "'"))
     return _TOKEN.findall(text)
 
@@ -223,22 +241,45 @@ def _clean(gloss: str, tags: str, utterance_type: str) -> tuple[str, str]:
 
 def load_childes(path: str | os.PathLike | None = None,
                  corpora: Iterable[str] | str | None = None) -> pd.DataFrame:
-    """AO-CHILDES's adult utterances, cleaned and ordered by the target child's age.
+    """AO-CHILDES's adult utterances (Huebner & Willits 2021), cleaned and ordered by the target child's age.
 
-    ``path``: a folder holding ``original_transcripts/<corpus>.csv`` (or the CSV files
-    themselves); default ``$ACCEPTABILITY_DATA_DIR/aochildes``, else a checksummed download
-    of the 21 registered corpora from AO-CHILDES's GitHub repository. Every CSV of a local
-    folder is read, or only the ``corpora`` named (file names without ``.csv``).
+    The cleaning and exclusion rules and their sources are in this module's docstring.
 
-    One row per kept utterance: ``corpus`` (file name), ``transcript_id``,
-    ``utterance_order``, ``target_child_age`` (days), ``speaker_role``, ``utterance_type``,
-    ``text`` (cleaned words and the utterance-final mark, space-separated) and ``tags``
-    (one CHILDES MOR tag per token of ``text``; the mark is its own tag). Rows are ordered
-    by age, then transcript, then utterance order, as AO-CHILDES orders its corpus. The
-    cleaning and exclusion rules and their sources are in this module's docstring; the
-    rows set aside are counted in ``df.attrs["exclusions"]`` (``table``, ``reason``,
-    ``n``). ``df.attrs`` also holds ``n_read`` (utterances read), ``checksums`` (sha256 per
-    file) and ``source`` (the folder read).
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        A folder holding ``original_transcripts/<corpus>.csv`` (or the CSV files
+        themselves); default ``$ACCEPTABILITY_DATA_DIR/aochildes``, else a checksummed
+        download of the 21 registered corpora from AO-CHILDES's GitHub repository.
+    corpora : str or iterable of str, optional
+        The corpora to read (file names without ``.csv``); every CSV of a local folder,
+        or the 21 registered ones, for None.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per kept utterance: ``corpus`` (file name), ``transcript_id``,
+        ``utterance_order``, ``target_child_age`` (days), ``speaker_role``,
+        ``utterance_type``, ``text`` (cleaned words and the utterance-final mark,
+        space-separated) and ``tags`` (one CHILDES MOR tag per token of ``text``; the mark
+        is its own tag), ordered by age, then transcript, then utterance order, as
+        AO-CHILDES orders its corpus. ``df.attrs`` holds ``exclusions`` (the rows set
+        aside: ``table``, ``reason``, ``n``), ``n_read`` (utterances read), ``checksums``
+        (sha256 per file) and ``source`` (the folder read).
+
+    Raises
+    ------
+    DataError
+        For an unknown corpus, a missing file or column, or when no utterance is kept.
+
+    Examples
+    --------
+    Needs the data (AO-CHILDES's CSV files, or a download):
+
+    >>> from acceptability.data import load_childes
+    >>> corpus = load_childes(corpora="Bates")  # doctest: +SKIP
+    >>> corpus[["text", "tags"]].iloc[0].tolist()  # doctest: +SKIP
+    ['want to stack them for me ?', 'v inf v pro:obj prep pro:obj ?']
     """
     files = _csv_files(path, corpora)
     raw = pd.concat([_read_corpus(name, f) for name, f in files], ignore_index=True)
@@ -279,9 +320,36 @@ def _summary(reason: np.ndarray) -> str:
 
 
 def childes_corpus_text(df: pd.DataFrame) -> tuple[list[list[str]], list[list[str]]]:
-    """The word sequences and the tag sequences of a :func:`load_childes` table, in its
-    row order: what ``scoring.train_ngram`` (a word and a tag model) and
-    ``scoring.tagger.train_tagger`` train on."""
+    """The word sequences and the tag sequences of a [load_childes][acceptability.data.load_childes] table.
+
+    What `scoring.train_ngram` (a word and a tag model) and
+    `scoring.baselines.tagger.train_tagger` train on.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A table with ``text`` and ``tags`` (space-separated, one tag per word).
+
+    Returns
+    -------
+    words : list of list of str
+        Each row's words, in row order.
+    tags : list of list of str
+        Each row's tags.
+
+    Raises
+    ------
+    DataError
+        For a missing column, an empty row, or a row whose words and tags differ in number.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data import childes_corpus_text
+    >>> table = pd.DataFrame({"text": ["what is that ?"], "tags": ["pro:int cop pro:dem ?"]})
+    >>> childes_corpus_text(table)
+    ([['what', 'is', 'that', '?']], [['pro:int', 'cop', 'pro:dem', '?']])
+    """
     missing = [c for c in ("text", "tags") if c not in df.columns]
     if missing:
         raise DataError(f"missing column(s) {missing}", source="CHILDES table",

@@ -23,11 +23,39 @@ SPLITS = {
 
 
 def load_cola(path: str | os.PathLike | None = None, split: str = "out_of_domain_test") -> Dataset:
-    """One CoLA split as a sentences-only Dataset (``label`` 1 acceptable / 0 not).
+    """One CoLA split (Warstadt et al. 2019) as a sentences-only Dataset (``label`` 1 acceptable / 0 not).
 
-    Splits: ``in_domain_train``, ``out_of_domain_dev``, ``out_of_domain_test`` and the
-    grammatically annotated analysis sets ``analysis_major``/``analysis_minor`` (their
-    feature columns are kept, for MCC by feature as in Warstadt & Bowman 2019).
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        A folder holding CoLA's CSV files; default ``$ACCEPTABILITY_DATA_DIR/cola``, else
+        a checksummed download.
+    split : str, default "out_of_domain_test"
+        ``in_domain_train``, ``out_of_domain_dev``, ``out_of_domain_test``, or one of the
+        grammatically annotated analysis sets ``analysis_major``/``analysis_minor`` (their
+        feature columns are kept, for MCC by feature as in Warstadt & Bowman 2019).
+
+    Returns
+    -------
+    Dataset
+        Sentences ``cola_<split>_<i>`` with ``label`` and ``phenomenon`` (the source),
+        and no pairs.
+
+    Raises
+    ------
+    DataError
+        For an unknown split name, or a file that is missing or lacks a column.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from acceptability.data import load_cola
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "cola_out_of_domain_dev.csv").write_text(
+    ...     "sentence_source,label,sentence\\nclc95,1,Somebody just left.\\nclc95,0,Left just.\\n")
+    >>> ds = load_cola(folder, split="out_of_domain_dev")
+    >>> ds.sentences[["sentence_id", "label"]].to_dict("list")
+    {'sentence_id': ['cola_out_of_domain_dev_0', 'cola_out_of_domain_dev_1'], 'label': [1.0, 0.0]}
     """
     if split not in SPLITS:
         raise DataError(f"unknown CoLA split {split!r}", source=NAME, fix=f"use one of {list(SPLITS)}")

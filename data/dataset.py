@@ -22,10 +22,38 @@ SUBSET_REASON = "not in the subset (Dataset.subset)"
 
 @dataclass
 class Dataset:
-    """A validated dataset with its provenance.
+    """A validated dataset with its provenance: the tables every loader returns.
 
-    ``exclusions`` lists what the loader set aside and why (one row per reason with
-    ``table``, ``reason``, ``n``); nothing is dropped silently.
+    Attributes
+    ----------
+    name : str
+        The dataset's name (``"blimp"``, ``"li-adger"``, ``"user"``, ...).
+    sentences : pandas.DataFrame
+        One row per sentence: ``sentence_id``, ``text``, ``label``, ``human``, ``type_id``,
+        ``phenomenon`` and any further columns (docs/tables.md).
+    pairs : pandas.DataFrame
+        One row per minimal pair: ``pair_id``, ``good_id``, ``bad_id``, ``phenomenon``.
+    trials : pandas.DataFrame or None
+        Forced-choice trials (``participant``, ``pair_id``, ``chose_good``), where the
+        dataset has them.
+    source : str
+        Where the data were read from.
+    checksums : dict of str to str
+        sha256 of each file read.
+    exclusions : pandas.DataFrame
+        What the loader set aside and why (one row per reason with ``table``,
+        ``reason``, ``n``); nothing is dropped silently.
+    human_standardised : dict or None
+        With ``human_scale="raw"``: the mean and SD the raw human ratings were z-scored by.
+
+    Examples
+    --------
+    >>> from acceptability.data import load_example
+    >>> ds, _ = load_example()
+    >>> ds
+    <Dataset 'published example': 57 sentences, 29 pairs, 0 rows excluded; from data/examples (transcribed from the seed papers)>
+    >>> ds.pairs.columns[:4].tolist()
+    ['pair_id', 'good_id', 'bad_id', 'phenomenon']
     """
 
     name: str
@@ -51,14 +79,42 @@ class Dataset:
 
     def subset(self, pair_ids: Iterable[str] | None = None, *,
                sentence_ids: Iterable[str] | None = None) -> Dataset:
-        """The same dataset restricted to the pairs ``pair_ids`` with the sentences they
-        use, and/or to the sentences ``sentence_ids`` with the pairs both of whose
-        sentences are among them (both given: the union of the two).
+        """The same dataset restricted to some pairs and/or sentences.
 
         An unknown id is an error. Trials follow their pairs. ``exclusions`` stays
         consistent: what the subset leaves out is counted, and a row that lists its
         ``ids`` (sentences or pairs flagged but kept, such as a missing human judgment)
         is recounted over the rows kept.
+
+        Parameters
+        ----------
+        pair_ids : iterable of str, optional
+            Keep these pairs and the sentences they use.
+        sentence_ids : iterable of str, optional
+            Keep these sentences and the pairs both of whose sentences are among them. With
+            both given, the union of the two.
+
+        Returns
+        -------
+        Dataset
+            A new dataset; this one is unchanged.
+
+        Raises
+        ------
+        TypeError
+            When neither ``pair_ids`` nor ``sentence_ids`` is given.
+        DataError
+            For an unknown id, or when nothing would be kept.
+
+        Examples
+        --------
+        >>> from acceptability.data import load_example
+        >>> ds, _ = load_example()
+        >>> small = ds.subset(["pair01", "pair02"])
+        >>> len(small.pairs), len(small.sentences)
+        (2, 4)
+        >>> small.exclusions[["table", "n"]].to_dict("records")
+        [{'table': 'pairs', 'n': 27}, {'table': 'sentences', 'n': 53}]
         """
         if pair_ids is None and sentence_ids is None:
             raise TypeError("subset() needs pair_ids and/or sentence_ids")
@@ -125,11 +181,45 @@ def _recount(exclusions: pd.DataFrame, before: dict[str, pd.Series],
 def from_frames(sentences: pd.DataFrame, pairs: pd.DataFrame | None = None,
                 trials: pd.DataFrame | None = None, name: str = "user",
                 human_scale: str = "z") -> Dataset:
-    """A Dataset from the user's own tables (validated; the columns are defined in docs/tables.md).
+    """A Dataset from the user's own tables, validated (the columns are defined in docs/tables.md).
 
-    ``pairs`` may be None or empty for a sentence-only dataset. ``human_scale``: ``"z"``
-    (``human`` holds z-scores; values all of one sign are an error) or ``"raw"`` (raw
-    ratings, z-scored over the sentences; :func:`data.tables.human_on_z_scale`).
+    Parameters
+    ----------
+    sentences : pandas.DataFrame
+        ``sentence_id`` and ``text``; optionally ``label`` (1/0), ``human``, ``type_id``,
+        ``phenomenon`` and any further columns.
+    pairs : pandas.DataFrame, optional
+        ``pair_id``, ``good_id``, ``bad_id`` (and optionally ``phenomenon``); None or empty
+        for a sentence-only dataset.
+    trials : pandas.DataFrame, optional
+        Forced-choice trials: ``participant``, ``pair_id``, ``chose_good`` (0/1).
+    name : str, default "user"
+        The dataset's name.
+    human_scale : {"z", "raw"}, default "z"
+        ``"z"``: ``human`` holds z-scores (values all of one sign are an error); ``"raw"``:
+        raw ratings, z-scored over the sentences (`data.tables.human_on_z_scale`).
+
+    Returns
+    -------
+    Dataset
+        The validated tables.
+
+    Raises
+    ------
+    DataError
+        For a missing column, a duplicate id, a pair naming an unknown sentence, a label
+        other than 0/1, and the like; the message names the table, row and column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data import from_frames
+    >>> sentences = pd.DataFrame({"sentence_id": ["s1", "s2"],
+    ...                           "text": ["The cat sleeps.", "The cat sleep."],
+    ...                           "human": [0.8, -0.6]})
+    >>> pairs = pd.DataFrame({"pair_id": ["p1"], "good_id": ["s1"], "bad_id": ["s2"]})
+    >>> from_frames(sentences, pairs, name="cats")
+    <Dataset 'cats': 2 sentences, 1 pairs, 0 rows excluded; from user frames>
     """
     s = validate_sentences(sentences, source=f"{name} sentences")
     s, standardised = human_on_z_scale(s, human_scale, source=f"{name} sentences")

@@ -11,6 +11,29 @@ class DataError(ValueError):
 
     The message always names the source (file or table), and where known the row and
     column, what was expected, and how to fix it.
+
+    Parameters
+    ----------
+    what : str
+        What is wrong.
+    source : str, optional
+        The file or table.
+    row : object, optional
+        The row (or line) where it is wrong.
+    column : str, optional
+        The column where it is wrong.
+    fix : str, optional
+        How to fix it.
+
+    Examples
+    --------
+    >>> from acceptability.data import DataError
+    >>> err = DataError("label 2 is not 0 or 1", source="my.csv", row=3, column="label",
+    ...                 fix="use 1 or 0")
+    >>> str(err)
+    "my.csv, row 3, column 'label': label 2 is not 0 or 1. Fix: use 1 or 0"
+    >>> isinstance(err, ValueError)
+    True
     """
 
     def __init__(

@@ -22,8 +22,26 @@ def load_example() -> tuple[Dataset, pd.DataFrame]:
     29 LI-Adger minimal pairs (57 sentences) from thesis tables 1.4, 2.5, 2.7, 2.8,
     3.2-3.5 and seed 004 table 2. The printed model values are already z-scores over
     all LI-Adger sentences, so the scores carry ``ref_mean=0, ref_sd=1`` and
-    ``stats.zscore`` keeps them as printed. Values a table does not print are missing
+    `stats.zscore` keeps them as printed. Values a table does not print are missing
     and are excluded (and counted) by the metrics.
+
+    Returns
+    -------
+    dataset : Dataset
+        The 57 sentences (with their human z-scores) and 29 pairs.
+    scores : pandas.DataFrame
+        The long scores table (``sentence_id, model, score, method, ref_mean, ref_sd``)
+        of three models: BERT-large's PLL (``bert-large-cased_mlm``), BERT_CoLA's signed
+        confidence (``bert-large-cased_acc``) and the trigram SLOR (``trigram_slor``).
+
+    Examples
+    --------
+    >>> from acceptability.data import load_example
+    >>> ds, scores = load_example()
+    >>> len(ds.sentences), len(ds.pairs)
+    (57, 29)
+    >>> sorted(scores["model"].unique())
+    ['bert-large-cased_acc', 'bert-large-cased_mlm', 'trigram_slor']
     """
     folder = resources.files(__package__).joinpath("examples")
     with resources.as_file(folder) as path:

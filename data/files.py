@@ -1,6 +1,6 @@
 """The user's own data from files: a sentences file and optionally a pairs file (CSV,
 TSV or Parquet, by suffix; CSV/TSV may be compressed, e.g. ``.csv.gz``), read through
-:func:`data.from_frames` with its validation. Errors name the file and its line."""
+[from_frames][acceptability.data.from_frames] with its validation. Errors name the file and its line."""
 
 from __future__ import annotations
 
@@ -76,10 +76,44 @@ def check_separator(path: Path, sep: str, what: str = "table") -> None:
 
 def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None = None,
                  name: str | None = None, human_scale: str = "z") -> Dataset:
-    """A Dataset from a sentences file and optionally a pairs file (the columns of
-    docs/tables.md), validated by :func:`data.from_frames`; named after the sentences
-    file unless ``name`` is given, with the files' checksums as its provenance.
-    ``human_scale``: ``"z"`` or ``"raw"``, as in :func:`data.from_frames`."""
+    """A Dataset from a sentences file and optionally a pairs file (the columns of docs/tables.md).
+
+    CSV, TSV or Parquet by suffix (CSV/TSV may be compressed, e.g. ``.csv.gz``), validated
+    by [from_frames][acceptability.data.from_frames]; errors name the file and its line.
+
+    Parameters
+    ----------
+    sentences : str or os.PathLike
+        The sentences file.
+    pairs : str or os.PathLike, optional
+        The pairs file.
+    name : str, optional
+        The dataset's name; default the sentences file's name without its suffixes.
+    human_scale : {"z", "raw"}, default "z"
+        As in [from_frames][acceptability.data.from_frames].
+
+    Returns
+    -------
+    Dataset
+        The validated tables, with the files' folder as ``source`` and their checksums.
+
+    Raises
+    ------
+    DataError
+        For a missing or unreadable file, an unknown suffix, a wrong column separator, or
+        invalid tables.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from acceptability.data import read_dataset
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "mine.csv").write_text("sentence_id,text\\ns1,The cat sleeps.\\ns2,The cat sleep.\\n")
+    >>> _ = (folder / "mine_pairs.csv").write_text("pair_id,good_id,bad_id\\np1,s1,s2\\n")
+    >>> ds = read_dataset(folder / "mine.csv", folder / "mine_pairs.csv")
+    >>> ds.name, len(ds.pairs), sorted(ds.checksums)
+    ('mine', 1, ['mine.csv', 'mine_pairs.csv'])
+    """
     s_path = Path(sentences)
     s_frame, s_offset = read_table(s_path, "sentences")
     s_frame = validate_sentences(s_frame, source=str(s_path), line_offset=s_offset)

@@ -4,7 +4,7 @@ Warstadt et al. (2020), section 3 ("Data validation", human validation on MTurk)
 HIT shows five pairs, four BLiMP pairs and one attention-check item, to validators who
 self-reported as native speakers; "A few had to be excluded due to ineligible annotators"
 (footnote 9). The exclusion rule used here reproduces ``human_validation_summary.csv``
-exactly (``count`` and ``total_mean`` for all 69 paradigms); see :data:`EXCLUSION_REASONS`.
+exactly (``count`` and ``total_mean`` for all 69 paradigms); see `EXCLUSION_REASONS`.
 """
 
 from __future__ import annotations
@@ -117,18 +117,38 @@ def _blimp_pairs(paradigms: list[str], path: str | os.PathLike | None) -> pd.Dat
 
 def load_blimp_trials(path: str | os.PathLike | None = None,
                       exclude: bool = True) -> pd.DataFrame:
-    """BLiMP's human FC responses, one row per (assignment, pair): the trials table.
+    """BLiMP's human forced-choice responses (Warstadt et al. 2020, section 4), one row per (assignment, pair).
 
-    Columns: ``participant`` (anonymised worker, ``w<anonCode>``), ``pair_id``
-    (``{UID}_{pairID}``, matched on the two texts), ``paradigm`` (UID), ``chose_good``
-    (0/1), ``assignment``, ``hit``, ``list``, ``position`` (1-5 in the HIT),
-    ``good_position`` (1/2 on screen), ``good_text``, ``bad_text``, ``in_blimp`` (False
-    for the paradigms that failed validation and are not in public BLiMP), ``submitted``
-    and ``excluded`` (the reason, see :data:`EXCLUSION_REASONS`, or empty). Attention
-    checks are not trials. Rows are in submission order, then position in the HIT.
+    Attention checks are not trials. Rows are in submission order, then position in
+    the HIT.
 
-    With ``exclude`` (default), excluded assignments and unanswered items are dropped and
-    counted in ``df.attrs["exclusions"]`` (columns ``table``, ``reason``, ``n``).
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The BLiMP folder (as for [load_blimp][acceptability.data.load_blimp]), holding
+        ``raw_results/`` with the human validation responses.
+    exclude : bool, default True
+        Drop excluded assignments and unanswered items, counting them in
+        ``df.attrs["exclusions"]`` (``table``, ``reason``, ``n``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The trials table: ``participant`` (anonymised worker, ``w<anonCode>``), ``pair_id``
+        (``{UID}_{pairID}``, matched on the two texts), ``paradigm`` (UID), ``chose_good``
+        (0/1), ``assignment``, ``hit``, ``list``, ``position`` (1-5 in the HIT),
+        ``good_position`` (1/2 on screen), ``good_text``, ``bad_text``, ``in_blimp`` (False
+        for the paradigms that failed validation and are not in public BLiMP),
+        ``submitted`` and ``excluded`` (the reason, see `EXCLUSION_REASONS`, or empty).
+
+    Examples
+    --------
+    Needs the data (BLiMP's ``raw_results``):
+
+    >>> from acceptability.data import load_blimp_trials
+    >>> trials = load_blimp_trials("blimp")  # doctest: +SKIP
+    >>> trials["chose_good"].isin([0, 1]).all()  # doctest: +SKIP
+    True
     """
     file = fetch(NAME, RESPONSES_FILE, path)
     raw = _read_responses(file)
@@ -164,10 +184,26 @@ def load_blimp_trials(path: str | os.PathLike | None = None,
 
 
 def load_blimp_human_summary(path: str | os.PathLike | None = None) -> pd.DataFrame:
-    """The paper's per-paradigm human results (``human_validation_summary.csv``).
+    """The paper's per-paradigm human results (BLiMP's ``human_validation_summary.csv``).
 
-    Columns ``paradigm``, ``accepted`` (pairs, of 5, where the majority chose the
-    acceptable sentence), ``total_mean`` (individual accuracy), ``count`` (responses).
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The BLiMP folder (as for [load_blimp][acceptability.data.load_blimp]).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``paradigm``, ``accepted`` (pairs, of 5, where the majority chose the acceptable
+        sentence), ``total_mean`` (individual accuracy), ``count`` (responses).
+
+    Examples
+    --------
+    Needs the data (BLiMP's ``raw_results``):
+
+    >>> from acceptability.data import load_blimp_human_summary
+    >>> load_blimp_human_summary("blimp").columns.tolist()  # doctest: +SKIP
+    ['paradigm', 'accepted', 'total_mean', 'count']
     """
     file = fetch(NAME, SUMMARY_FILE, path)
     df = pd.read_csv(file)

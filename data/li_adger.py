@@ -68,19 +68,36 @@ def phenomena(type_ids: pd.Series, pairs: pd.DataFrame, sentence_type: pd.Series
 
 
 def load_li_adger(path: str | os.PathLike | None = None, keep_discarded: bool = False) -> Dataset:
-    """The LI-Adger sentences with human ME judgments, and its expert minimal pairs.
+    """The LI-Adger sentences with human magnitude-estimation judgments, and its expert minimal pairs (thesis ch. 1).
 
-    ``path``: a folder with the LI-Adger CSVs; default ``$ACCEPTABILITY_DATA_DIR/li-adger``,
-    else a checksummed download from github.com/hjvm/acceptability_delta_criterion.
-    Pairs marked ``discard=X`` (28) are dropped unless ``keep_discarded``, leaving the 2365
-    pairs of thesis Table 3.1. Marginal sentences (``?``/``??``) get ``label`` NaN and
-    ``marginal`` True: they stay in pairs but leave label-based metrics (MCC).
+    Marginal sentences (``?``/``??``) get ``label`` NaN and ``marginal`` True: they stay
+    in pairs but leave label-based metrics (MCC). Pairs column ``identical_text`` flags
+    pairs whose good and bad sentences have the same text (2 kept pairs:
+    ``34.4.boskovic.4c.g.01|34.4.boskovic.3c.*.01`` and ``ch8.62.g.06|ch8.64.*.06``).
+    They stay, as in the thesis; every model scores their two sentences alike (model
+    delta exactly 0), so whether they pass the ADC depends on its sign convention
+    (`stats.metrics.adc_pass`). ``repr(dataset)`` counts them.
 
-    Pairs column ``identical_text`` flags pairs whose good and bad sentences have the
-    same text (2 kept pairs: ``34.4.boskovic.4c.g.01|34.4.boskovic.3c.*.01`` and
-    ``ch8.62.g.06|ch8.64.*.06``). They stay, as in the thesis; every model scores their
-    two sentences alike (model delta exactly 0), so whether they pass the ADC depends
-    on its sign convention (``stats.metrics.adc_pass``). ``repr(dataset)`` counts them.
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        A folder with the LI-Adger CSVs; default ``$ACCEPTABILITY_DATA_DIR/li-adger``,
+        else a checksummed download from github.com/hjvm/acceptability_delta_criterion.
+    keep_discarded : bool, default False
+        Keep the 28 pairs marked ``discard=X`` (without them: Table 3.1's 2365 pairs).
+
+    Returns
+    -------
+    Dataset
+        4178 sentences with ``human`` (z-scored judgments), and the pairs.
+
+    Examples
+    --------
+    Needs the data (the LI-Adger CSVs, or a download):
+
+    >>> from acceptability.data import load_li_adger
+    >>> len(load_li_adger().pairs)  # doctest: +SKIP
+    2365
     """
     human_f, pairs_f = fetch(NAME, HUMAN_FILE, path), fetch(NAME, PAIRS_FILE, path)
     raw = pd.read_csv(human_f)
@@ -173,11 +190,28 @@ def _trigram_scores(file) -> pd.DataFrame:
 
 
 def load_li_adger_scores(path: str | os.PathLike | None = None) -> pd.DataFrame:
-    """Published thesis model scores for LI-Adger sentences, long format.
+    """The thesis' published model scores of the LI-Adger sentences, long format.
 
-    Models: ``bert-{base-uncased,large-uncased,large-cased}_mlm`` (PLL, thesis ch. 3),
-    ``..._acc`` (BERT_CoLA signed confidence, eq. 2.3), ``trigram_slor`` and
-    ``trigram_logprob`` (only for sentences that appear in some pair).
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The LI-Adger folder (as for [load_li_adger][acceptability.data.load_li_adger]).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``sentence_id, model, score, method`` for the models
+        ``bert-{base-uncased,large-uncased,large-cased}_mlm`` (PLL, thesis ch. 3),
+        ``..._acc`` (BERT_CoLA signed confidence, eq. 2.3), ``trigram_slor`` and
+        ``trigram_logprob`` (only for sentences that appear in some pair).
+
+    Examples
+    --------
+    Needs the data (the LI-Adger CSVs, or a download):
+
+    >>> from acceptability.data import load_li_adger_scores
+    >>> load_li_adger_scores()["model"].nunique()  # doctest: +SKIP
+    8
     """
     mlm, acc, allm = (fetch(NAME, f, path) for f in (MLM_FILE, ACC_FILE, ALL_MODELS_FILE))
     scores = pd.concat([_bert_scores(mlm, "mlm", "pll"), _bert_scores(acc, "acc", "classifier"),
@@ -186,16 +220,35 @@ def load_li_adger_scores(path: str | os.PathLike | None = None) -> pd.DataFrame:
 
 
 def load_li_adger_thesis_labels(path: str | os.PathLike | None = None) -> pd.Series:
-    """The 0/1 labels the thesis scored BERT_CoLA's MCC against (Table 2.2): the published
-    ``label`` column of the BERT_CoLA results, as a float Series indexed by sentence id.
+    """The 0/1 labels the thesis scored BERT_CoLA's MCC against (Table 2.2).
 
-    They are not the expert labels of :func:`load_li_adger`: the thesis' code set 1 iff
-    the sentence id contains the letter "g" anywhere, so the 128 unacceptable (``*``)
-    sentences of authors whose names contain a g (Bruening, Caponigro, Haegeman, McGinnis,
-    Panagiotidis, Sigurdsson) count as acceptable and the 112 marginal ones as
+    They are the published ``label`` column of the BERT_CoLA results, not the expert
+    labels of [load_li_adger][acceptability.data.load_li_adger]: the thesis' code set 1
+    iff the sentence id contains the letter "g" anywhere, so the 128 unacceptable (``*``)
+    sentences of authors whose names contain a g (Bruening, Caponigro, Haegeman,
+    McGinnis, Panagiotidis, Sigurdsson) count as acceptable and the 112 marginal ones as
     unacceptable: 2217 ones and 1961 zeros, the counts thesis section 2.4 quotes. MCC
-    over all 4178 sentences against them is Table 2.2's; with the expert labels
-    (``g`` 1, ``*`` 0, marginal sentences left out) it is higher (tests/reproduce/test_thesis.py).
+    over all 4178 sentences against them is Table 2.2's; with the expert labels (``g`` 1,
+    ``*`` 0, marginal sentences left out) it is higher (tests/reproduce/test_thesis.py).
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        Where the LI-Adger CSVs are; default as for
+        [load_li_adger][acceptability.data.load_li_adger].
+
+    Returns
+    -------
+    pandas.Series
+        Float labels indexed by sentence id.
+
+    Examples
+    --------
+    Needs the data (the LI-Adger CSVs, or a download):
+
+    >>> from acceptability.data import load_li_adger_thesis_labels
+    >>> load_li_adger_thesis_labels().value_counts().to_dict()  # doctest: +SKIP
+    {1.0: 2217, 0.0: 1961}
     """
     f = fetch(NAME, ACC_FILE, path)
     df = pd.read_csv(f)

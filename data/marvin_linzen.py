@@ -6,7 +6,7 @@ The release (GitHub BeckyMarvin/LM_syneval, commit edb7378, ``EMNLP2018/template
 22 pickles, one per construction (file stem, e.g. ``obj_rel_across_anim``), each a dict
 from a condition (``sing_MS_MV_plur_ES_EV``: main subject/verb singular, embedded
 subject/verb plural) to a list of tuples. They are read with
-:func:`data.safe_pickle.load_restricted` after their sha256 matched the registry.
+`data.safe_pickle.load_restricted` after their sha256 matched the registry.
 
 Tuples and pairs
     Agreement and reflexive tuples are ``(grammatical, ungrammatical)``: one pair each.
@@ -22,7 +22,7 @@ Table 1
     Each pair carries its ``phenomenon`` (agreement, reflexives, npi), Table 1's
     ``section`` (its heading: "Subject-verb agreement", "Reflexive anaphora", "Negative
     polarity items") and the row it counts towards (``table1_row``, exactly as printed;
-    the mapping is :data:`ML_CONDITIONS`, the order :data:`ML_TABLE1_ROWS`). Table 1
+    the mapping is `ML_CONDITIONS`, the order `ML_TABLE1_ROWS`). Table 1
     pools the animate and inanimate files (its "# sents" column is their sum: 44,800 for
     "Across a prepositional phrase" = 2 x (16,800 + 5,600)). Its NPI rows use one
     contrast each, read from the paper: Simple is *no/\\*most* (supplement A.2 3(a), whose
@@ -67,8 +67,9 @@ import pandas as pd
 
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError, select_names
+from acceptability.data.published import paper_table
 from acceptability.data.safe_pickle import load_restricted
-from acceptability.data.sources import fetch, registry, source_folder
+from acceptability.data.sources import fetch, registered_names, registry, source_folder
 from acceptability.data.tables import validate_pairs, validate_sentences
 
 NAME = "marvin-linzen"
@@ -166,28 +167,10 @@ NPI_TABLE1_CONTRAST = {"Simple": "ungrammatical", "Across a relative clause": "i
 # intrusive, ungrammatical), as in LM_syneval's analyze_results.py.
 ROLES = {2: ("grammatical", "ungrammatical"), 3: ("grammatical", "intrusive", "ungrammatical")}
 
-# Transcribed by hand from the paper's Table 1 ("Overall accuracies for the LSTMs, n-gram
-# model and humans on each test case"): accuracy per row of the single-task LSTM ("RNN"),
-# the multi-task LSTM (LM + CCG supertagging), the 5-gram model and the Mechanical Turk
-# participants, and the printed "# sents" (sentences: 2 per pair, 3 per NPI triple).
-ML_TABLE1_PUBLISHED = pd.DataFrame(
-    [(_AGR, "Simple", 0.94, 1.00, 0.79, 0.96, 280),
-     (_AGR, "In a sentential complement", 0.99, 0.93, 0.79, 0.93, 3360),
-     (_AGR, "Short VP coordination", 0.90, 0.90, 0.51, 0.94, 1680),
-     (_AGR, "Long VP coordination", 0.61, 0.81, 0.50, 0.82, 800),
-     (_AGR, "Across a prepositional phrase", 0.57, 0.69, 0.50, 0.85, 44800),
-     (_AGR, "Across a subject relative clause", 0.56, 0.74, 0.50, 0.88, 22400),
-     (_AGR, "Across an object relative clause", 0.50, 0.57, 0.50, 0.85, 44800),
-     (_AGR, "Across an object relative (no that)", 0.52, 0.52, 0.50, 0.82, 44800),
-     (_AGR, "In an object relative clause", 0.84, 0.89, 0.50, 0.78, 44800),
-     (_AGR, "In an object relative (no that)", 0.71, 0.81, 0.50, 0.79, 44800),
-     (_REFL, "Simple", 0.83, 0.86, 0.50, 0.96, 560),
-     (_REFL, "In a sentential complement", 0.86, 0.83, 0.50, 0.91, 6720),
-     (_REFL, "Across a relative clause", 0.55, 0.56, 0.50, 0.87, 44800),
-     (_NPIS, "Simple", 0.40, 0.48, 0.06, 0.98, 792),
-     (_NPIS, "Across a relative clause", 0.41, 0.73, 0.60, 0.81, 31680)],
-    columns=["section", "condition", "rnn", "multitask", "ngram", "humans", "n_sents"],
-)
+# The paper's Table 1 as printed (transcribed by hand: data/paper_tables): accuracy per row
+# of the single-task LSTM ("RNN"), the multi-task LSTM, the 5-gram model and the humans, and
+# the printed "# sents" (sentences: 2 per pair, 3 per NPI triple).
+ML_TABLE1_PUBLISHED = paper_table("marvin_linzen_table1.csv")
 
 
 def marvin_linzen_table1_rows() -> list[tuple[str, str]]:
@@ -198,8 +181,21 @@ def marvin_linzen_table1_rows() -> list[tuple[str, str]]:
 
 
 def marvin_linzen_constructions() -> list[str]:
-    """The 22 constructions (file stems) of the release, e.g. ``"obj_rel_across_anim"``."""
-    return sorted(p.removeprefix("templates/").removesuffix(".pickle") for p in registry(NAME))
+    """The 22 constructions (file stems) of Marvin & Linzen's release, sorted.
+
+    Returns
+    -------
+    list of str
+        The stems, e.g. ``"obj_rel_across_anim"``.
+
+    Examples
+    --------
+    >>> from acceptability.data import marvin_linzen_constructions
+    >>> names = marvin_linzen_constructions()
+    >>> len(names), names[:2]
+    (22, ['long_vp_coord', 'npi_across_anim'])
+    """
+    return registered_names(NAME, "templates", ".pickle")
 
 
 def check_constructions(names: Iterable[str] | str | None) -> list[str]:
@@ -260,14 +256,38 @@ def _one_prefix(good: str, bad: str) -> tuple[str, str, str] | None:
 
 def load_marvin_linzen(path: str | os.PathLike | None = None,
                        constructions: Iterable[str] | str | None = None) -> Dataset:
-    """Marvin & Linzen (2018) as sentences + pairs: all 22 constructions, or those named
-    in ``constructions`` (file stems; ``marvin_linzen_constructions()`` lists them).
+    """Marvin & Linzen (2018) as sentences + pairs: all 22 constructions, or some.
 
-    ``path``: a folder holding ``templates/<construction>.pickle``; default
-    ``$ACCEPTABILITY_DATA_DIR/marvin-linzen``, else a checksummed download from
-    github.com/BeckyMarvin/LM_syneval. Every file's sha256 is checked against the
-    registry before it is unpickled, local or downloaded. Columns are described in the
-    module docstring; ``stats.marvin_linzen.ml_table1`` scores Table 1 from the result.
+    Every file's sha256 is checked against the registry before it is unpickled. The
+    module docstring describes the columns; `stats.ml_table1` scores Table 1.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        A folder holding ``templates/<construction>.pickle``; default
+        ``$ACCEPTABILITY_DATA_DIR/marvin-linzen``, else a checksummed download from
+        github.com/BeckyMarvin/LM_syneval.
+    constructions : str or iterable of str, optional
+        File stems (see [marvin_linzen_constructions][acceptability.data.marvin_linzen_constructions]).
+
+    Returns
+    -------
+    Dataset
+        Sentences and pairs, with Table 1's ``section`` and ``table1_row``.
+
+    Raises
+    ------
+    DataError
+        For an unknown construction, or a file other than the published one.
+
+    Examples
+    --------
+    Needs the data (the LM_syneval pickles, or a download):
+
+    >>> from acceptability.data import load_marvin_linzen
+    >>> ds = load_marvin_linzen(constructions="simple_agrmt")  # doctest: +SKIP
+    >>> ds.pairs["table1_row"].unique().tolist()  # doctest: +SKIP
+    ['Simple']
     """
     sent_blocks: list[pd.DataFrame] = []
     pair_blocks: list[pd.DataFrame] = []

@@ -82,6 +82,32 @@ SEED_004_AVERAGES = {  # the tables' printed "average" rows (percent)
 }
 
 
+def paper_table(file: str) -> pd.DataFrame:
+    """A table printed in a paper, as transcribed into ``data/paper_tables/<file>`` (a CSV
+    whose ``#`` header lines say where it comes from).
+
+    Parameters
+    ----------
+    file : str
+        The file name inside ``paper_tables``, e.g. ``"seed004_tables.csv"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table, one row per printed row.
+
+    Examples
+    --------
+    >>> from acceptability.data.published import paper_table
+    >>> table = paper_table("marvin_linzen_table1.csv")
+    >>> table.loc[0, "condition"], float(table.loc[0, "humans"])
+    ('Simple', 0.96)
+    """
+    text = resources.files(__package__).joinpath("paper_tables", file)
+    with text.open(encoding="utf-8") as f:
+        return pd.read_csv(f, comment="#")
+
+
 def seed_004_table(benchmark: str) -> pd.DataFrame:
     """Seed 004's Table 3 (``"zorro"``) or 5 (``"blimp"``) as printed: ``paradigm`` (the
     benchmark's own name), ``printed`` (as the table names it) and one percent column per
@@ -89,9 +115,7 @@ def seed_004_table(benchmark: str) -> pd.DataFrame:
     if benchmark not in SEED_004_AVERAGES:
         raise DataError(f"seed 004 has no table for {benchmark!r}",
                         fix=f"use one of {list(SEED_004_AVERAGES)}")
-    text = resources.files(__package__).joinpath("paper_tables", "seed004_tables.csv")
-    with text.open(encoding="utf-8") as f:
-        table = pd.read_csv(f, comment="#")
+    table = paper_table("seed004_tables.csv")
     return table[table["benchmark"] == benchmark].drop(columns="benchmark").reset_index(
         drop=True)
 

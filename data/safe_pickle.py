@@ -2,8 +2,8 @@
 
 A pickle is a program: its GLOBAL/STACK_GLOBAL/INST/OBJ/EXT opcodes import any callable
 (``os.system``, ``subprocess.Popen``) and REDUCE calls it. The standard library's defence
-is to override :meth:`pickle.Unpickler.find_class`, through which every such import
-passes (Python docs, "Restricting Globals"); :class:`RestrictedUnpickler` refuses every
+is to override `pickle.Unpickler.find_class`, through which every such import
+passes (Python docs, "Restricting Globals"); `RestrictedUnpickler` refuses every
 global not in an explicit allow-list, and the allow-list is empty by default.
 
 Why empty: the Marvin & Linzen (2018) template pickles hold only dicts, lists, tuples and
@@ -13,7 +13,7 @@ files: 12 are protocol 0 (Python 2 ``str``, read with ``encoding="latin1"``), 10
 protocol 3, and none has a GLOBAL, STACK_GLOBAL, INST, OBJ, REDUCE, BUILD, NEWOBJ, EXT or
 PERSID opcode. So nothing, not even ``copy_reg._reconstructor``, needs to be allowed.
 
-:func:`load_restricted` also checks the file's sha256 against the registered one first
+`load_restricted` also checks the file's sha256 against the registered one first
 and unpickles the very bytes it hashed, so a file swapped after the check is never read.
 """
 
@@ -35,8 +35,8 @@ ALLOWED_GLOBALS: frozenset[tuple[str, str]] = frozenset()
 class RestrictedUnpickler(pickle.Unpickler):
     """An unpickler that builds builtin containers and strings only.
 
-    Any global outside ``allowed`` (default :data:`ALLOWED_GLOBALS`, empty) and any
-    persistent id raise :class:`DataError` naming ``source`` and the refused global,
+    Any global outside ``allowed`` (default `ALLOWED_GLOBALS`, empty) and any
+    persistent id raise [DataError][acceptability.data.DataError] naming ``source`` and the refused global,
     before anything is imported or called.
     """
 
@@ -72,9 +72,9 @@ def load_restricted(path: str | os.PathLike, expected_sha256: str, *,
                     allowed: frozenset[tuple[str, str]] = ALLOWED_GLOBALS,
                     encoding: str = "latin1", fix: str | None = None) -> Any:
     """Unpickle ``path`` if, and only if, its sha256 is ``expected_sha256``
-    (``sha256:<hex>`` or bare hex), with :class:`RestrictedUnpickler`.
+    (``sha256:<hex>`` or bare hex), with `RestrictedUnpickler`.
 
-    A different hash raises :class:`DataError` (``fix`` says where to get the right
+    A different hash raises [DataError][acceptability.data.DataError] (``fix`` says where to get the right
     file) and the file is not unpickled; so does a truncated or malformed pickle, and any
     global the pickle tries to import outside ``allowed``.
     """

@@ -39,6 +39,13 @@ def registry(dataset: str) -> dict[str, tuple[str, str]]:
     return entries
 
 
+def registered_names(dataset: str, folder: str, suffix: str) -> list[str]:
+    """The sorted names of ``dataset``'s registered files in ``folder``, less ``suffix``."""
+    prefix = f"{folder}/"
+    return sorted(p.removeprefix(prefix).removesuffix(suffix)
+                  for p in registry(dataset) if p.startswith(prefix))
+
+
 def dataset_dir(dataset: str, path: str | os.PathLike | None = None) -> Path | None:
     """The local directory for ``dataset``, or None when the files must be downloaded."""
     if path is not None:

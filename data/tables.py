@@ -1,6 +1,6 @@
 """The tables that flow between packages (docs/tables.md), and their validation.
 
-Every check raises :class:`data.errors.DataError` naming the table (or file), the row
+Every check raises [DataError][acceptability.data.DataError] naming the table (or file), the row
 and the column, and saying how to fix it. ``line_offset`` turns a row position into a
 file line number (2 for a CSV with a header line); without it rows are index labels.
 """
@@ -16,9 +16,12 @@ SENTENCE_COLUMNS = ["sentence_id", "text", "dataset", "type_id", "item", "phenom
                     "label", "human"]
 PAIR_COLUMNS = ["pair_id", "good_id", "bad_id", "phenomenon"]
 SCORE_COLUMNS = ["sentence_id", "model", "score"]
-#: scoring methods whose score is a sum of token log-probabilities (natural logs): they
-#: have a perplexity exp(-score / n_tokens) (pseudo-perplexity for PLL; BLiMP sec. 5.2)
-LOGPROB_METHODS = ("logprob", "ngram", "pll", "pll_word_l2r")
+#: The one scoring method whose score is not a sum of token log-probabilities (natural
+#: logs) but a classifier's signed confidence (thesis eq. 2.3); every other method's score
+#: has a perplexity exp(-score / n_tokens) (pseudo-perplexity for PLL; BLiMP sec. 5.2).
+#: scoring.registry is the list of methods; tests/scoring/test_registry.py asserts that
+#: this is its only method without log-probabilities.
+SIGNED_CONFIDENCE_METHOD = "classifier"
 TRIAL_COLUMNS = ["participant", "pair_id", "chose_good", "paradigm"]
 
 
@@ -90,7 +93,37 @@ def _unique(df: pd.DataFrame, column: str, source: str, line_offset: int | None)
 
 def validate_sentences(df: pd.DataFrame, source: str = "sentences",
                        line_offset: int | None = None) -> pd.DataFrame:
-    """Check and normalise a sentences table; optional columns are added as missing."""
+    """Check and normalise a sentences table; optional columns are added as missing.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        At least ``sentence_id`` and ``text``.
+    source : str, default "sentences"
+        The table's name in error messages.
+    line_offset : int, optional
+        Added to a row's position to give its file line (2 for a CSV with a header).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with string ids and texts, ``label`` and ``human`` numeric, ``type_id``
+        defaulting to the sentence id and ``phenomenon`` to the type; the standard columns
+        first.
+
+    Raises
+    ------
+    DataError
+        For a missing column or id, a duplicate id, an empty text or a label not 0/1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data import validate_sentences
+    >>> out = validate_sentences(pd.DataFrame({"sentence_id": [1, 2], "text": ["a b.", "b a."]}))
+    >>> out[["sentence_id", "type_id", "phenomenon"]].to_dict("list")
+    {'sentence_id': ['1', '2'], 'type_id': ['1', '2'], 'phenomenon': ['1', '2']}
+    """
     require_columns(df, ["sentence_id", "text"], source)
     out = df.copy()
     if out["sentence_id"].isna().any():
@@ -161,7 +194,40 @@ def human_on_z_scale(sentences: pd.DataFrame, human_scale: str = "z",
 
 def validate_pairs(df: pd.DataFrame, sentences: pd.DataFrame, source: str = "pairs",
                    line_offset: int | None = None) -> pd.DataFrame:
-    """Check a pairs table against its sentences; phenomenon defaults to the good one's."""
+    """Check a pairs table against its sentences; ``phenomenon`` defaults to the good sentence's.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        ``pair_id``, ``good_id``, ``bad_id`` (and optionally ``phenomenon``).
+    sentences : pandas.DataFrame
+        The validated sentences table the ids refer to.
+    source : str, default "pairs"
+        Names the table in errors.
+    line_offset : int, optional
+        Turns row positions into file lines.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with string ids and a ``phenomenon`` column, the standard columns first.
+
+    Raises
+    ------
+    DataError
+        For a missing column, a duplicate pair id, an id that names no sentence, or a
+        pair of a sentence with itself.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data import validate_pairs, validate_sentences
+    >>> s = validate_sentences(pd.DataFrame({"sentence_id": ["g", "b"], "text": ["Yes.", "No."],
+    ...                                      "phenomenon": ["agreement", "agreement"]}))
+    >>> validate_pairs(pd.DataFrame({"pair_id": ["p"], "good_id": ["g"], "bad_id": ["b"]}),
+    ...                s).to_dict("records")
+    [{'pair_id': 'p', 'good_id': 'g', 'bad_id': 'b', 'phenomenon': 'agreement'}]
+    """
     require_columns(df, ["pair_id", "good_id", "bad_id"], source)
     out = df.copy()
     for col in ("pair_id", "good_id", "bad_id"):
@@ -193,6 +259,36 @@ def validate_scores(df: pd.DataFrame, sentences: pd.DataFrame | None = None,
     """Check a long scores table: numeric scores, one per (sentence, model), known ids.
 
     NaN scores are kept (metrics exclude and count them); non-numeric ones are errors.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        ``sentence_id``, ``model``, ``score`` (optionally ``method``, ``n_tokens``,
+        ``ref_mean``, ``ref_sd``).
+    sentences : pandas.DataFrame, optional
+        When given, every ``sentence_id`` must be one of its sentences.
+    source, line_offset
+        As in [validate_sentences][acceptability.data.validate_sentences].
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with string ids and numeric scores.
+
+    Raises
+    ------
+    DataError
+        For a missing id, a non-numeric score, two scores of one sentence by one model,
+        or a sentence that ``sentences`` lacks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data import validate_scores
+    >>> scores = pd.DataFrame({"sentence_id": ["s1", "s2"], "model": "gpt2",
+    ...                        "score": ["-12.5", None]})
+    >>> validate_scores(scores)["score"].tolist()
+    [-12.5, nan]
     """
     require_columns(df, SCORE_COLUMNS, source)
     out = df.copy()
@@ -231,8 +327,41 @@ def validate_scores(df: pd.DataFrame, sentences: pd.DataFrame | None = None,
 def validate_trials(df: pd.DataFrame, source: str = "trials", line_offset: int | None = None,
                     columns: tuple[str, ...] = ("participant", "pair_id", "chose_good"),
                     ) -> pd.DataFrame:
-    """Check a forced-choice trials table with ``columns``: ``chose_good`` must be 0/1.
-    The one check of FC trials: loaders, ``from_frames`` and every statistic of trials."""
+    """Check a forced-choice trials table: ``chose_good`` must be 0/1.
+
+    The one check of forced-choice trials: loaders, [from_frames][acceptability.data.from_frames]
+    and every statistic of trials use it.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per trial.
+    source : str, default "trials"
+        The name errors give the table.
+    line_offset : int, optional
+        Added to row positions (a CSV file's header line makes it 2).
+    columns : tuple of str, default ("participant", "pair_id", "chose_good")
+        The columns the table must have.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with ``chose_good`` as int.
+
+    Raises
+    ------
+    DataError
+        For a missing column or a ``chose_good`` other than 0 or 1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data import validate_trials
+    >>> trials = pd.DataFrame({"participant": ["w1", "w2"], "pair_id": ["p1", "p1"],
+    ...                        "chose_good": [1.0, 0.0]})
+    >>> validate_trials(trials)["chose_good"].tolist()
+    [1, 0]
+    """
     require_columns(df, list(columns), source)
     out = df.copy()
     out["chose_good"] = numeric_column(out, "chose_good", source, line_offset)

@@ -11,7 +11,7 @@ and a sentence type is a paradigm's good or bad condition (``<paradigm>_good``).
 sentences table keeps each sentence's 1-based ``line`` in its file.
 
 The published RoBERTa-base (Liu et al. 2019) cross-entropies that Zorro ships as its
-reference load with :func:`load_zorro_reference_scores`.
+reference load with [load_zorro_reference_scores][acceptability.data.load_zorro_reference_scores].
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import pandas as pd
 
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError, select_names
-from acceptability.data.sources import checksum, fetch, registry, source_folder
+from acceptability.data.sources import checksum, fetch, registered_names, source_folder
 from acceptability.data.tables import validate_pairs, validate_scores, validate_sentences
 
 NAME = "zorro"
@@ -36,9 +36,21 @@ _REFERENCE_STEP = 500_000  # the file names' training step, as Zorro's repositor
 
 
 def zorro_paradigms() -> list[str]:
-    """The 23 Zorro paradigms as ``<phenomenon>-<paradigm>`` (``binding-principle_a``, ...)."""
-    return sorted(p.removeprefix("sentences/").removesuffix(".txt")
-                  for p in registry(NAME) if p.startswith("sentences/"))
+    """The 23 Zorro paradigms as ``<phenomenon>-<paradigm>``, sorted.
+
+    Returns
+    -------
+    list of str
+        The stems of the registered ``sentences/*.txt`` files.
+
+    Examples
+    --------
+    >>> from acceptability.data import zorro_paradigms
+    >>> names = zorro_paradigms()
+    >>> len(names), names[0]
+    (23, 'agreement_determiner_noun-across_1_adjective')
+    """
+    return registered_names(NAME, "sentences", ".txt")
 
 
 def zorro_phenomenon(paradigm: str) -> str:
@@ -82,12 +94,45 @@ def _read_paradigm(paradigm: str, path) -> tuple[list[str], Path]:
 
 def load_zorro(path: str | os.PathLike | None = None,
                paradigms: Iterable[str] | str | None = None) -> Dataset:
-    """Zorro (Huebner et al. 2021) as sentences + pairs: all 23 paradigms, or those in
-    ``paradigms`` (``zorro_paradigms()`` lists them; only those files are read).
+    """Zorro (Huebner et al. 2021) as sentences + pairs: all 23 paradigms, or some.
 
-    ``path``: a folder holding ``sentences/<phenomenon>-<paradigm>.txt``; default
-    ``$ACCEPTABILITY_DATA_DIR/zorro``, else a checksummed download from
-    github.com/phueb/Zorro. Odd lines are labelled 0 (ungrammatical), even lines 1.
+    Only the files of the paradigms asked for are read. Odd lines are labelled 0
+    (ungrammatical), even lines 1.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        A folder holding ``sentences/<phenomenon>-<paradigm>.txt``; default
+        ``$ACCEPTABILITY_DATA_DIR/zorro``, else a checksummed download from
+        github.com/phueb/Zorro.
+    paradigms : str or iterable of str, optional
+        The paradigms to load ([zorro_paradigms][acceptability.data.zorro_paradigms] lists
+        them); all 23 for None.
+
+    Returns
+    -------
+    Dataset
+        Sentences ``<paradigm>_<k>_bad``/``_good`` with their 1-based ``line`` in the file,
+        and pairs ``<paradigm>_<k>`` with ``paradigm`` and ``phenomenon``.
+
+    Raises
+    ------
+    DataError
+        For an unknown paradigm, a missing file, a blank line or an odd number of lines.
+
+    Examples
+    --------
+    A folder with one paradigm file of one pair (the published files hold 2,000 each):
+
+    >>> import pathlib, tempfile
+    >>> from acceptability.data import load_zorro
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> (folder / "sentences").mkdir()
+    >>> lines = "Ben thinks about himself calling this fuel .\\nBen thinks about himself called this fuel .\\n"
+    >>> _ = (folder / "sentences" / "binding-principle_a.txt").write_text(lines)
+    >>> ds = load_zorro(folder, paradigms=["binding-principle_a"])
+    >>> ds.sentences[["sentence_id", "label", "line"]].to_dict("list")
+    {'sentence_id': ['binding-principle_a_0_bad', 'binding-principle_a_0_good'], 'label': [0.0, 1.0], 'line': [1, 2]}
     """
     wanted = check_paradigms(paradigms)
     frames, sums, folder = [], {}, None
@@ -140,22 +185,43 @@ def _read_reference(paradigm: str, path) -> tuple[list[str], np.ndarray, Path]:
 
 def load_zorro_reference_scores(path: str | os.PathLike | None = None,
                                 dataset: Dataset | None = None) -> pd.DataFrame:
-    """The RoBERTa-base cross-entropies Zorro publishes as its reference, long format
-    (``sentence_id, model, score, method``): model ``"RoBERTa-base"``, method
-    ``"zorro_cross_entropy"``. The model is the pretrained Hugging Face RoBERTa-base
-    (Liu et al. 2019; the files' ``param2val.yaml``), scored by Zorro's authors; the
-    cross-entropies are printed with 4 decimals, so some pairs tie exactly.
+    """The RoBERTa-base cross-entropies Zorro publishes as its reference, as a long scores table.
 
-    ``score`` is minus the published cross-entropy, so that higher = preferred as for every
-    score in this package; Zorro counts a pair correct when the grammatical sentence has
-    the lower cross-entropy, i.e. the higher score (``stats.zorro.zorro_accuracy``).
+    The model is the pretrained Hugging Face RoBERTa-base (Liu et al. 2019; the files'
+    ``param2val.yaml``), scored by Zorro's authors; the cross-entropies are printed with
+    4 decimals, so some pairs tie exactly. ``score`` is minus the cross-entropy (higher =
+    preferred, as every score here; `stats.zorro_accuracy`). Line ``i`` of
+    ``reference-roberta-base/probing_<paradigm>_results_500000.txt`` scores line ``i``
+    of the sentences file and must hold its sentence (up to whitespace).
 
-    ``dataset``: a :func:`load_zorro` dataset (default: all 23 paradigms from ``path``);
-    only its paradigms' reference files are read. Line ``i`` of
-    ``reference-roberta-base/probing_<paradigm>_results_500000.txt`` scores line ``i`` of
-    the sentences file; its sentence must equal that line up to whitespace, as Zorro's own
-    lookup compares them (word by word, case-sensitive), or it is an error naming the
-    file and line. ``.attrs``: ``n_matched`` (sentences aligned) and ``checksums``.
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The Zorro folder (as for [load_zorro][acceptability.data.load_zorro]).
+    dataset : Dataset, optional
+        A [load_zorro][acceptability.data.load_zorro] dataset (default: all 23 paradigms
+        from ``path``); only its paradigms' reference files are read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``sentence_id, model, score, method``: model ``"RoBERTa-base"``, method
+        ``"zorro_cross_entropy"``. ``.attrs``: ``n_matched`` (sentences aligned) and
+        ``checksums``.
+
+    Raises
+    ------
+    DataError
+        For a dataset not made by ``load_zorro``, or a line that does not match.
+
+    Examples
+    --------
+    Needs the data (Zorro's ``reference-roberta-base`` folder):
+
+    >>> from acceptability.data import load_zorro, load_zorro_reference_scores
+    >>> ds = load_zorro("zorro", paradigms="binding-principle_a")  # doctest: +SKIP
+    >>> load_zorro_reference_scores("zorro", ds)["model"].unique().tolist()  # doctest: +SKIP
+    ['RoBERTa-base']
     """
     if dataset is None:
         dataset = load_zorro(path)

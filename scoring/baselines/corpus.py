@@ -24,8 +24,25 @@ from acceptability.scoring.errors import ScoringError
 
 @dataclass
 class CorpusBaselines:
-    """The word and tag n-gram models of one corpus, and the tagger that tags the
-    benchmark sentences for the tag model."""
+    """The word and tag n-gram models of one corpus, and the tagger for the tag model (seed 004, sec. 3.1.1).
+
+    Attributes
+    ----------
+    word : KneserNey
+        The word model.
+    tag : KneserNey
+        The part-of-speech tag model.
+    tagger : Tagger
+        Tags the benchmark sentences for the tag model (``.tag(words) -> tags``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.scoring.baselines.corpus import train_baselines
+    >>> tagged = pd.DataFrame({"text": ["see it ."], "tags": ["v pro ."]})
+    >>> train_baselines(tagged, order=3, max_iterations=10).names
+    ('3-word', '3-tag')
+    """
 
     word: KneserNey
     tag: KneserNey
@@ -42,9 +59,41 @@ def _split_tags(text: str) -> list[str]:
 
 def train_baselines(corpus: pd.DataFrame, order: int = 5, tagger: Any = None,
                     **tagger_options: Any) -> CorpusBaselines:
-    """``order``-gram word and tag models of ``corpus`` (``data.load_childes()``: columns
-    ``text`` and ``tags``, space-separated and aligned), and a tagger trained on all of
-    its tags unless one is given (``scoring.tagger.train_tagger``)."""
+    """``order``-gram word and tag models of a tagged corpus, and a tagger trained on its tags.
+
+    Parameters
+    ----------
+    corpus : pandas.DataFrame
+        ``text`` and ``tags``, space-separated and aligned
+        ([load_childes][acceptability.data.load_childes]).
+    order : int, default 5
+        The n-gram order (seed 004: 5).
+    tagger : Tagger, optional
+        A tagger to use; by default one is trained on all of the corpus's tags
+        (`scoring.baselines.tagger.train_tagger`).
+    **tagger_options
+        Passed to ``train_tagger`` (``max_iterations``, ``c1``, ``c2``).
+
+    Returns
+    -------
+    CorpusBaselines
+        The models ``<order>-word`` and ``<order>-tag`` and the tagger.
+
+    Raises
+    ------
+    ScoringError
+        When a row's words and tags differ in number.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.scoring.baselines.corpus import train_baselines
+    >>> corpus = pd.DataFrame({"text": ["you want the ball ?", "the dog is here ."],
+    ...                        "tags": ["pro v det n ?", "det n cop adv ."]})
+    >>> baselines = train_baselines(corpus, order=2, max_iterations=10)
+    >>> baselines.tag.order, baselines.tagger.tag(["the", "ball"])
+    (2, ['det', 'n'])
+    """
     require_columns(corpus, ["text", "tags"], "corpus")
     words = [t.split() for t in corpus["text"]]
     tags = [t.split() for t in corpus["tags"]]
@@ -62,17 +111,68 @@ def train_baselines(corpus: pd.DataFrame, order: int = 5, tagger: Any = None,
 
 
 def tag_sentences(data: Any, tagger: Any) -> pd.DataFrame:
-    """``sentence_id``, ``text`` and ``tags`` (space-separated, one per corpus token) of
-    a dataset's sentences, tokenized as the corpus is (``data.childes.childes_tokenize``)."""
+    """A dataset's sentences with their tags, tokenized as the corpus is.
+
+    Parameters
+    ----------
+    data : Dataset or pandas.DataFrame
+        The sentences to tag (``sentence_id``, ``text``).
+    tagger : Tagger
+        Tags a token list (tokens from [childes_tokenize][acceptability.data.childes_tokenize]).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``sentence_id``, ``text`` and ``tags`` (space-separated, one per corpus token).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.scoring.baselines.corpus import tag_sentences
+    >>> from acceptability.scoring.baselines.tagger import train_tagger
+    >>> tagger = train_tagger([["the", "dog"]], [["det", "n"]], max_iterations=10)
+    >>> frame = pd.DataFrame({"sentence_id": ["s1"], "text": ["The dog!"]})
+    >>> tag_sentences(frame, tagger)["tags"].tolist()
+    ['det n !']
+    """
     frame = sentences_frame(data)
     frame["tags"] = [" ".join(tagger.tag(childes_tokenize(t))) for t in frame["text"]]
     return frame
 
 
 def baseline_scores(data: Any, baselines: CorpusBaselines, progress: bool = False) -> pd.DataFrame:
-    """Long scores table of the word and the tag model (``<order>-word``, ``<order>-tag``):
-    log P of each sentence's tokens, and of its tags under the tag model. Not cached: the
-    models are trained in memory, and an n-gram scores a benchmark in seconds."""
+    """The long scores table of the word and the tag model: log P of each sentence's tokens, and of its tags.
+
+    Not cached: the models are trained in memory, and an n-gram scores a benchmark in
+    seconds.
+
+    Parameters
+    ----------
+    data : Dataset or pandas.DataFrame
+        The sentences to score.
+    baselines : CorpusBaselines
+        From `train_baselines`.
+    progress : bool, default False
+        Show a progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Scores of the models ``<order>-word`` and ``<order>-tag`` (method ``"ngram"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data import load_example
+    >>> from acceptability.scoring.baselines.corpus import baseline_scores, train_baselines
+    >>> corpus = pd.DataFrame({"text": ["john tried to win .", "sarah counted ."],
+    ...                        "tags": ["n:prop v inf v .", "n:prop v ."]})
+    >>> baselines = train_baselines(corpus, order=2, max_iterations=10)
+    >>> ds, _ = load_example()
+    >>> scores = baseline_scores(ds.subset(["pair01"]), baselines)
+    >>> scores.groupby("model").size().to_dict()
+    {'2-tag': 2, '2-word': 2}
+    """
     tagged = tag_sentences(data, baselines.tagger)
     word = score(tagged, baselines.word, method="ngram", model_name=baselines.word.name,
                  cache=False, progress=progress)

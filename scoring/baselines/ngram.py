@@ -25,7 +25,24 @@ Tokenize = Callable[[str], list[str]]
 
 
 def default_tokenize(text: str) -> list[str]:
-    """Penn Treebank word tokenization (NLTK, no data download needed)."""
+    """Penn Treebank word tokenization (NLTK's ``TreebankWordTokenizer``, no data download needed).
+
+    Parameters
+    ----------
+    text : str
+        A sentence as written.
+
+    Returns
+    -------
+    list of str
+        The Penn Treebank tokens, in order.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.ngram import default_tokenize
+    >>> default_tokenize("The cats don't sleep.")
+    ['The', 'cats', 'do', "n't", 'sleep', '.']
+    """
     from nltk.tokenize import TreebankWordTokenizer
 
     return TreebankWordTokenizer().tokenize(text)
@@ -37,7 +54,26 @@ def _tokens(sentence: str | list[str], tokenize: Tokenize) -> list[str]:
 
 @dataclass
 class UnigramModel:
-    """log P_u(w) per word, for the SLOR and NormLP normalisations."""
+    """A unigram model: log P_u(w) per word, for the SLOR and NormLP normalisations (Lau et al. 2017).
+
+    Attributes
+    ----------
+    logprobs : dict of str to float
+        Natural-log probability of each known word.
+    unk_logprob : float
+        The log-probability of an unknown word.
+    tokenize : callable
+        Splits a sentence into words.
+    name : str
+        The model's name in score tables.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.ngram import train_unigram
+    >>> model = train_unigram(["the cat sleeps", "the dog"], tokenize=str.split)
+    >>> round(model.logprob("the"), 3), round(model.logprob("zebra"), 3)
+    (-1.204, -2.303)
+    """
 
     logprobs: dict[str, float]
     unk_logprob: float
@@ -48,7 +84,28 @@ class UnigramModel:
         return self.logprobs.get(word, self.unk_logprob)
 
     def sentence_logprob(self, text: str | list[str]) -> tuple[float, int]:
-        """(log P_u(s), |s|): the sum over words (no sentence-end token) and the word count."""
+        """Log P_u of a sentence and its length.
+
+        Parameters
+        ----------
+        text : str or list of str
+            A sentence, or its tokens.
+
+        Returns
+        -------
+        logprob : float
+            The sum of the words' log-probabilities (no sentence-end token).
+        n_words : int
+            The number of words.
+
+        Examples
+        --------
+        >>> from acceptability.scoring.baselines.ngram import train_unigram
+        >>> model = train_unigram([["a", "b"], ["a"]])
+        >>> lp, n = model.sentence_logprob(["a", "a"])
+        >>> round(lp, 3), n
+        (-1.386, 2)
+        """
         words = _tokens(text, self.tokenize)
         return sum(self.logprob(w) for w in words), len(words)
 
@@ -56,7 +113,35 @@ class UnigramModel:
 def unigram_from_frequencies(
     counts: Mapping[str, float], *, alpha: float = 1.0, tokenize: Tokenize = default_tokenize
 ) -> UnigramModel:
-    """Unigram model from word frequency counts, add-`alpha` smoothed (one extra type for unknowns)."""
+    """A unigram model from word frequency counts, add-``alpha`` smoothed (one extra type for unknowns).
+
+    Parameters
+    ----------
+    counts : mapping of str to float
+        Frequency of each word.
+    alpha : float, default 1.0
+        The count added to every type, the unknown-word type included.
+    tokenize : callable, default default_tokenize
+        Splits a sentence into words.
+
+    Returns
+    -------
+    UnigramModel
+        P(w) = (count(w) + alpha) / (total + alpha * (types + 1)).
+
+    Raises
+    ------
+    ScoringError
+        When the counts are empty.
+
+    Examples
+    --------
+    >>> import math
+    >>> from acceptability.scoring.baselines.ngram import unigram_from_frequencies
+    >>> model = unigram_from_frequencies({"the": 3, "cat": 1})
+    >>> round(math.exp(model.logprob("the")), 3), round(math.exp(model.unk_logprob), 3)
+    (0.571, 0.143)
+    """
     total = float(sum(counts.values())) + alpha * (len(counts) + 1)
     if total <= 0:
         raise ScoringError("unigram counts are empty; give word frequency counts > 0")
@@ -70,14 +155,48 @@ def unigram_from_frequencies(
 def train_unigram(
     corpus: Iterable[str | list[str]], *, alpha: float = 1.0, tokenize: Tokenize = default_tokenize
 ) -> UnigramModel:
-    """Unigram model from a corpus of sentences (strings, or lists of tokens/tags)."""
+    """A unigram model from a corpus of sentences (strings, or lists of tokens or tags).
+
+    Parameters
+    ----------
+    corpus : iterable of str or list of str
+        The training sentences.
+    alpha : float, default 1.0
+        Add-alpha smoothing, as in `unigram_from_frequencies`.
+    tokenize : callable, default default_tokenize
+        Splits string sentences into words.
+
+    Returns
+    -------
+    UnigramModel
+        The smoothed model.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.ngram import train_unigram
+    >>> model = train_unigram(["The cat sleeps.", "The dog barks."])
+    >>> sorted(model.logprobs)[:3]
+    ['.', 'The', 'barks']
+    """
     counts = Counter(w for s in corpus for w in _tokens(s, tokenize))
     return unigram_from_frequencies(counts, alpha=alpha, tokenize=tokenize)
 
 
 @dataclass
 class KneserNey:
-    """Interpolated Kneser-Ney n-gram model over the counts of a training corpus."""
+    """An interpolated Kneser-Ney n-gram model over the counts of a training corpus.
+
+    Counts follow KenLM: adjusted (continuation) counts below the top order, one
+    discount per order D = n1 / (n1 + 2 n2) (Ney et al. 1994). Made by
+    `train_ngram`.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.ngram import train_ngram
+    >>> model = train_ngram(["the cat sleeps", "the dog sleeps"], 2, tokenize=str.split)
+    >>> model.order, sorted(model.vocab)
+    (2, ['</s>', '<unk>', 'cat', 'dog', 'sleeps', 'the'])
+    """
 
     order: int
     adjusted: list[dict[tuple, int]]  # [k-1]: adjusted count of each k-gram
@@ -90,7 +209,27 @@ class KneserNey:
     name: str = field(default="")
 
     def prob(self, word: str, context: tuple[str, ...]) -> float:
-        """P(word | context), interpolating from the unigram level up to len(context) + 1."""
+        """P(word | context), interpolating from the unigram level up to ``len(context) + 1``.
+
+        Parameters
+        ----------
+        word : str
+            The predicted word (an unknown word is ``<unk>``).
+        context : tuple of str
+            The words before it (only the last ``order - 1`` count).
+
+        Returns
+        -------
+        float
+            The probability.
+
+        Examples
+        --------
+        >>> from acceptability.scoring.baselines.ngram import train_ngram
+        >>> model = train_ngram(["the cat sleeps", "the dog sleeps"], 2, tokenize=str.split)
+        >>> model.prob("sleeps", ("cat",)) > model.prob("sleeps", ("the",))
+        True
+        """
         word = word if word in self.vocab else UNK
         p = 1.0 / len(self.vocab)
         for k in range(1, min(len(context), self.order - 1) + 2):
@@ -103,7 +242,25 @@ class KneserNey:
         return p
 
     def word_logprobs(self, words: list[str]) -> list[float]:
-        """ln P of each word and of </s>, each given the previous order-1 words (from <s>)."""
+        """ln P of each word and of ``</s>``, each given the previous ``order - 1`` words (from ``<s>``).
+
+        Parameters
+        ----------
+        words : list of str
+            The sentence's tokens.
+
+        Returns
+        -------
+        list of float
+            ``len(words) + 1`` natural-log probabilities; their sum is the sentence's log P.
+
+        Examples
+        --------
+        >>> from acceptability.scoring.baselines.ngram import train_ngram
+        >>> model = train_ngram(["the cat sleeps", "the dog sleeps"], 2, tokenize=str.split)
+        >>> len(model.word_logprobs(["the", "cat"]))
+        3
+        """
         history = [BOS, *words]
         return [
             math.log(self.prob(w, tuple(history[max(0, i + 1 - (self.order - 1)) : i + 1])))
@@ -111,11 +268,44 @@ class KneserNey:
         ]
 
     def unigram(self, alpha: float = 1.0) -> UnigramModel:
-        """The training corpus's word frequencies as an add-`alpha` unigram model."""
+        """The training corpus's word frequencies as an add-``alpha`` unigram model.
+
+        Parameters
+        ----------
+        alpha : float, default 1.0
+            Add-alpha smoothing.
+
+        Returns
+        -------
+        UnigramModel
+            The unigram model (for SLOR).
+
+        Examples
+        --------
+        >>> from acceptability.scoring.baselines.ngram import train_ngram
+        >>> model = train_ngram(["the cat sleeps"], 2, tokenize=str.split)
+        >>> sorted(model.unigram().logprobs)
+        ['cat', 'sleeps', 'the']
+        """
         return unigram_from_frequencies(self.word_counts, alpha=alpha, tokenize=self.tokenize)
 
     def write_arpa(self, path: str | Path) -> None:
-        """Save as an ARPA file (log10 probabilities and back-off weights) that KenLM/SRILM read."""
+        """Save as an ARPA file (log10 probabilities and back-off weights) that KenLM and SRILM read.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The file to write.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> from acceptability.scoring.baselines.ngram import train_ngram
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "cats.arpa"
+        >>> train_ngram(["the cat sleeps"], 2, tokenize=str.split).write_arpa(path)
+        >>> path.read_text().splitlines()[2:4]
+        ['ngram 1=6', 'ngram 2=4']
+        """
         lines = ["", "\\data\\"]
         grams = [
             sorted(set(self.adjusted[k]) | ({(w,) for w in self.vocab} if k == 0 else set()))
@@ -143,7 +333,42 @@ def train_ngram(
     tokenize: Tokenize = default_tokenize,
     name: str | None = None,
 ) -> KneserNey:
-    """Interpolated Kneser-Ney `order`-gram model of a corpus (sentences, or token/tag lists)."""
+    """An interpolated Kneser-Ney ``order``-gram model of a corpus (Kneser & Ney 1995; Chen & Goodman 1999).
+
+    Conventions follow KenLM/SRILM: one ``<s>`` before and ``</s>`` after each
+    sentence, unknown words map to ``<unk>``, lower orders use adjusted (continuation)
+    counts and one discount per order D = n1 / (n1 + 2 n2) (Ney et al. 1994).
+
+    Parameters
+    ----------
+    corpus : iterable of str or list of str
+        Sentences, or token or tag lists.
+    order : int, default 3
+        The n-gram order.
+    tokenize : callable, default default_tokenize
+        Splits string sentences (and, when scoring, the sentences scored) into tokens; a
+        `Tagger` makes a POS-tag model.
+    name : str, optional
+        The model's name in score tables; default ``"<order>-gram"``.
+
+    Returns
+    -------
+    KneserNey
+        The model.
+
+    Raises
+    ------
+    ScoringError
+        For an order below 1 or an empty corpus.
+
+    Examples
+    --------
+    >>> import math
+    >>> from acceptability.scoring.baselines.ngram import train_ngram
+    >>> model = train_ngram(["the cat sleeps", "the dog sleeps"], 2, tokenize=str.split)
+    >>> model.name, round(math.exp(sum(model.word_logprobs(["the", "cat", "sleeps"]))), 3)
+    ('2-gram', 0.132)
+    """
     if order < 1:
         raise ScoringError(f"n-gram order must be >= 1, got {order}")
     raw = [Counter() for _ in range(order)]
@@ -184,7 +409,18 @@ def train_ngram(
 
 @dataclass
 class ArpaModel:
-    """An ARPA (or KenLM binary) n-gram model queried through the `kenlm` module."""
+    """An ARPA (or KenLM binary) n-gram model queried through the ``kenlm`` module; made by `load_arpa`.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from acceptability.scoring.baselines.ngram import load_arpa, train_ngram
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "cats.arpa"
+    >>> train_ngram(["the cat sleeps"], 2, tokenize=str.split).write_arpa(path)
+    >>> model = load_arpa(path, tokenize=str.split)
+    >>> len(model.word_logprobs(["the", "cat"]))
+    3
+    """
 
     path: Path
     model: object
@@ -192,14 +428,41 @@ class ArpaModel:
     name: str = ""
 
     def word_logprobs(self, words: list[str]) -> list[float]:
-        """ln P of each word and of </s> (KenLM full-sentence scores, converted from log10)."""
+        """ln P of each word and of ``</s>`` (KenLM's full-sentence scores, converted from log10).
+
+        Parameters
+        ----------
+        words : list of str
+            Non-empty tokens without whitespace.
+
+        Returns
+        -------
+        list of float
+            ``len(words) + 1`` natural-log probabilities.
+
+        Raises
+        ------
+        ScoringError
+            For an empty token or one holding whitespace.
+        """
         if any(not w or any(c.isspace() for c in w) for w in words):
             raise ScoringError(f"KenLM tokens must be non-empty and contain no whitespace: {words}")
         scores = self.model.full_scores(" ".join(words), bos=True, eos=True)
         return [lp * LN10 for lp, _, _ in scores]
 
     def unigram(self) -> UnigramModel:
-        """The ARPA file's 1-gram probabilities (<unk>'s for unknown words)."""
+        """The ARPA file's 1-gram probabilities (``<unk>``'s for unknown words).
+
+        Returns
+        -------
+        UnigramModel
+            The unigram model (for SLOR).
+
+        Raises
+        ------
+        ScoringError
+            When the file has no ``\\1-grams:`` section (a KenLM binary file).
+        """
         logprobs: dict[str, float] = {}
         with self.path.open(encoding="utf-8", errors="replace") as fh:
             in_unigrams = False
@@ -221,7 +484,36 @@ class ArpaModel:
 
 
 def load_arpa(path: str | Path, *, tokenize: Tokenize = default_tokenize, name: str | None = None) -> ArpaModel:
-    """Load an ARPA/KenLM binary file (KenLM's lmplz, SRILM's ngram-count) with the `kenlm` module."""
+    """Load an ARPA or KenLM binary file (KenLM's lmplz, SRILM's ngram-count) with the ``kenlm`` module.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The model file.
+    tokenize : callable, default default_tokenize
+        Splits the sentences scored into tokens.
+    name : str, optional
+        The model's name; default the file's stem.
+
+    Returns
+    -------
+    ArpaModel
+        The model.
+
+    Raises
+    ------
+    ScoringError
+        For a missing file, a missing ``kenlm`` module or a file KenLM cannot read.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from acceptability.scoring.baselines.ngram import load_arpa, train_ngram
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> train_ngram(["a cat", "a dog"], 2, tokenize=str.split).write_arpa(folder / "cats.arpa")
+    >>> load_arpa(folder / "cats.arpa").name
+    'cats'
+    """
     path = Path(path).expanduser()
     if not path.is_file():
         raise ScoringError(f"n-gram model file {str(path)!r} does not exist")

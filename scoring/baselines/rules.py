@@ -6,8 +6,8 @@ Each paradigm has one rule. A rule either accepts or rejects a sentence on its o
 rows) or, for the rows the tables mark ``*``, compares the two sentences of a pair ("is
 the shorter of the two"). A pair scores 1 when the rule accepts only its grammatical
 sentence, 0 when it accepts only the ungrammatical one and 0.5 when it cannot decide
-(it accepts both or neither), as the paper says. :func:`rule_outcomes` scores a dataset
-in the format of :func:`stats.benchmarks.pair_outcomes` (system ``"rules"``), so that
+(it accepts both or neither), as the paper says. `rule_outcomes` scores a dataset
+in the format of `stats.pair_outcomes` (system ``"rules"``), so that
 ``accuracy(rule_outcomes(dataset))`` gives the per-paradigm accuracy of Tables 3 and 5.
 
 Words. Zorro's sentences are lower-case words with the final ``.`` or ``?`` as a token of
@@ -36,7 +36,7 @@ and the tests state the cause found in the data.
 
 Seed 004 gives no rule for BLiMP's complex_NP_island and
 wh_questions_subject_gap_long_distance (Tables 5 and 6 list 65 paradigms):
-:func:`rule_outcomes` leaves their pairs out and names them in ``attrs["no_rule"]``.
+`rule_outcomes` leaves their pairs out and names them in ``attrs["no_rule"]``.
 """
 
 from __future__ import annotations
@@ -60,10 +60,34 @@ BLIMP_NO_RULE = ("complex_NP_island", "wh_questions_subject_gap_long_distance")
 
 @dataclass(frozen=True)
 class Rule:
-    """A paradigm's rule: ``accepts(text, other)`` says whether the rule accepts sentence
-    ``text`` of a pair whose other sentence is ``other`` (only rules that compare the
-    two, ``compares=True``, look at ``other``). Calling the rule on a pair's grammatical
-    and ungrammatical sentences gives the pair's outcome: 1, 0 or 0.5."""
+    """A paradigm's rule (seed 004, sec. 3.1.2): accepts or rejects sentences, and scores a pair.
+
+    Calling the rule on a pair's grammatical and ungrammatical sentences gives the
+    pair's outcome: 1 (it accepts only the grammatical one), 0 (only the ungrammatical
+    one) or 0.5 (both or neither: undecided).
+
+    Attributes
+    ----------
+    name : str
+        The rule function's name.
+    accepts : callable
+        ``accepts(text, other)``: whether the rule accepts sentence ``text`` of a pair
+        whose other sentence is ``other``.
+    compares : bool
+        Whether it looks at ``other`` (the rows the tables mark ``*``).
+    doc : str
+        The rule's description, citing its table row.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.rules import rule_for
+    >>> rule = rule_for("binding-principle_a", "zorro")
+    >>> rule.name, rule.compares
+    ('zorro_has_ing_word', False)
+    >>> rule("Ben thinks about himself calling this fuel .",
+    ...      "Ben thinks about himself called this fuel .")
+    1.0
+    """
 
     name: str
     accepts: Callable[[str, str], bool] = field(repr=False)
@@ -87,7 +111,24 @@ def _pair_rule(f: Callable[[str, str], bool]) -> Rule:
 
 
 def zorro_words(text: str) -> list[str]:
-    """A Zorro sentence's tokens: split on whitespace, the final ``.``/``?`` included."""
+    """A Zorro sentence's tokens: split on whitespace, the final ``.``/``?`` included.
+
+    Parameters
+    ----------
+    text : str
+        A Zorro sentence.
+
+    Returns
+    -------
+    list of str
+        Its tokens, as the authors' code counts them.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.rules import zorro_words
+    >>> zorro_words("where are the ways ?")
+    ['where', 'are', 'the', 'ways', '?']
+    """
     return text.split()
 
 
@@ -95,8 +136,26 @@ _PUNCT = ".?!,;:\"“”"
 
 
 def blimp_words(text: str) -> list[str]:
-    """A BLiMP sentence's words: split on whitespace, sentence punctuation stripped
-    (``himself.`` -> ``himself``; apostrophes kept: ``patients'``, ``can't``)."""
+    """A BLiMP sentence's words: split on whitespace, sentence punctuation stripped.
+
+    Apostrophes are kept (``patients'``, ``can't``).
+
+    Parameters
+    ----------
+    text : str
+        A BLiMP sentence.
+
+    Returns
+    -------
+    list of str
+        The words in sentence order.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.rules import blimp_words
+    >>> blimp_words("Who can't Richard help himself?")
+    ['Who', "can't", 'Richard', 'help', 'himself']
+    """
     return [w for w in (t.strip(_PUNCT) for t in text.split()) if w]
 
 
@@ -374,15 +433,52 @@ def blimp_no_unergative(text: str) -> bool:
 def shorter(text: str, other: str) -> bool:
     """Table 6, principle_A_case_1, principle_A_domain_1, principle_A_domain_2,
     irregular_past_participle_verbs (printed irregular_past_part_verbs),
-    animate_subject_trans, regular_plural_subject_verb_agreement_1: "*Is the shorter of the two sentences", in characters (``they aren't``
-    against ``themselves aren't``: the two have as many words); equal lengths undecided."""
+    animate_subject_trans, regular_plural_subject_verb_agreement_1: "*Is the shorter of
+    the two sentences", in characters (``they aren't`` against ``themselves aren't``: the
+    two have as many words); equal lengths undecided.
+
+    Parameters
+    ----------
+    text : str
+        One sentence of a pair.
+    other : str
+        The other sentence.
+
+    Returns
+    -------
+    bool
+        Whether ``text`` is the shorter.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.rules import shorter
+    >>> shorter("They aren't helping.", "Themselves aren't helping.")
+    True
+    """
     return len(text) < len(other)
 
 
 def longer(text: str, other: str) -> bool:
     """Table 6, principle_A_case_2, superlative_quantifiers_1,
     distractor_agreement_relational_noun: "*Is the longer of the two sentences", in
-    characters; equal lengths undecided."""
+    characters; equal lengths undecided.
+
+    Parameters
+    ----------
+    text, other : str
+        The two sentences of a pair; the rule judges ``text``.
+
+    Returns
+    -------
+    bool
+        True when ``text`` has more characters than ``other``.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.rules import longer
+    >>> longer("No man has seen more than two cats.", "No man has seen at most two cats.")
+    True
+    """
     return len(text) > len(other)
 
 
@@ -390,7 +486,7 @@ def blimp_c_command(text: str) -> bool:
     """Table 6, principle_A_c_command: "(Last word ends in s and (1st word is any of
     pl_det or the 2nd word is lot)) or 2nd to last word ends in s)" (``A lot of patients
     ... didn't investigate themselves.``, ``A guy ... notices himself.``); pl_det:
-    :data:`PL_DET`."""
+    `PL_DET`."""
     w = blimp_words(text)
     if len(w) < 2:
         return False
@@ -468,7 +564,7 @@ def blimp_det_noun_regular(text: str) -> bool:
     """Table 6, determiner_noun_agreement_1/_2, _with_adjective_1 and _with_adj_2:
     "Does not end in that followed by a word ending in a letter other than i followed by
     s nor in {those, these} followed by (a word ending in is or not with s at all)",
-    read as :func:`blimp_det_noun_irregular` ("that" alone: 84.40, 84.60, 84.65, 82.90%
+    read as `blimp_det_noun_irregular` ("that" alone: 84.40, 84.60, 84.65, 82.90%
     against the paper's 95.55, 96.75, 95.95, 95.6%)."""
     return _final_noun_agrees(text, lambda n: re.search(r"[^i]s$", n) is not None)
 
@@ -497,7 +593,7 @@ def blimp_no_wh(text: str) -> bool:
 
 def blimp_has_wh(text: str) -> bool:
     """Table 6, wh_vs_that_with_gap and wh_vs_that_with_gap_long_distance:
-    "Contains wh" (the letters anywhere, as :func:`blimp_no_wh`)."""
+    "Contains wh" (the letters anywhere, as `blimp_no_wh`)."""
     return "wh" in text
 
 
@@ -732,8 +828,31 @@ def _benchmark(dataset, benchmark: str | None) -> str:
 
 
 def rule_for(paradigm: str, benchmark: str) -> Rule:
-    """The rule of ``paradigm`` (a Zorro file stem or a BLiMP UID); a name without a rule
-    is an error that lists the closest names."""
+    """The rule of a paradigm.
+
+    Parameters
+    ----------
+    paradigm : str
+        A Zorro file stem or a BLiMP UID.
+    benchmark : {"zorro", "blimp"}
+        The benchmark.
+
+    Returns
+    -------
+    Rule
+        The paradigm's rule.
+
+    Raises
+    ------
+    DataError
+        For an unknown benchmark, or a paradigm without a rule (naming the closest names).
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.rules import rule_for
+    >>> rule_for("wh_island", "blimp").name
+    'blimp_wh_once'
+    """
     rules = _REGISTRIES[_benchmark(None, benchmark)]
     if paradigm not in rules:
         _unknown([paradigm], benchmark)
@@ -757,15 +876,44 @@ def _unknown(names: list[str], benchmark: str) -> None:
 
 
 def rule_outcomes(dataset, benchmark: str | None = None) -> pd.DataFrame:
-    """One row per pair: the rules' outcome in the format of
-    :func:`stats.benchmarks.pair_outcomes`: ``system`` = ``"rules"``, ``n`` = 1,
-    ``correct`` = 1 (the rule accepts only the grammatical sentence), 0 (only the
-    ungrammatical one) or 0.5 (both or neither: undecided, ``tie`` True).
+    """The rules' outcome on each pair of a Zorro or BLiMP dataset (seed 004, Tables 3 and 5).
 
-    ``benchmark``: ``"zorro"`` or ``"blimp"`` (default: the dataset's name). A paradigm
-    without a rule is an error naming the closest ones, except BLiMP's two paradigms
-    seed 004 gives no rule (:data:`BLIMP_NO_RULE`): their pairs are left out, counted in
-    ``attrs["excluded"]`` and named in ``attrs["no_rule"]``.
+    In the format of `stats.pair_outcomes`, so that ``accuracy(rule_outcomes(dataset))``
+    gives the per-paradigm accuracy of Tables 3 and 5. BLiMP's two paradigms seed 004
+    gives no rule (`BLIMP_NO_RULE`) are left out, counted in ``attrs["excluded"]`` and
+    named in ``attrs["no_rule"]``.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        A Zorro or BLiMP dataset (``paradigm`` on its pairs).
+    benchmark : {"zorro", "blimp"}, optional
+        Default: the dataset's name.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair: ``system`` = ``"rules"``, ``n`` = 1, ``correct`` = 1 (the rule
+        accepts only the grammatical sentence), 0 (only the ungrammatical one) or 0.5
+        (both or neither: undecided, ``tie`` True).
+
+    Raises
+    ------
+    DataError
+        For an unknown benchmark or a paradigm without a rule (naming the closest ones).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data import from_frames
+    >>> from acceptability.scoring.baselines.rules import rule_outcomes
+    >>> sentences = pd.DataFrame({"sentence_id": ["g", "b"],
+    ...                           "text": ["where do the horses go ?", "where does the horses go ?"]})
+    >>> pairs = pd.DataFrame({"pair_id": ["p"], "good_id": ["g"], "bad_id": ["b"],
+    ...                       "paradigm": ["agreement_subject_verb-in_question_with_aux"]})
+    >>> ds = from_frames(sentences, pairs, name="zorro")
+    >>> rule_outcomes(ds)[["system", "correct", "tie"]].to_dict("records")
+    [{'system': 'rules', 'correct': 1.0, 'tie': False}]
     """
     bench = _benchmark(dataset, benchmark)
     rules = _REGISTRIES[bench]

@@ -24,7 +24,7 @@ the held-out utterances), and it is the seed's model. Its cost is training time:
 Punctuation tokens (no letter or digit) are tagged as themselves, the CHILDES %mor
 convention the corpus follows for its utterance-final marks; a mark the corpus never has
 (a comma) gets the same treatment. Models are kept in CRFsuite's own binary format, never
-pickled: :meth:`Tagger.save` and :func:`load_tagger` write and read that format.
+pickled: `Tagger.save` and `load_tagger` write and read that format.
 """
 
 from __future__ import annotations
@@ -56,12 +56,48 @@ def _pycrfsuite():
 
 
 def is_punctuation(token: str) -> bool:
-    """True for a token with no letter or digit (tagged as itself)."""
+    """True for a token with no letter or digit (such a token is tagged as itself).
+
+    Parameters
+    ----------
+    token : str
+        A token.
+
+    Returns
+    -------
+    bool
+        Whether it is punctuation.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.tagger import is_punctuation
+    >>> is_punctuation("?"), is_punctuation("don't")
+    (True, False)
+    """
     return not any(ch.isalnum() for ch in token)
 
 
 def word_features(words: Sequence[str]) -> list[dict[str, str | bool]]:
-    """The CRF features of each word of a sentence (module docstring)."""
+    """The CRF features of each word of a sentence (the module docstring lists them).
+
+    Parameters
+    ----------
+    words : sequence of str
+        The sentence's tokens.
+
+    Returns
+    -------
+    list of dict
+        One dict per word, from feature name (``w``, ``p1``, ``prev``, ``first``, ...)
+        to its value.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.tagger import word_features
+    >>> features = word_features(["where", "is", "it"])
+    >>> features[1]["prev"], features[1]["s2"], features[2]["last"]
+    ('where', 'is', True)
+    """
     n = len(words)
     out = []
     for i, w in enumerate(words):
@@ -77,10 +113,32 @@ def word_features(words: Sequence[str]) -> list[dict[str, str | bool]]:
 
 @dataclass
 class Tagger:
-    """A trained CRF tagger. ``tag(words)`` tags tokens; ``tag_text(text)`` and calling
-    the tagger tokenize text as the corpus is tokenized first
-    (``data.childes.childes_tokenize``), so ``train_ngram(tags, 5, tokenize=tagger)``
-    scores sentences as tag sequences."""
+    """A trained CRF part-of-speech tagger (seed 004, section 3.1.1).
+
+    ``tag(words)`` tags tokens; ``tag_text(text)`` and calling the tagger tokenize text as
+    the corpus is tokenized first ([childes_tokenize][acceptability.data.childes_tokenize]),
+    so ``train_ngram(tags, 5, tokenize=tagger)`` scores sentences as tag sequences.
+
+    Parameters
+    ----------
+    model : bytes
+        A model in CRFsuite's binary format.
+
+    Raises
+    ------
+    ScoringError
+        When ``model`` is not a CRFsuite model, or python-crfsuite is missing.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.tagger import train_tagger
+    >>> words = [["the", "dog", "runs"], ["a", "cat", "sleeps"], ["the", "cat", "runs"]]
+    >>> tagger = train_tagger(words, [["det", "n", "v"]] * 3)
+    >>> tagger.tag(["a", "dog", "sleeps", "."])
+    ['det', 'n', 'v', '.']
+    >>> tagger("The dog runs?")
+    ['det', 'n', 'v', '?']
+    """
 
     model: bytes
     labels: list[str] = field(init=False, default_factory=list)
@@ -96,7 +154,18 @@ class Tagger:
         self.labels = list(tagger.labels())
 
     def tag(self, words: Sequence[str]) -> list[str]:
-        """One tag per word; punctuation tokens are their own tag."""
+        """One tag per word; punctuation tokens are their own tag.
+
+        Parameters
+        ----------
+        words : sequence of str
+            Tokens.
+
+        Returns
+        -------
+        list of str
+            Their tags.
+        """
         words = list(words)
         if not words:
             return []
@@ -104,24 +173,83 @@ class Tagger:
         return [w if is_punctuation(w) else t for w, t in zip(words, tags, strict=True)]
 
     def tag_sentences(self, sentences: Sequence[Sequence[str]]) -> list[list[str]]:
+        """The tags of each of several token lists.
+
+        Parameters
+        ----------
+        sentences : sequence of sequence of str
+            Tokenized sentences.
+
+        Returns
+        -------
+        list of list of str
+            One tag list per sentence.
+        """
         return [self.tag(s) for s in sentences]
 
     def __call__(self, text: str) -> list[str]:
         return self.tag(childes_tokenize(text))
 
     def tag_text(self, text: str) -> str:
-        """The tags of ``text``'s tokens (``childes_tokenize``), space-separated."""
+        """The tags of ``text``'s tokens (``childes_tokenize``), space-separated.
+
+        Parameters
+        ----------
+        text : str
+            A sentence; it is tokenized as the corpus is.
+
+        Returns
+        -------
+        str
+            The tags, space-separated.
+        """
         return " ".join(self(text))
 
     def save(self, path: str | os.PathLike) -> Path:
-        """Write the model in CRFsuite's binary format (no pickle)."""
+        """Write the model in CRFsuite's binary format (no pickle).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to write.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written; `load_tagger` reads it.
+        """
         path = Path(path)
         path.write_bytes(self.model)
         return path
 
 
 def load_tagger(path: str | os.PathLike) -> Tagger:
-    """A tagger written by :meth:`Tagger.save` (a CRFsuite model file)."""
+    """A tagger written by ``Tagger.save`` (a CRFsuite model file).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+
+    Returns
+    -------
+    Tagger
+        The tagger.
+
+    Raises
+    ------
+    ScoringError
+        For a missing file or one that is not a CRFsuite model.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from acceptability.scoring.baselines.tagger import load_tagger, train_tagger
+    >>> tagger = train_tagger([["the", "dog"]], [["det", "n"]], max_iterations=10)
+    >>> path = tagger.save(pathlib.Path(tempfile.mkdtemp()) / "tagger.crfsuite")
+    >>> load_tagger(path).labels
+    ['det', 'n']
+    """
     path = Path(path)
     if not path.is_file():
         raise ScoringError(f"tagger model file {str(path)!r} does not exist")
@@ -142,8 +270,43 @@ def _check_pairs(sentences, tags) -> None:
 
 def train_tagger(sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]], *,
                  max_iterations: int = 100, c1: float = 0.1, c2: float = 0.1) -> Tagger:
-    """A CRF tagger trained on tagged sentences (lists of words and of their tags, e.g.
-    ``data.childes_corpus_text(load_childes())``). Parameters as seed 004's CRF."""
+    """A linear-chain CRF tagger trained on tagged sentences, with seed 004's parameters.
+
+    CRFsuite through python-crfsuite: L-BFGS, L1 = ``c1``, L2 = ``c2``, all label
+    transitions, as the seed's sklearn-crfsuite CRF.
+
+    Parameters
+    ----------
+    sentences : sequence of sequence of str
+        The training sentences' words, e.g. the first list of
+        [childes_corpus_text][acceptability.data.childes_corpus_text]'s result.
+    tags : sequence of sequence of str
+        One tag per word.
+    max_iterations : int, default 100
+        L-BFGS iterations.
+    c1 : float, default 0.1
+        L1 penalty.
+    c2 : float, default 0.1
+        L2 penalty.
+
+    Returns
+    -------
+    Tagger
+        The trained tagger.
+
+    Raises
+    ------
+    ScoringError
+        For no sentences, or a sentence whose words and tags differ in number.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.tagger import train_tagger
+    >>> tagger = train_tagger([["you", "see", "it"], ["i", "see", "you"]],
+    ...                       [["pro", "v", "pro"], ["pro", "v", "pro"]], max_iterations=20)
+    >>> tagger.tag_text("I see it.")
+    'pro v pro .'
+    """
     _check_pairs(sentences, tags)
     crf = _pycrfsuite()
     trainer = crf.Trainer(verbose=False)
@@ -158,8 +321,28 @@ def train_tagger(sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str
 
 
 def most_frequent_tags(sentences, tags) -> tuple[dict[str, str], str]:
-    """The baseline tagger: each word's most frequent training tag (ties: the tag seen
-    first), and the most frequent tag overall for unknown words."""
+    """The baseline tagger: each word's most frequent training tag.
+
+    Parameters
+    ----------
+    sentences : sequence of sequence of str
+        Training words.
+    tags : sequence of sequence of str
+        Their tags.
+
+    Returns
+    -------
+    per_word : dict of str to str
+        Each (non-punctuation) word's most frequent tag; ties: the tag seen first.
+    default : str
+        The most frequent tag overall, for unknown words.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.baselines.tagger import most_frequent_tags
+    >>> most_frequent_tags([["run", "run", "."], ["run"]], [["v", "n", "."], ["v"]])
+    ({'run': 'v'}, 'v')
+    """
     per_word: defaultdict[str, Counter] = defaultdict(Counter)
     overall: Counter = Counter()
     for s, t in zip(sentences, tags, strict=True):
@@ -171,9 +354,39 @@ def most_frequent_tags(sentences, tags) -> tuple[dict[str, str], str]:
 
 
 def transcript_split(table, test_size: float = 0.1, seed: int = 0) -> np.ndarray:
-    """True for the rows of the held-out transcripts: a share ``test_size`` of the
-    transcripts (not of the utterances: a transcript's utterances are alike), drawn with
-    ``seed``. CHILDES transcript ids are unique across corpora."""
+    """True for the rows of the held-out transcripts.
+
+    Whole transcripts are held out, not utterances, since a transcript's utterances are
+    alike. CHILDES transcript ids are unique across corpora.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A [load_childes][acceptability.data.load_childes] table (``transcript_id``).
+    test_size : float, default 0.1
+        The share of transcripts held out (at least one).
+    seed : int, default 0
+        Seeds the draw.
+
+    Returns
+    -------
+    numpy.ndarray
+        A boolean mask over the rows.
+
+    Raises
+    ------
+    ScoringError
+        Without a ``transcript_id`` column, for ``test_size`` outside (0, 1), or with fewer
+        than two transcripts.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.scoring.baselines.tagger import transcript_split
+    >>> table = pd.DataFrame({"transcript_id": [1, 1, 2, 2, 3]})
+    >>> int(transcript_split(table, test_size=0.3).sum()) in (1, 2)
+    True
+    """
     if "transcript_id" not in table.columns:
         raise ScoringError("the table has no 'transcript_id' column; pass a table made by "
                            "data.load_childes")
@@ -189,15 +402,43 @@ def transcript_split(table, test_size: float = 0.1, seed: int = 0) -> np.ndarray
 
 def evaluate_tagger(table, *, test_size: float = 0.1, seed: int = 0,
                     train_size: int | None = None, **train_kwargs) -> dict:
-    """Held-out accuracy of :func:`train_tagger` on a :func:`data.load_childes` table,
-    split by transcript (:func:`transcript_split`). ``train_size``: train on that many
-    utterances of the training transcripts, drawn with ``seed`` (all by default).
+    """Held-out accuracy of `train_tagger` on a CHILDES table, split by transcript.
 
-    Accuracy counts word tokens only (punctuation tokens are tagged by rule). Returns
-    ``accuracy``, ``baseline_accuracy`` (most frequent training tag per word, see
-    :func:`most_frequent_tags`), ``n_train_utterances``, ``n_train_words``,
-    ``n_test_utterances``, ``n_test_words``, ``n_test_transcripts``, ``train_seconds``
-    and the trained ``tagger``.
+    Accuracy counts word tokens only (punctuation tokens are tagged by rule). The split
+    is `transcript_split`'s; the baseline is
+    `most_frequent_tags`'s.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A [load_childes][acceptability.data.load_childes] table.
+    test_size : float, default 0.1
+        The share of transcripts held out.
+    seed : int, default 0
+        Seeds the split (and, with ``train_size``, the training sample).
+    train_size : int, optional
+        Train on that many utterances of the training transcripts, drawn with ``seed``
+        (all by default).
+    **train_kwargs
+        Passed to `train_tagger` (``max_iterations``, ``c1``, ``c2``).
+
+    Returns
+    -------
+    dict
+        ``accuracy``, ``baseline_accuracy``, ``n_train_utterances``, ``n_train_words``,
+        ``n_test_utterances``, ``n_test_words``, ``n_test_transcripts``,
+        ``train_seconds`` and the trained ``tagger``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.scoring.baselines.tagger import evaluate_tagger
+    >>> table = pd.DataFrame({"transcript_id": [1, 1, 2, 2],
+    ...                       "text": ["see it .", "see you .", "see it .", "get it ."],
+    ...                       "tags": ["v pro .", "v pro .", "v pro .", "v pro ."]})
+    >>> result = evaluate_tagger(table, test_size=0.5, max_iterations=20)
+    >>> result["accuracy"], result["n_test_words"]
+    (1.0, 4)
     """
     held = transcript_split(table, test_size, seed)
     words, tags = childes_corpus_text(table)

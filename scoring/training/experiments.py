@@ -48,8 +48,8 @@ def classifier_predictions(model_dir: str | os.PathLike, datasets: Mapping[str, 
 @dataclass
 class Restarts:
     """Fine-tuning restarts: every run's ``predictions`` (``run, seed, split, sentence_id,
-    label, score, prediction``), Table 2.1's ``summary`` (:func:`stats.training.
-    restart_summary`), MCC by analysis-set ``features`` and the ``selected`` model folder."""
+    label, score, prediction``), Table 2.1's ``summary`` (`stats.restart_summary`), MCC by
+    analysis-set ``features`` and the ``selected`` model folder."""
 
     predictions: pd.DataFrame
     summary: pd.DataFrame
@@ -70,7 +70,7 @@ def finetune_restarts(model: str, train: Any, evaluate: Mapping[str, Any],
     must be one. until_kept: go on with new seeds until `restarts` runs are not degenerate
     (the thesis' practice; W&B 2019 dropped them), at most 3 x `restarts` seeds.
     analysis: datasets with 0/1 feature columns (CoLA's analysis sets) for MCC by feature.
-    options: :func:`scoring.training.finetune`'s (epochs, learning_rate, batch_size, ...).
+    options: [finetune][acceptability.scoring.training.finetune]'s (epochs, learning_rate, batch_size, ...).
     """
     if select_on not in evaluate:
         raise ScoringError(f"select_on={select_on!r} is not one of the evaluation splits "
@@ -120,8 +120,8 @@ def _features(predictions: pd.DataFrame, analysis: Mapping[str, Any]) -> pd.Data
 @dataclass
 class TrainingOrder:
     """The training-order experiment: per-shuffle ``predictions`` (``shuffle, sentence_id,
-    label, score, prediction``), Fig 2-3's ``curve`` (:func:`stats.training.flip_curve`) and
-    per-sentence ``sentences`` (:func:`stats.training.acrobatic_sentences`)."""
+    label, score, prediction``), Fig 2-3's ``curve`` (`stats.flip_curve`) and
+    per-sentence ``sentences`` (`stats.acrobatic_sentences`)."""
 
     predictions: pd.DataFrame
     curve: pd.DataFrame
@@ -167,9 +167,37 @@ def training_order(model: str, train: Any, test: Any, out: str | os.PathLike, *,
 
 
 def nested_subsets(texts: Sequence[str], sizes: Sequence[int], seed: int = 0) -> list[list[str]]:
-    """Nested training sets: the texts shuffled once (`seed`), then the shortest prefix
-    holding at least each size in words (whitespace tokens), smallest first; a size over
-    the corpus is an error."""
+    """Nested training sets for a learning curve (BLiMP §6.3).
+
+    The texts are shuffled once (``seed``); each set is the shortest prefix holding at
+    least its size in words (whitespace tokens).
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The corpus.
+    sizes : sequence of int
+        Training sizes in words.
+    seed : int, default 0
+        Seeds the shuffle.
+
+    Returns
+    -------
+    list of list of str
+        One set per size, smallest first; each contains the smaller ones.
+
+    Raises
+    ------
+    ScoringError
+        When a size is larger than the corpus.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.training.experiments import nested_subsets
+    >>> small, large = nested_subsets(["a b", "c d e", "f", "g h"], [2, 6])
+    >>> set(small) <= set(large), sum(len(t.split()) for t in large) >= 6
+    (True, True)
+    """
     sizes = sorted(int(s) for s in sizes)
     order = np.random.default_rng(seed).permutation(len(texts))
     shuffled = [texts[i] for i in order]
@@ -182,7 +210,29 @@ def nested_subsets(texts: Sequence[str], sizes: Sequence[int], seed: int = 0) ->
 
 
 def benchmark_accuracy(ds: Any, scores: pd.DataFrame) -> pd.DataFrame:
-    """Accuracy per phenomenon under the BLiMP criterion: ``phenomenon, accuracy, n_pairs``."""
+    """Accuracy per phenomenon under the BLiMP criterion (the good sentence scores higher).
+
+    Parameters
+    ----------
+    ds : Dataset
+        The benchmark.
+    scores : pandas.DataFrame
+        One model's long scores table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``phenomenon, accuracy, n_pairs``.
+
+    Examples
+    --------
+    >>> from acceptability.data import load_example
+    >>> from acceptability.scoring.training.experiments import benchmark_accuracy
+    >>> ds, scores = load_example()
+    >>> table = benchmark_accuracy(ds, scores[scores["model"] == "bert-large-cased_mlm"])
+    >>> table.columns.tolist(), len(table)
+    (['phenomenon', 'accuracy', 'n_pairs'], 14)
+    """
     outcomes = stats.pair_outcomes(ds, scores)
     grouped = outcomes.groupby("phenomenon", sort=True)["correct"]
     return grouped.agg(accuracy="mean", n_pairs="size").reset_index()
@@ -194,14 +244,14 @@ def learning_curve(texts: Sequence[str], sizes: Sequence[int], benchmarks: Mappi
                    **options: Any) -> pd.DataFrame:
     """BLiMP §6.3 on your corpus: for each replicate r (its own shuffle and seed) and size
     n, train a small `kind` LM from scratch on the first n words (nested subsets,
-    :func:`nested_subsets`), score every benchmark with it (log-probability for causal,
+    `nested_subsets`), score every benchmark with it (log-probability for causal,
     PLL for masked models; also at each checkpoint when `save_steps` is set) and record
     accuracy per phenomenon.
 
     Returns (and writes to ``curve.csv``) ``benchmark, replicate, n_words, n_tokens, step,
-    final, phenomenon, accuracy, n_pairs``; :func:`stats.training.learning_slopes` on its
+    final, phenomenon, accuracy, n_pairs``; `stats.learning_slopes` on its
     final rows gives the slopes per doubling of the training data.
-    options: :func:`scoring.training.train_lm`'s (epochs, size, vocab_size, ...).
+    options: [train_lm][acceptability.scoring.training.train_lm]'s (epochs, size, vocab_size, ...).
     """
     out = Path(out)
     method = "logprob" if kind == "causal" else "pll"
@@ -229,7 +279,7 @@ def learning_curve(texts: Sequence[str], sizes: Sequence[int], benchmarks: Mappi
 
 
 def curve_slopes(curve: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Per benchmark, :func:`stats.training.learning_slopes` of the final models' accuracy
+    """Per benchmark, `stats.learning_slopes` of the final models' accuracy
     on log2 of the training words (BLiMP §6.3's slopes per doubling)."""
     frames = []
     for name, part in curve[curve["final"]].groupby("benchmark", sort=False):

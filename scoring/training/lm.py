@@ -4,8 +4,8 @@ sequence classifier fine-tuned on labelled sentences (thesis ch. 2: BERT on CoLA
 
 Runs go through transformers' ``Trainer``: seeded initialisation (``seed``) and training order
 (``data_seed``, so the thesis' §2.3 shuffles vary the order alone), checkpoints and resuming,
-bfloat16 autocast. A finished run is a model folder that :func:`scoring.load_model` and
-:func:`scoring.score` read, with ``training.json`` beside the weights saying how it was made;
+bfloat16 autocast. A finished run is a model folder that `scoring.load_model` and
+`scoring.score` read, with ``training.json`` beside the weights saying how it was made;
 asked again, a finished run is not redone and an interrupted one resumes from its last
 checkpoint.
 """
@@ -60,7 +60,24 @@ def training_dtype(device: str, dtype: str | None = None) -> str:
 
 
 def texts_checksum(texts: Sequence[str]) -> str:
-    """sha256 of the training texts in order (one per line), for the training record."""
+    """sha256 of the training texts in order (one per line), for the training record.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The training texts, in the order they are read.
+
+    Returns
+    -------
+    str
+        sha256 as 64 hex digits.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.training.lm import texts_checksum
+    >>> texts_checksum(["a", "b"]) == texts_checksum(["a", "b"]) != texts_checksum(["b", "a"])
+    True
+    """
     digest = hashlib.sha256()
     for text in texts:
         digest.update(text.encode() + b"\n")
@@ -69,10 +86,42 @@ def texts_checksum(texts: Sequence[str]) -> str:
 
 def train_tokenizer(texts: Sequence[str], kind: str, vocab_size: int = 8192,
                     lowercase: bool = True):
-    """A fast tokenizer trained on `texts` with Hugging Face ``tokenizers``: byte-level BPE
-    with BOS = EOS = ``<|endoftext|>`` for causal models (GPT-2's scheme, so scoring
-    conditions the first word on BOS), WordPiece with ``[CLS] ... [SEP]`` for masked ones
-    (BERT's). ``lowercase``: fold case first (child-directed corpora are lower-cased)."""
+    """A fast tokenizer trained on ``texts`` with Hugging Face ``tokenizers``.
+
+    Causal models get byte-level BPE with BOS = EOS = ``<|endoftext|>`` (GPT-2's scheme,
+    so scoring conditions the first word on BOS); masked ones WordPiece with
+    ``[CLS] ... [SEP]`` (BERT's).
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The training corpus.
+    kind : {"causal", "masked"}
+        The model the tokenizer is for.
+    vocab_size : int, default 8192
+        The vocabulary size.
+    lowercase : bool, default True
+        Fold case first (child-directed corpora are lower-cased).
+
+    Returns
+    -------
+    transformers.PreTrainedTokenizerFast
+        The tokenizer.
+
+    Raises
+    ------
+    ScoringError
+        For an unknown ``kind`` or no texts.
+
+    Examples
+    --------
+    Skipped when the docstrings are tested: importing transformers takes about 10 s.
+
+    >>> from acceptability.scoring.training import train_tokenizer
+    >>> tok = train_tokenizer(["the dog runs", "a cat sleeps"] * 5, "causal", vocab_size=300)  # doctest: +SKIP
+    >>> tok("the cat")["input_ids"][:1] == [tok.bos_token_id]  # doctest: +SKIP
+    False
+    """
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
     from tokenizers import trainers as tk
     from transformers import PreTrainedTokenizerFast
@@ -112,7 +161,7 @@ def check_kind(kind: str) -> None:
 
 def lm_config(kind: str, tokenizer: Any, **size: int):
     """A GPT-2 (causal) or RoBERTa (masked, BabyBERTa's architecture) config sized by
-    :data:`SMALL` updated with `size` (hidden_size, layers, heads, intermediate_size,
+    `SMALL` updated with `size` (hidden_size, layers, heads, intermediate_size,
     max_length)."""
     from transformers import GPT2Config, RobertaConfig
 
@@ -135,7 +184,25 @@ def lm_config(kind: str, tokenizer: Any, **size: int):
 
 
 def finished(out: str | os.PathLike) -> dict | None:
-    """The training record of a finished run in `out`, else None."""
+    """The training record of a finished run in ``out``, else None.
+
+    Parameters
+    ----------
+    out : str or os.PathLike
+        A model folder.
+
+    Returns
+    -------
+    dict or None
+        The contents of its ``training.json``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from acceptability.scoring.training.lm import finished
+    >>> finished(tempfile.mkdtemp()) is None
+    True
+    """
     path = Path(out) / RECORD
     return json.loads(path.read_text()) if path.is_file() else None
 
@@ -250,25 +317,61 @@ def train_lm(texts: Sequence[str], out: str | os.PathLike, *, kind: str = "causa
              epochs: float = 5, batch_size: int = 16, learning_rate: float = 1e-3,
              seed: int = 0, save_steps: int | None = None, device: str | None = None,
              dtype: str | None = None, progress: bool | None = None) -> Path:
-    """Train a small causal (GPT-2) or masked (RoBERTa) LM from scratch on `texts` (each an
-    utterance or a sentence, packed whole into blocks: :func:`pack`) and save it in `out`.
+    """Train a small causal (GPT-2) or masked (RoBERTa) LM from scratch on ``texts`` and save it in ``out``.
 
-    The tokenizer is trained on `texts` unless one is given. ``size`` overrides
-    :data:`SMALL`. ``save_steps``: keep a checkpoint every so many steps, each a model
-    folder :func:`scoring.score` reads (learning curves over training); None: one per
-    epoch, removed at the end. Masked models learn with BERT's 15% masking. A finished
-    `out` is returned as it is; an interrupted one resumes from its last checkpoint: a
-    causal model to the very weights of an uninterrupted run, a masked one with other
-    random masks from there on (the masks of the batch after a checkpoint are drawn before
-    the checkpoint saves the random state).
+    As for BLiMP §6.3's learning curves. Texts are packed whole into blocks (`pack`);
+    masked models learn with BERT's 15% masking. A finished ``out`` is returned as it is;
+    an interrupted one resumes from its last checkpoint, a causal model to the very
+    weights of an uninterrupted run (a masked one draws other masks from there on).
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The training corpus (blank texts are dropped).
+    out : str or os.PathLike
+        The model folder; ``training.json`` there records how it was made.
+    kind : {"causal", "masked"}, default "causal"
+        GPT-2 or RoBERTa (BabyBERTa's architecture).
+    tokenizer, vocab_size : transformers tokenizer, int, optional
+        Default: a tokenizer of ``vocab_size`` (8192) trained on ``texts``
+        ([train_tokenizer][acceptability.scoring.training.train_tokenizer]).
+    size : dict, optional
+        Overrides of `SMALL` (``hidden_size``, ``layers``, ``heads``,
+        ``intermediate_size``, ``max_length``).
+    epochs, batch_size, learning_rate : float, int, float
+        Training epochs (5), blocks per batch (16) and peak learning rate (1e-3, after
+        a 10% warm-up).
+    seed : int, default 0
+        Seeds the initialisation and the training order.
+    save_steps : int, optional
+        Keep a checkpoint every so many steps, each a model folder `scoring.score` reads
+        (learning curves over training); None: one per epoch, removed at the end.
+    device, dtype, progress : optional
+        Where to train (default the best device), ``"float32"`` or ``"bfloat16"``
+        (default bfloat16 mixed precision where native), and whether to show progress.
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``, a model folder that `scoring.score` reads.
+
+    Raises
+    ------
+    ScoringError
+        For an unknown kind or size setting, an empty corpus, a text longer than a block,
+        or an ``out`` holding a run of other settings.
+
+    Examples
+    --------
+    Skipped when the docstrings are tested: it trains a model (about 30 s on a CPU).
+
+    >>> from acceptability.scoring.training import train_lm
+    >>> tiny = dict(hidden_size=16, layers=1, heads=2, intermediate_size=32, max_length=32)
+    >>> folder = train_lm(["the dog runs .", "a cat sleeps ."] * 8, "tiny-lm", vocab_size=300,
+    ...                   size=tiny, epochs=1, batch_size=4)  # doctest: +SKIP
+    >>> (folder / "training.json").is_file()  # doctest: +SKIP
+    True
     """
-    from transformers import (
-        AutoModelForCausalLM,
-        AutoModelForMaskedLM,
-        DataCollatorForLanguageModeling,
-        set_seed,
-    )
-
     check_kind(kind)
     out = Path(out)
     texts = [t for t in texts if t.strip()]
@@ -283,6 +386,25 @@ def train_lm(texts: Sequence[str], out: str | os.PathLike, *, kind: str = "causa
     if claim(out, settings):
         return out
     tokenizer = tokenizer or train_tokenizer(texts, kind, vocab_size)
+    model, examples, collator, record = _new_lm(texts, kind, tokenizer, size, seed)
+    return _run(model, tokenizer, examples, collator, out, record=record, seed=seed,
+                order_seed=seed, epochs=epochs, batch_size=batch_size,
+                learning_rate=learning_rate, save_steps=save_steps,
+                keep_checkpoints=save_steps is not None, device=device, dtype=dtype,
+                progress=progress)
+
+
+def _new_lm(texts: list[str], kind: str, tokenizer: Any, size: dict | None,
+            seed: int) -> tuple[Any, list[dict], Any, dict]:
+    """A freshly initialised (``seed``) LM of ``kind``, the packed training blocks, their
+    collator and the training record's description of the run."""
+    from transformers import (
+        AutoModelForCausalLM,
+        AutoModelForMaskedLM,
+        DataCollatorForLanguageModeling,
+        set_seed,
+    )
+
     config = lm_config(kind, tokenizer, **(size or {}))
     max_length = config.n_positions if kind == "causal" else (
         config.max_position_embeddings - tokenizer.pad_token_id - 1)
@@ -299,12 +421,7 @@ def train_lm(texts: Sequence[str], out: str | os.PathLike, *, kind: str = "causa
               "n_words": sum(len(t.split()) for t in texts),
               "n_tokens": sum(len(e["input_ids"]) for e in examples), "n_blocks": len(examples),
               "texts_sha256": texts_checksum(texts), "config": config.to_diff_dict()}
-    return _run(model, tokenizer, examples, collator, out, record=record, seed=seed,
-                order_seed=seed, epochs=epochs, batch_size=batch_size,
-                learning_rate=learning_rate, save_steps=save_steps,
-                keep_checkpoints=save_steps is not None, device=device, dtype=dtype,
-                progress=progress)
-
+    return model, examples, collator, record
 
 def labelled(sentences: Any, what: str) -> pd.DataFrame:
     """``text`` and 0/1 ``label`` of a Dataset or sentences table; unlabelled rows are set
@@ -373,13 +490,53 @@ def finetune(model: str, train: Any, out: str | os.PathLike, *, seed: int = 0,
              order_seed: int | None = None, epochs: float = 3, batch_size: int = 32,
              learning_rate: float = 2e-5, max_length: int = 512, device: str | None = None,
              dtype: str | None = None, progress: bool | None = None) -> Path:
-    """Fine-tune `model` (hub id or local folder) as a binary acceptability classifier on
-    `train` (a Dataset or table with ``text`` and 0/1 ``label``, e.g. CoLA's
-    ``in_domain_train``), as thesis §2.2 / Warstadt & Bowman 2019 did with BERT on CoLA.
+    """Fine-tune ``model`` as a binary acceptability classifier, as thesis §2.2 / Warstadt & Bowman 2019 did with BERT on CoLA.
 
-    ``seed`` initialises the classification head and dropout; ``order_seed`` (default:
-    `seed`) shuffles the training order. The saved folder is what
-    ``scoring.score(..., method="classifier")`` reads (label 1 = acceptable).
+    Parameters
+    ----------
+    model : str
+        A hub id or a local model folder.
+    train : Dataset or pandas.DataFrame
+        ``text`` and 0/1 ``label`` (e.g. CoLA's ``in_domain_train``); unlabelled rows
+        are set aside.
+    out : str or os.PathLike
+        The model folder; ``training.json`` there records how it was made.
+    seed : int, default 0
+        Initialises the classification head and dropout.
+    order_seed : int, optional
+        Shuffles the training order; default ``seed``.
+    epochs : float, default 3
+        Training epochs.
+    batch_size : int, default 32
+        Sentences per batch.
+    learning_rate : float, default 2e-5
+        Peak learning rate.
+    max_length : int, default 512
+        The longest text in tokens (a longer one is an error).
+    device, dtype, progress : optional
+        As for [train_lm][acceptability.scoring.training.train_lm]: where to train,
+        ``"float32"`` or ``"bfloat16"``, and whether to show a progress bar.
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``, the folder that ``scoring.score(..., method="classifier")`` reads
+        (label 1 = acceptable).
+
+    Raises
+    ------
+    ScoringError
+        For labels other than 0/1, a single class, a model with no classification head,
+        or an ``out`` holding a run of other settings.
+
+    Examples
+    --------
+    Skipped when the docstrings are tested: it downloads BERT and trains for minutes.
+
+    >>> from acceptability.data import load_cola
+    >>> from acceptability.scoring.training import finetune
+    >>> train = load_cola(split="in_domain_train")  # doctest: +SKIP
+    >>> folder = finetune("bert-base-uncased", train, "bert-cola", seed=1)  # doctest: +SKIP
     """
     from transformers import DataCollatorWithPadding
 

@@ -1,8 +1,8 @@
-"""The README's training example: its tables and numbers are what the example's results
-(docs/training/, written by `acceptability learning-curve --config
-examples/learning_curve.toml` and `acceptability training-order --config
-examples/training_order.toml` on this repository's CPU) give, and those results are
-consistent with the package's statistics recomputed from their raw rows."""
+"""The training example of docs/training.md (the site's "Training" page): its tables and
+numbers are what the example's results (docs/training/, written by `acceptability
+learning-curve --config examples/learning_curve.toml` and `acceptability training-order
+--config examples/training_order.toml` on this repository's CPU) give, and those results
+are consistent with the package's statistics recomputed from their raw rows."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from acceptability.stats.benchmarks.training import acrobatic_sentences, flip_cu
 
 ROOT = Path(__file__).resolve().parents[3]
 RESULTS = ROOT / "docs" / "training"
-README = (ROOT / "README.md").read_text()
+PAGE = (ROOT / "docs" / "training.md").read_text()
 
 
 def _curve() -> pd.DataFrame:
@@ -29,7 +29,7 @@ def _predictions() -> pd.DataFrame:
 
 
 def learning_curve_table(curve: pd.DataFrame, slopes: pd.DataFrame) -> str:
-    """The README's table: mean accuracy over phenomena (percent) per training size and
+    """The page's table: mean accuracy over phenomena (percent) per training size and
     the overall slope per doubling (points) with its 95% interval."""
     final = curve[curve["final"]]
     means = final.groupby(["benchmark", "n_words"])["accuracy"].mean().unstack()
@@ -46,7 +46,7 @@ def learning_curve_table(curve: pd.DataFrame, slopes: pd.DataFrame) -> str:
 
 
 def extremes(slopes: pd.DataFrame) -> str:
-    """The README's sentence on the steepest and shallowest phenomena per benchmark."""
+    """The page's sentence on the steepest and shallowest phenomena per benchmark."""
     parts = []
     for name, part in slopes[slopes["phenomenon"] != "overall"].groupby("benchmark", sort=False):
         part = part.sort_values("slope", ascending=False)
@@ -57,7 +57,7 @@ def extremes(slopes: pd.DataFrame) -> str:
 
 
 def flips_table(curve: pd.DataFrame, n_sentences: int) -> str:
-    """The README's table: flipped sentences and MCC after each training order."""
+    """The page's table: flipped sentences and MCC after each training order."""
     head = "| training orders | " + " | ".join(map(str, curve["n_shuffles"])) + " |"
     rows = [head, "| --- |" + " --- |" * len(curve),
             "| sentences flipped so far | " + " | ".join(map(str, curve["acrobatic"])) + " |",
@@ -82,11 +82,11 @@ def test_the_flips_are_recomputed_from_the_predictions():
     assert pred.groupby("shuffle").size().tolist() == [4178] * 10
 
 
-def test_the_readme_shows_these_results():
+def test_the_page_shows_these_results():
     curve = _curve()
     slopes = pd.read_csv(RESULTS / "slopes.csv")
-    assert learning_curve_table(curve, slopes) in README
-    assert extremes(slopes) in README
+    assert learning_curve_table(curve, slopes) in PAGE
+    assert extremes(slopes) in PAGE
     each = slopes[slopes["phenomenon"] != "overall"]
     away = each[(each["lower"] > 0) | (each["upper"] < 0)]
     assert away.groupby("benchmark")["phenomenon"].apply(sorted).to_dict() == {
@@ -94,15 +94,15 @@ def test_the_readme_shows_these_results():
         "zorro": ["agreement_determiner_noun", "anaphor_agreement", "local_attractor"]}
     assert (away.set_index("phenomenon")["slope"] < 0).to_dict()["anaphor_agreement"]
     flips = pd.read_csv(RESULTS / "flips.csv")
-    assert flips_table(flips, 4178) in README
+    assert flips_table(flips, 4178) in PAGE
     pred = _predictions()
     assert pred.groupby("shuffle")["prediction"].mean().min() >= 0.995
     assert f"{100 * flips['majority_accuracy'].iloc[0]:.1f}%" == "51.4%"
     assert (flips["accuracy"].round(3) <= 0.516).all()
-    assert "only 39 sentences (0.9%) flip" in README
+    assert "only 39 sentences (0.9%) flip" in PAGE
 
 
-def test_the_example_models_are_what_the_readme_says():
+def test_the_example_models_are_what_the_page_says():
     from transformers import AutoModelForCausalLM, GPT2Config
 
     records = sorted(RESULTS.glob("lm-*.json"))
