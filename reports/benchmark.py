@@ -12,9 +12,9 @@ import pandas as pd
 from acceptability import data
 from acceptability.data.blimp_results import HUMAN
 from acceptability.data.published import SEED_004_SYSTEMS, seed_004_published
-from acceptability.data.tables import LOGPROB_METHODS
 from acceptability.scoring.baselines.rules import BENCHMARKS as RULE_BENCHMARKS
 from acceptability.scoring.baselines.rules import SYSTEM, rule_outcomes
+from acceptability.scoring.registry import LOGPROB_METHODS
 from acceptability.stats.benchmarks import outcomes as acc
 from acceptability.stats.benchmarks.shallow import shallow_predictors
 

@@ -1,6 +1,9 @@
 """Sentence scores from language models: causal log-probability, masked-LM PLL, classifier signed
 confidence, n-gram models, Lau et al. normalisations and BLiMP prefix methods, with an on-disk cache.
 
+`scoring.registry` lists the methods (`METHODS` are the sentence methods of `score`);
+`ScoringOptions` holds the settings of a run.
+
 torch and transformers are imported only when a model is loaded, so `import scoring` is fast.
 """
 
@@ -34,8 +37,9 @@ from acceptability.scoring.cache import ScoreCache, default_cache_dir
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel, load_model
 from acceptability.scoring.normalise import mean_logprob, norm_lp, slor
+from acceptability.scoring.options import ScoringOptions
 from acceptability.scoring.prefix import prefix_scores
-from acceptability.scoring.runner import METHODS
+from acceptability.scoring.registry import METHODS
 from acceptability.scoring.training.lm import finetune, train_lm, train_tokenizer
 
 __all__ = [
@@ -46,6 +50,7 @@ __all__ = [
     "LanguageModel",
     "ScoreCache",
     "ScoringError",
+    "ScoringOptions",
     "Tagger",
     "UnigramModel",
     "baseline_scores",

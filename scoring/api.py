@@ -1,10 +1,13 @@
-"""Public entry points: score sentences (the long scores table) and per-token/per-word scores."""
+"""Public entry points: score sentences (the long scores table) and per-token/per-word scores.
+
+Each builds one `ScoringOptions` from its arguments (`options.resolve`) and passes it down."""
 
 from __future__ import annotations
 
 import bisect
 import math
 import re
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -12,21 +15,43 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from acceptability.data.tables import LOGPROB_METHODS
 from acceptability.scoring import normalise as norm
 from acceptability.scoring.baselines.ngram import UnigramModel
-from acceptability.scoring.cache import ScoreCache
+from acceptability.scoring.cache import open_cache
 from acceptability.scoring.distributed import run_shards, worker_spec
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel, load_model, pick_dtype
+from acceptability.scoring.options import ScoringOptions, refuse, resolve
 from acceptability.scoring.recheck import recheck_pairs
-from acceptability.scoring.runner import KIND_OF_METHOD, compute, make_scorer
+from acceptability.scoring.registry import PREFIX_METHODS, REGISTRY
+from acceptability.scoring.results import Scored
+from acceptability.scoring.runner import Scorer, compute, make_scorer
 
 
 def sentences_frame(data: Any, text_column: str = "text") -> pd.DataFrame:
-    """`sentence_id` and `text` of a Dataset (`.sentences`), a sentences DataFrame or a list of strings.
+    """`sentence_id` and `text` of a Dataset (`.sentences`), a sentences DataFrame or a list
+    of strings.
 
-    A list gets sentence ids "0", "1", ... Empty texts and duplicated ids are errors.
+    Parameters
+    ----------
+    data : Dataset, DataFrame or list of str
+        A list gets sentence ids "0", "1", ...
+    text_column : str
+        The column of a sentences table that holds the text to score.
+
+    Returns
+    -------
+    DataFrame
+        Columns `sentence_id` (str) and `text`. Empty texts and duplicated ids are errors
+        (`ScoringError`).
+
+    Examples
+    --------
+    >>> from acceptability import scoring
+    >>> scoring.sentences_frame(["The cat sat.", "Cat the sat."])
+      sentence_id          text
+    0           0  The cat sat.
+    1           1  Cat the sat.
     """
     if hasattr(data, "sentences"):
         data = data.sentences
@@ -58,149 +83,142 @@ def sentences_frame(data: Any, text_column: str = "text") -> pd.DataFrame:
     return frame
 
 
-def open_cache(cache: bool | str | Path | ScoreCache) -> ScoreCache | None:
-    """True: the default cache dir; a path: that dir; False: no cache."""
-    if isinstance(cache, ScoreCache):
-        return cache
-    if cache is False or cache is None:
-        return None
-    return ScoreCache(None if cache is True else cache)
 
 
-def _score_sentences(
-    data: Any,
-    model: Any,
-    method: str,
-    *,
-    text_column: str,
-    batch_size: int,
-    cache: bool | str | Path | ScoreCache,
-    progress: bool,
-    client: Any = None,
-    **model_options: Any,
-):
-    frame = sentences_frame(data, text_column)
-    scorer = make_scorer(model, method, **model_options)
+def _score_sentences(data: Any, options: ScoringOptions) -> tuple[pd.DataFrame, Scorer, list[Scored]]:
+    """The sentences of `data`, their scorer, and their scores (through the cache and, with
+    a client, on its workers)."""
+    if options.method in PREFIX_METHODS:
+        raise ScoringError(
+            f"method {options.method!r} scores pairs of words in context, not sentences: "
+            "use scoring.prefix_scores"
+        )
+    frame = sentences_frame(data, options.text_column)
+    scorer = make_scorer(options)
     run = None
-    if client is not None and scorer.identity:  # n-gram models (no identity) score here, fast
-        spec = worker_spec(model, method, model_options)
-        run = partial(run_shards, client, spec, scorer.identity)
+    if options.client is not None and scorer.identity:  # n-gram models (no identity) score here, fast
+        run = partial(run_shards, options.client, worker_spec(options), scorer.identity)
     texts = list(frame["text"])
-    inputs = [("", t) for t in texts] if method == "logprob" else texts
+    inputs = [("", t) for t in texts] if REGISTRY[options.method].kind == "causal" else texts
     scored = compute(
         scorer,
         inputs,
         texts,
         [f"sentence {sid!r}" for sid in frame["sentence_id"]],
-        batch_size=batch_size,
-        cache=open_cache(cache) if scorer.identity else None,
-        progress=progress,
+        batch_size=options.batch_size,
+        cache=open_cache(options.cache) if scorer.identity else None,
+        progress=options.progress,
         run=run,
     )
     return frame, scorer, scored
 
 
-def score(
-    data: Any,
-    model: Any,
-    method: str = "logprob",
-    *,
-    normalise: str | None = None,
-    unigram: UnigramModel | None = None,
-    batch_size: int = 16,
-    device: str | None = None,
-    dtype: Any = None,
-    revision: str | None = None,
-    prepend_bos: bool = True,
-    acceptable_label: int = 1,
-    text_column: str = "text",
-    model_name: str | None = None,
-    cache: bool | str | Path | ScoreCache = True,
-    progress: bool = True,
-    client: Any = None,
-    recheck: bool = False,
-) -> pd.DataFrame:
-    """Long scores table (`sentence_id`, `model`, `score`, `method`, `n_tokens`; for the
-    log-probability methods `perplexity` = exp(-raw score / n_tokens); for a transformer
-    `model_source`: "dir:<sha256 of the folder's files>" or "hub:<id>@<commit>"),
-    one row per sentence.
+def score(data: Any, model: Any = None, method: str | None = None, *,
+          options: ScoringOptions | None = None, **settings: Any) -> pd.DataFrame:
+    """Long scores table of `data` scored by `model` with `method`, one row per sentence.
 
-    data: a Dataset, a sentences DataFrame (`sentence_id`, `text`) or a list of strings.
-    model: hub id or local directory (loaded with `from_pretrained`), a `load_model()` result,
+    Parameters
+    ----------
+    data : Dataset, DataFrame or list of str
+        A Dataset, a sentences DataFrame (`sentence_id`, `text`) or a list of strings.
+    model : str, path, LanguageModel or n-gram model
+        Hub id or local directory (loaded with `from_pretrained`), a `load_model()` result,
         or for method "ngram" a `train_ngram()` model or an ARPA file path.
-    method: "logprob" (causal LM: sum of log P(token | BOS, previous tokens)), "pll" (masked LM,
-        thesis eq. 3), "pll_word_l2r" (Kauf & Ivanova 2023), "classifier" (thesis eq. 2.3),
+    method : str, default "logprob"
+        A sentence method of `scoring.registry.REGISTRY` (`scoring.METHODS`): "logprob"
+        (causal LM: sum of log P(token | BOS, previous tokens)), "pll" (masked LM, thesis
+        eq. 3), "pll_word_l2r" (Kauf & Ivanova 2023), "classifier" (thesis eq. 2.3),
         "ngram" (Kneser-Ney or ARPA). All log-probabilities are natural logs.
-    normalise: None, "mean" (score / n_tokens), "slor" or "normlp" (Lau et al. 2017, need
-        `unigram`; length = the unigram tokenizer's word count); the method column then reads
-        e.g. "logprob_slor". The model column defaults to "<model>_<method>" (like the
-        published "bert-base-uncased_mlm"; a local folder by its own name, not its path), so
-        one model scored by two methods stays two systems in the scores table; `model_name`
-        overrides it.
-    dtype/device: float32 on the best available device unless given. Sentences longer than the
-        model accepts raise ScoringError (never truncated). `text_column` picks another column
-        (e.g. POS tags for a tag n-gram model). Scores are cached on disk (`cache`: True for
-        $ACCEPTABILITY_CACHE_DIR or ~/.cache/acceptability, a directory, or False).
-    progress: a progress bar on a terminal or in a notebook; none in a log file or a pipe.
-    client: a `dask.distributed.Client`: the sentences are scored in shards on its workers
-        (scoring.distributed), each shard written to the cache as it comes back; the scores
-        equal a single-process run's. The model must load by the same id or path on every worker.
-    recheck: with dtype "bfloat16" and a Dataset with pairs, the pairs whose bfloat16 difference
-        is too close to call are rescored in float32 (scoring.recheck), so their verdicts are
-        float32's; column `rechecked` marks those sentences, `.attrs["recheck"]` says how many
-        (`Recheck.summary`).
+    options : ScoringOptions, optional
+        Settings to start from; `model`, `method` and `settings` given here override them.
+    **settings
+        Any field of `ScoringOptions`: `normalise` (None, "mean", "slor" or "normlp", Lau
+        et al. 2017; the last two need `unigram`, length = the unigram tokenizer's word
+        count; the method column then reads e.g. "logprob_slor"), `unigram`, `batch_size`,
+        `device`, `dtype` (float32 on the best available device unless given), `revision`,
+        `prepend_bos`, `acceptable_label`, `text_column` (e.g. POS tags for a tag n-gram
+        model), `model_name`, `cache` (True for $ACCEPTABILITY_CACHE_DIR or
+        ~/.cache/acceptability, a directory, or False), `progress` (a bar on a terminal or
+        in a notebook, none in a log file or a pipe), `client` (a `dask.distributed.Client`:
+        the sentences are scored in shards on its workers, `scoring.distributed`, each
+        shard cached as it comes back; the scores equal a single-process run's; the model
+        must load by the same id or path on every worker) and `recheck` (with dtype
+        "bfloat16" and a Dataset with pairs, the pairs whose bfloat16 difference is too
+        close to call are rescored in float32, `scoring.recheck`).
+
+    Returns
+    -------
+    DataFrame
+        `sentence_id`, `model`, `score`, `method`, `n_tokens`; for the log-probability
+        methods `perplexity` = exp(-raw score / n_tokens); for a transformer
+        `model_source`: "dir:<sha256 of the folder's files>" or "hub:<id>@<commit>". The
+        model column defaults to "<model>_<method>" (like the published
+        "bert-base-uncased_mlm"; a local folder by its own name, not its path), so one
+        model scored by two methods stays two systems; `model_name` overrides it. With
+        `recheck`, column `rechecked` marks the rescored sentences and
+        `.attrs["recheck"]` says how many (`Recheck.summary`). Sentences longer than the
+        model accepts raise `ScoringError` (never truncated).
+
+    Examples
+    --------
+    >>> from acceptability import scoring
+    >>> corpus = ["the cat sat", "the dog sat", "a cat ran"]
+    >>> lm = scoring.train_ngram(corpus, order=2, tokenize=str.split)
+    >>> sc = scoring.score(["the cat sat", "sat cat the"], lm, "ngram", cache=False)
+    >>> sc[["sentence_id", "model", "method", "n_tokens"]]
+      sentence_id         model method  n_tokens
+    0           0  2-gram_ngram  ngram         4
+    1           1  2-gram_ngram  ngram         4
+    >>> bool(sc["score"][0] > sc["score"][1])
+    True
     """
-    if normalise is not None:
-        _check_normalise(normalise, unigram)
-    if recheck:
-        _check_recheck(data, model, method, dtype)
-    frame, scorer, scored = _score_sentences(
-        data,
-        model,
-        method,
-        text_column=text_column,
-        batch_size=batch_size,
-        cache=cache,
-        progress=progress,
-        client=client,
-        device=device,
-        dtype=dtype,
-        revision=revision,
-        prepend_bos=prepend_bos,
-        acceptable_label=acceptable_label,
-    )
-    values = np.array([s.score for s in scored], dtype=float)
+    options = resolve(options, model, method, settings, default_method="logprob")
+    if options.normalise is not None:
+        _check_normalise(options.normalise, options.unigram)
+    if options.recheck:
+        _check_recheck(data, options)
+    frame, scorer, scored = _score_sentences(data, options)
+    out = _scores_table(frame, scorer, scored, options)
+    return _rechecked(out, data, frame, options) if options.recheck else out
+
+
+def _scores_table(
+    frame: pd.DataFrame, scorer: Scorer, scored: list[Scored], options: ScoringOptions
+) -> pd.DataFrame:
+    """The long scores table of `score`, normalised as `options` asks."""
+    raw = np.array([s.score for s in scored], dtype=float)
     n_tokens = np.array([s.n_tokens for s in scored], dtype=int)
-    label = method
-    if normalise is not None:
-        values = _normalised(values, n_tokens, list(frame["text"]), normalise, unigram)
-        label = f"{method}_{normalise}"
+    values, label = raw, options.method
+    if options.normalise is not None:
+        values = _normalised(raw, n_tokens, list(frame["text"]), options.normalise, options.unigram)
+        label = f"{options.method}_{options.normalise}"
     out = pd.DataFrame(
         {
             "sentence_id": frame["sentence_id"],
-            "model": model_name or f"{display_name(scorer.label)}_{label}",
+            "model": options.model_name or f"{display_name(scorer.label)}_{label}",
             "score": values,
             "method": label,
             "n_tokens": n_tokens,
         }
     )
-    if method in LOGPROB_METHODS:  # per-token perplexity of the raw log-probability
-        raw = np.array([s.score for s in scored], dtype=float)
+    if REGISTRY[options.method].logprob:  # per-token perplexity of the raw log-probability
         out["perplexity"] = np.exp(-raw / np.maximum(n_tokens, 1))
     if scorer.source:
         out["model_source"] = scorer.source
-    if not recheck:
-        return out
+    return out
+
+
+def _rechecked(out: pd.DataFrame, data: Any, frame: pd.DataFrame, options: ScoringOptions) -> pd.DataFrame:
+    """`out` with the pairs too close to call in bfloat16 rescored in float32 (`recheck_pairs`)."""
     rescored: list[pd.DataFrame] = []
     twin: list[LanguageModel] = []  # the float32 model, loaded at the first rescore
 
     def rescore(ids: list[str]) -> pd.Series:
         if not twin:
-            twin.append(_float32_twin(model, method, device, revision))
-        got = score(frame[frame["sentence_id"].isin(ids)], twin[0], method, normalise=normalise,
-                    unigram=unigram, batch_size=batch_size, prepend_bos=prepend_bos,
-                    acceptable_label=acceptable_label, cache=cache, progress=progress,
-                    client=client)
+            twin.append(_float32_twin(options))
+        again = replace(options, model=twin[0], device=None, dtype=None, revision=None,
+                        text_column="text", model_name=None, recheck=False)
+        got = score(frame[frame["sentence_id"].isin(ids)], options=again)
         rescored.append(got)
         return got.set_index("sentence_id")["score"]
 
@@ -214,13 +232,14 @@ def score(
     return out
 
 
-def _check_recheck(data: Any, model: Any, method: str, dtype: Any) -> None:
+def _check_recheck(data: Any, options: ScoringOptions) -> None:
     """Fail before scoring on a recheck that cannot run."""
     if getattr(data, "pairs", None) is None or not len(data.pairs):
         raise ScoringError("recheck rescores close minimal pairs: give a Dataset with pairs")
-    if method == "ngram":
+    if options.method == "ngram":
         raise ScoringError("recheck compares bfloat16 with float32 scores; n-gram models have no dtype")
-    running = str(model.model.dtype) if isinstance(model, LanguageModel) else str(pick_dtype(dtype))
+    model = options.model
+    running = str(model.model.dtype) if isinstance(model, LanguageModel) else str(pick_dtype(options.dtype))
     if running != "torch.bfloat16":
         raise ScoringError(
             f"recheck compares bfloat16 with float32 scores, and this model runs in {running}: "
@@ -228,12 +247,14 @@ def _check_recheck(data: Any, model: Any, method: str, dtype: Any) -> None:
         )
 
 
-def _float32_twin(model: Any, method: str, device: str | None, revision: str | None) -> LanguageModel:
+def _float32_twin(options: ScoringOptions) -> LanguageModel:
     """The same weights loaded in float32 (a LanguageModel by its name, device and hub commit)."""
+    model, device, revision = options.model, options.device, options.revision
     if isinstance(model, LanguageModel):
         revision = model.source.rpartition("@")[2] if model.source.startswith("hub:") else None
         model, device = model.name, model.device
-    return load_model(str(model), KIND_OF_METHOD[method], device=device, dtype="float32", revision=revision)
+    kind = REGISTRY[options.method].kind
+    return load_model(str(model), kind, device=device, dtype="float32", revision=revision)
 
 
 def display_name(name: str) -> str:
@@ -267,53 +288,59 @@ def _normalised(
 
 def token_scores(
     data: Any,
-    model: Any,
-    method: str = "logprob",
+    model: Any = None,
+    method: str | None = None,
     *,
     level: str = "token",
-    batch_size: int = 16,
-    device: str | None = None,
-    dtype: Any = None,
-    revision: str | None = None,
-    prepend_bos: bool = True,
-    text_column: str = "text",
-    model_name: str | None = None,
-    cache: bool | str | Path | ScoreCache = True,
-    progress: bool = True,
-    client: Any = None,
+    options: ScoringOptions | None = None,
+    **settings: Any,
 ) -> pd.DataFrame:
     """Per-token (level="token") or per-word (level="word": whitespace-separated words) scores.
 
-    Columns: `sentence_id`, `model`, `method`, `index`, `token` (or `word`), `logprob` (natural
-    log; for PLL methods the masked-token log-probability), `surprisal` (-log2 P, bits), and at
-    word level `n_tokens`. A word-level score sums its tokens (a word's punctuation included);
-    n-gram tokens are already words (plus `</s>`). Uses the same cache and `client` as `score`.
+    A word-level score sums its tokens (a word's punctuation included); n-gram tokens are
+    already words (plus `</s>`). Uses the same cache and `client` as `score`.
+
+    Parameters
+    ----------
+    data, model, method, options
+        As for `score`; the classifier method gives sentence scores only.
+    level : {"token", "word"}
+        Tokens of the model's tokenizer, or whitespace-separated words.
+    **settings
+        Fields of `ScoringOptions`, as for `score`, except `normalise`, `unigram` and
+        `recheck`, which apply to sentence scores only.
+
+    Returns
+    -------
+    DataFrame
+        `sentence_id`, `model`, `method`, `index`, `token` (or `word`), `logprob` (natural
+        log; for PLL methods the masked-token log-probability), `surprisal` (-log2 P, bits),
+        and at word level `n_tokens`.
+
+    Examples
+    --------
+    >>> from acceptability import scoring
+    >>> lm = scoring.train_ngram(["the cat sat", "the dog sat"], order=2, tokenize=str.split)
+    >>> words = scoring.token_scores(["the cat sat"], lm, "ngram", level="word", cache=False)
+    >>> list(words["word"])
+    ['the', 'cat', 'sat', '</s>']
+    >>> list(words.columns)
+    ['sentence_id', 'model', 'method', 'index', 'word', 'logprob', 'n_tokens', 'surprisal']
     """
+    options = resolve(options, model, method, settings, default_method="logprob")
+    refuse(options, ("normalise", "unigram", "recheck"), "token_scores")
     if level not in ("token", "word"):
         raise ScoringError(f"level must be 'token' or 'word', got {level!r}")
-    if method == "classifier":
+    if options.method == "classifier":
         raise ScoringError("the classifier method gives sentence scores only; no token scores")
-    frame, scorer, scored = _score_sentences(
-        data,
-        model,
-        method,
-        text_column=text_column,
-        batch_size=batch_size,
-        cache=cache,
-        progress=progress,
-        client=client,
-        device=device,
-        dtype=dtype,
-        revision=revision,
-        prepend_bos=prepend_bos,
-    )
+    frame, scorer, scored = _score_sentences(data, options)
     rows = []
     for sid, text, s in zip(frame["sentence_id"], frame["text"], scored, strict=True):
         units = _words(text, s) if level == "word" and s.offsets else _tokens(s)
         rows += [(sid, i, unit, lp, n) for i, (unit, lp, n) in enumerate(units)]
     out = pd.DataFrame(rows, columns=["sentence_id", "index", level, "logprob", "n_tokens"])
-    out.insert(1, "model", model_name or display_name(scorer.label))
-    out.insert(2, "method", method)
+    out.insert(1, "model", options.model_name or display_name(scorer.label))
+    out.insert(2, "method", options.method)
     out["surprisal"] = -out["logprob"] / math.log(2)
     return out if level == "word" else out.drop(columns="n_tokens")
 

@@ -101,7 +101,7 @@ CPU_LOGIT_ROWS = 8
 def head_rows(model, rows, *, from_last_layer: bool = False, exact_head=None):
     """Run the model's output head only at `rows` of the flattened (batch*time) hidden states;
     yields ``logprobs(logits, targets)``: each row's log-probability of its target
-    (:func:`target_logprobs`).
+    (`target_logprobs`).
 
     The vocabulary projection dominates the cost of a small forward pass; PLL needs it only at
     masked positions and logprob only at real (non-pad) positions. A forward pre-hook on

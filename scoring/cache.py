@@ -21,7 +21,19 @@ CHUNK = 500  # keys per SELECT ... IN (...) query, under SQLite's variable limit
 
 
 def default_cache_dir() -> Path:
-    """$ACCEPTABILITY_CACHE_DIR, else ~/.cache/acceptability."""
+    """The score cache's folder: $ACCEPTABILITY_CACHE_DIR, else ~/.cache/acceptability.
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> from acceptability import scoring
+    >>> folder = scoring.default_cache_dir()  # where score(..., cache=True) keeps scores
+    >>> folder.name != ""
+    True
+    """
     env = os.environ.get("ACCEPTABILITY_CACHE_DIR")
     return Path(env) if env else Path.home() / ".cache" / "acceptability"
 
@@ -33,7 +45,22 @@ def cache_key(identity: str, method: str, options: Mapping, text: str) -> str:
 
 
 class ScoreCache:
-    """Scores by key in `<directory>/scores.sqlite`; safe to share between threads."""
+    """Scores by key in `<directory>/scores.sqlite`; safe to share between threads.
+
+    Parameters
+    ----------
+    directory : str or Path, optional
+        The folder; `default_cache_dir()` unless given.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from acceptability import scoring
+    >>> cache = scoring.ScoreCache(tempfile.mkdtemp())
+    >>> len(cache)
+    0
+    >>> cache.close()
+    """
 
     def __init__(self, directory: str | Path | None = None):
         self.path = Path(directory or default_cache_dir()).expanduser() / "scores.sqlite"
@@ -72,3 +99,13 @@ class ScoreCache:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def open_cache(cache: bool | str | Path | ScoreCache | None) -> ScoreCache | None:
+    """The cache a `cache` setting means: True the default directory, a path that
+    directory, a ScoreCache itself, False (or None) no cache."""
+    if isinstance(cache, ScoreCache):
+        return cache
+    if cache is False or cache is None:
+        return None
+    return ScoreCache(None if cache is True else cache)

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.options import SCORER_FIELDS, ScoringOptions
 from acceptability.scoring.results import Scored
 
 SHARD_SENTENCES = 256  # sentences per task: large enough to amortise a task, small enough to balance
@@ -51,7 +52,7 @@ def score_shard(spec: dict, identity: str, items: list[Any], batches: list[list[
 
     key = json.dumps(spec, sort_keys=True)
     if key not in _WORKER_SCORERS:
-        _WORKER_SCORERS[key] = make_scorer(**spec)
+        _WORKER_SCORERS[key] = make_scorer(ScoringOptions(**spec))
     scorer = _WORKER_SCORERS[key]
     if scorer.identity != identity:
         raise ScoringError(
@@ -91,19 +92,19 @@ def run_shards(
         client.cancel(list(futures))
 
 
-def worker_spec(model: Any, method: str, options: dict) -> dict:
-    """make_scorer's arguments as plain values a worker can rebuild the scorer from."""
+def worker_spec(options: ScoringOptions) -> dict:
+    """The settings of `options` that build its scorer (`SCORER_FIELDS` and the model), as
+    plain values a worker can rebuild the scorer from."""
     from acceptability.scoring.models import LanguageModel
 
+    model, dtype = options.model, options.dtype
     if isinstance(model, LanguageModel):
-        options = {**options, "dtype": options.get("dtype") or model.model.dtype}
-        model = model.name
+        model, dtype = model.name, dtype or model.model.dtype
     elif not isinstance(model, str) and not hasattr(model, "__fspath__"):
         raise ScoringError(
             f"scoring with a client needs a model id or folder, not a {type(model).__name__}; "
             "n-gram models are fast enough to score in one process"
         )
-    dtype = options.get("dtype")
     if dtype is not None and not isinstance(dtype, str):
         dtype = str(dtype).removeprefix("torch.")
-    return {"model": str(model), "method": method, **options, "dtype": dtype}
+    return {**{f: getattr(options, f) for f in SCORER_FIELDS}, "model": str(model), "dtype": dtype}

@@ -11,17 +11,13 @@ from typing import Any
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.prepack import prepack_linears
 from acceptability.scoring.progress import hf_progress_quiet
+from acceptability.scoring.registry import methods_of_kind
 
 # Which model heads each kind of scoring needs, by the suffix of the config's architecture name.
 HEAD_SUFFIXES = {
     "causal": ("ForCausalLM", "LMHeadModel"),
     "masked": ("ForMaskedLM", "ForPreTraining"),
     "classifier": ("ForSequenceClassification",),
-}
-METHODS_BY_KIND = {
-    "causal": ("logprob", "one_prefix", "two_prefix"),
-    "masked": ("pll", "pll_word_l2r"),
-    "classifier": ("classifier",),
 }
 
 
@@ -111,7 +107,7 @@ def looks_local(name: str) -> bool:
 
 def check_local(name: str) -> None:
     """A ScoringError, before any hub request, when `name` looks like a local path
-    (:func:`looks_local`) but is no folder: a misspelt path must not go to the hub."""
+    (`looks_local`) but is no folder: a misspelt path must not go to the hub."""
     path = Path(name).expanduser()
     if looks_local(name) and not path.is_dir():
         what = "is a file, not a model folder" if path.exists() else "does not exist"
@@ -150,6 +146,64 @@ def max_tokens(model: Any, tokenizer: Any) -> int:
     return min(v for v in limits if isinstance(v, int) and 0 < v < 1_000_000)
 
 
+def check_kind(name: str, kind: str, config: Any) -> None:
+    """A ScoringError unless the config's architecture is a `kind` model, naming the
+    methods (`registry.methods_of_kind`) the model it is would serve."""
+    actual = model_kind(config)
+    if actual == kind:
+        return
+    hint = (
+        f"use method {' or '.join(map(repr, methods_of_kind(actual)))}"
+        if actual
+        else "its config lists no architecture scoring knows"
+    )
+    raise ScoringError(
+        f"model {name!r} ({', '.join(config.architectures or ['no architecture'])}) is not a "
+        f"{kind} model ({' / '.join(HEAD_SUFFIXES[kind])}), which this method needs; {hint}."
+    )
+
+
+def model_source(name: str, revision: str | None) -> str:
+    """Which weights these are: "dir:<sha256 of the folder's files>" or "hub:<id>@<commit>"."""
+    local = Path(name).expanduser()
+    return f"dir:{directory_hash(local)}" if local.is_dir() else f"hub:{name}@{hub_commit(name, revision)}"
+
+
+def _from_pretrained(name: str, kind: str, config: Any, revision: str | None) -> tuple[Any, Any]:
+    """The model (in float32) and its tokenizer, without transformers' progress bars."""
+    import torch
+    from transformers import (
+        AutoModelForCausalLM,
+        AutoModelForMaskedLM,
+        AutoModelForSequenceClassification,
+        AutoTokenizer,
+    )
+
+    auto = {
+        "causal": AutoModelForCausalLM,
+        "masked": AutoModelForMaskedLM,
+        "classifier": AutoModelForSequenceClassification,
+    }[kind]
+    # GPT-2's "gelu_new" is the tanh approximation of GELU written as five tensor operations;
+    # transformers' "gelu_pytorch_tanh" is the same function as one fused kernel (equal up to
+    # float rounding, ~1e-7); the five operations took ~15% of a GPT-2 forward pass on CPU here.
+    fast_gelu = {"activation_function": "gelu_pytorch_tanh"}
+    overrides = fast_gelu if getattr(config, "activation_function", None) == "gelu_new" else {}
+    with hf_progress_quiet():  # transformers' bars would flood a log file
+        model = auto.from_pretrained(name, revision=revision, dtype=torch.float32, **overrides)
+        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
+    return model, tokenizer
+
+
+def _float32_head(model: Any, device: str) -> tuple | None:
+    """The output layer's float32 (weight, bias) on `device`, kept when the model runs in
+    another dtype for exact target and top logits (`batches.target_logprobs`)."""
+    if (head := model.get_output_embeddings()) is None:
+        return None
+    bias = getattr(head, "bias", None)
+    return tuple(t.detach().clone().to(device) if t is not None else None for t in (head.weight, bias))
+
+
 def load_model(
     name: str,
     kind: str,
@@ -159,69 +213,62 @@ def load_model(
     revision: str | None = None,
     prepack: bool = True,
 ) -> LanguageModel:
-    """Load `name` (hub id or directory) through `from_pretrained` as a causal, masked or classifier model.
+    """Load `name` (hub id or directory) through `from_pretrained` as a causal, masked or
+    classifier model.
 
-    On the CPU in float32 or bfloat16 the linear layers run through oneDNN with packed weights
-    (`prepack`, see scoring.prepack): faster, same scores, about twice the memory for the
-    linear weights. In another dtype (bfloat16) the weights are read in float32 and cast, and
-    the output layer's float32 weights are kept to compute the logits a score reads exactly
-    (`batches.target_logprobs`).
+    On the CPU in float32 or bfloat16 the linear layers run through oneDNN with packed
+    weights (`prepack`, see `scoring.prepack`): faster, same scores, about twice the memory
+    for the linear weights. In another dtype (bfloat16) the weights are read in float32 and
+    cast, and the output layer's float32 weights are kept to compute the logits a score
+    reads exactly (`batches.target_logprobs`).
+
+    Parameters
+    ----------
+    name : str
+        A hub id ("gpt2", "org/name") or a folder saved with `save_pretrained`.
+    kind : {"causal", "masked", "classifier"}
+        The head the scoring method needs (`scoring.registry.REGISTRY`).
+    device : str, optional
+        cuda, then mps, then cpu unless given.
+    dtype : str or torch.dtype, optional
+        float32 unless given.
+    revision : str, optional
+        The hub branch, tag or commit.
+    prepack : bool
+        Pack the linear layers' weights for oneDNN on the CPU.
+
+    Returns
+    -------
+    LanguageModel
+        The model, its tokenizer and its identity (the score cache's key).
+
+    Examples
+    --------
+    A misspelt folder fails before anything is loaded (a real model needs transformers):
+
+    >>> from acceptability import scoring
+    >>> scoring.load_model("./no/such/model", "causal")
+    Traceback (most recent call last):
+    ...
+    acceptability.scoring.errors.ScoringError: model folder './no/such/model' does not exist ...
     """
     check_local(name)  # before the slow imports
     import torch
-    from transformers import (
-        AutoModelForCausalLM,
-        AutoModelForMaskedLM,
-        AutoModelForSequenceClassification,
-        AutoTokenizer,
-    )
 
     if kind not in HEAD_SUFFIXES:
         raise ScoringError(f"unknown model kind {kind!r}; use one of {sorted(HEAD_SUFFIXES)}")
     config = load_config(name, revision)
-    actual = model_kind(config)
-    if actual != kind:
-        hint = (
-            f"use method {' or '.join(map(repr, METHODS_BY_KIND[actual]))}"
-            if actual
-            else "its config lists no architecture scoring knows"
-        )
-        raise ScoringError(
-            f"model {name!r} ({', '.join(config.architectures or ['no architecture'])}) is not a "
-            f"{kind} model ({' / '.join(HEAD_SUFFIXES[kind])}), which this method needs; {hint}."
-        )
-    auto = {
-        "causal": AutoModelForCausalLM,
-        "masked": AutoModelForMaskedLM,
-        "classifier": AutoModelForSequenceClassification,
-    }[kind]
+    check_kind(name, kind, config)
     torch_dtype = pick_dtype(dtype)
     device = pick_device(device)
-    # GPT-2's "gelu_new" is the tanh approximation of GELU written as five tensor operations;
-    # transformers' "gelu_pytorch_tanh" is the same function as one fused kernel (equal up to
-    # float rounding, ~1e-7); the five operations took ~15% of a GPT-2 forward pass on CPU here.
-    fast_gelu = {"activation_function": "gelu_pytorch_tanh"}
-    overrides = fast_gelu if getattr(config, "activation_function", None) == "gelu_new" else {}
-    with hf_progress_quiet():  # transformers' bars would flood a log file
-        model = auto.from_pretrained(name, revision=revision, dtype=torch.float32, **overrides)
-        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
-    head_fp32 = None
-    if torch_dtype != torch.float32 and (head := model.get_output_embeddings()) is not None:
-        # kept for exact target and top logits (batches.target_logprobs)
-        bias = getattr(head, "bias", None)
-        head_fp32 = tuple(t.detach().clone().to(device) if t is not None else None
-                          for t in (head.weight, bias))
+    model, tokenizer = _from_pretrained(name, kind, config, revision)
+    head_fp32 = _float32_head(model, device) if torch_dtype != torch.float32 else None
     model = model.to(device=device, dtype=torch_dtype).eval()
     if prepack and device == "cpu":
         prepack_linears(model)
     if not tokenizer.is_fast:
         raise ScoringError(f"model {name!r} has no fast tokenizer; scoring needs token offsets")
-    local = Path(name).expanduser()
-    source = (
-        f"dir:{directory_hash(local)}"
-        if local.is_dir()
-        else f"hub:{name}@{hub_commit(name, revision)}"
-    )
+    source = model_source(name, revision)
     return LanguageModel(
         name=name,
         kind=kind,

@@ -28,23 +28,77 @@ UNIGRAM_FIX = ("give a corpus as .txt (one sentence per line) or word frequencie
 
 
 def mean_logprob(logprob: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """MeanLP = log P_lm(s) / |s|."""
+    """MeanLP = log P_lm(s) / |s| (Lau et al. 2017, table 2).
+
+    Parameters
+    ----------
+    logprob, length : array-like
+        log P_lm(s) and |s| per sentence.
+
+    Returns
+    -------
+    ndarray
+        MeanLP per sentence.
+
+    Examples
+    --------
+    >>> from acceptability import scoring
+    >>> scoring.mean_logprob([-12.0, -9.0], [4, 3])
+    array([-3., -3.])
+    """
     return np.asarray(logprob, dtype=float) / np.asarray(length, dtype=float)
 
 
 def slor(logprob: np.ndarray, unigram_logprob: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """SLOR = (log P_lm(s) - log P_u(s)) / |s|."""
+    """SLOR = (log P_lm(s) - log P_u(s)) / |s| (Lau et al. 2017, table 2): the LM's
+    log-probability above the sentence's word frequencies, per word.
+
+    Parameters
+    ----------
+    logprob, unigram_logprob, length : array-like
+        log P_lm(s), log P_u(s) and |s| per sentence.
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    A sentence 8 nats likelier under the LM than under its unigram model, over 4 words:
+
+    >>> from acceptability.scoring import slor
+    >>> slor([-12.0], [-20.0], [4])
+    array([2.])
+    """
     diff = np.asarray(logprob, dtype=float) - np.asarray(unigram_logprob, dtype=float)
     return diff / np.asarray(length, dtype=float)
 
 
 def norm_lp(logprob: np.ndarray, unigram_logprob: np.ndarray) -> np.ndarray:
-    """NormLP (Div) = -log P_lm(s) / log P_u(s)."""
+    """NormLP (Div) = -log P_lm(s) / log P_u(s) (Lau et al. 2017, table 2); higher is
+    more acceptable.
+
+    Parameters
+    ----------
+    logprob, unigram_logprob : array-like
+        log P_lm(s) and log P_u(s) per sentence.
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from acceptability.scoring import norm_lp
+    >>> norm_lp(np.array([-12.0, -4.0]), np.array([-20.0, -20.0]))
+    array([-0.6, -0.2])
+    """
     return -np.asarray(logprob, dtype=float) / np.asarray(unigram_logprob, dtype=float)
 
 
 def check_unigram_file(path: str | os.PathLike) -> Path:
-    """``path`` if it is a file :func:`read_unigram` reads (by its suffix), else a DataError."""
+    """``path`` if it is a file `read_unigram` reads (by its suffix), else a DataError."""
     p = Path(path).expanduser()
     if not p.is_file():
         raise DataError("no such unigram file", source=str(p), fix=UNIGRAM_FIX)
@@ -56,9 +110,9 @@ def check_unigram_file(path: str | os.PathLike) -> Path:
 
 def read_unigram(path: str | os.PathLike) -> UnigramModel:
     """The unigram model of SLOR and NormLP from a file, add-one smoothed, in Penn Treebank
-    words: a corpus (``.txt``, UTF-8, one sentence per line; :func:`scoring.train_unigram`)
+    words: a corpus (``.txt``, UTF-8, one sentence per line; `scoring.train_unigram`)
     or word frequencies (``.csv``/``.tsv``, columns ``word`` and ``count``;
-    :func:`scoring.unigram_from_frequencies`). Lau et al. (2017) count the corpus the
+    `scoring.unigram_from_frequencies`). Lau et al. (2017) count the corpus the
     language model was trained on."""
     p = check_unigram_file(path)
     suffix = p.suffix.lower()

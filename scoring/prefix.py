@@ -11,14 +11,15 @@ of words in context, and only mean something within their pair.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from acceptability.scoring.api import display_name, open_cache
-from acceptability.scoring.cache import ScoreCache
+from acceptability.scoring.api import display_name
+from acceptability.scoring.cache import open_cache
 from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.options import ScoringOptions, refuse, resolve
+from acceptability.scoring.registry import PREFIX_METHODS
 from acceptability.scoring.runner import compute, make_scorer
 
 FIELDS = {
@@ -32,27 +33,10 @@ def _continuation(context: str, word: str) -> str:
     return word if not context or context[-1].isspace() or word[:1].isspace() else f" {word}"
 
 
-def prefix_scores(
-    data: Any,
-    model: Any,
-    method: str = "one_prefix",
-    *,
-    batch_size: int = 16,
-    device: str | None = None,
-    dtype: Any = None,
-    revision: str | None = None,
-    prepend_bos: bool = True,
-    model_name: str | None = None,
-    cache: bool | str | Path | ScoreCache = True,
-    progress: bool = True,
-) -> pd.DataFrame:
-    """Pairs-level prefix-method scores for the pairs whose `<method>_method` flag is true.
-
-    data: a Dataset (uses `.pairs`) or a pairs DataFrame with `pair_id` and BLiMP's prefix fields
-    (one_prefix_prefix, one_prefix_word_good/_bad; two_prefix_prefix_good/_bad, two_prefix_word).
-    """
-    if method not in FIELDS:
-        raise ScoringError(f"unknown prefix method {method!r}; use 'one_prefix' or 'two_prefix'")
+def _prefix_inputs(
+    data: Any, method: str
+) -> tuple[pd.DataFrame, list[tuple[str, str]], list[tuple[str, str]]]:
+    """The pairs `method` applies to, and their (context, word) inputs, good then bad."""
     pairs = data.pairs if hasattr(data, "pairs") else data
     missing = {"pair_id", *FIELDS[method]} - set(pairs.columns)
     if missing:
@@ -72,9 +56,54 @@ def prefix_scores(
         good_prefix, bad_prefix, word = (pairs[c].astype(str) for c in FIELDS[method])
         good_inputs = [(p, _continuation(p, w)) for p, w in zip(good_prefix, word, strict=True)]
         bad_inputs = [(p, _continuation(p, w)) for p, w in zip(bad_prefix, word, strict=True)]
-    scorer = make_scorer(
-        model, "continuation", device=device, dtype=dtype, revision=revision, prepend_bos=prepend_bos
-    )
+    return pairs, good_inputs, bad_inputs
+
+
+def prefix_scores(data: Any, model: Any = None, method: str | None = None, *,
+                  options: ScoringOptions | None = None, **settings: Any) -> pd.DataFrame:
+    """Pairs-level prefix-method scores for the pairs whose `<method>_method` flag is true.
+
+    Parameters
+    ----------
+    data : Dataset or DataFrame
+        A Dataset (uses `.pairs`) or a pairs DataFrame with `pair_id` and BLiMP's prefix
+        fields (one_prefix_prefix, one_prefix_word_good/_bad; two_prefix_prefix_good/_bad,
+        two_prefix_word).
+    model : str, path or LanguageModel
+        A causal LM: hub id, local directory or `load_model(..., "causal")` result.
+    method : {"one_prefix", "two_prefix"}, default "one_prefix"
+        `scoring.registry.PREFIX_METHODS`.
+    options : ScoringOptions, optional
+        Settings to start from; `model`, `method` and `settings` override them.
+    **settings
+        Fields of `ScoringOptions` a causal LM uses: `batch_size`, `device`, `dtype`,
+        `revision`, `prepend_bos`, `model_name`, `cache`, `progress`.
+
+    Returns
+    -------
+    DataFrame
+        `pair_id`, `model`, `method`, `good_score`, `bad_score`, `good_n_tokens`,
+        `bad_n_tokens`, `prefers_good`.
+
+    Examples
+    --------
+    Needs a causal LM (a transformer), so it is not run here:
+
+    >>> from acceptability import data, scoring
+    >>> npi = data.load_blimp(paradigms=["npi_present_1"])  # doctest: +SKIP
+    >>> prefix = scoring.prefix_scores(npi, "gpt2", method="two_prefix")  # doctest: +SKIP
+    >>> prefix["prefers_good"].mean()  # doctest: +SKIP
+    """
+    options = resolve(options, model, method, settings, default_method="one_prefix")
+    refuse(options, ("normalise", "unigram", "acceptable_label", "text_column", "client", "recheck"),
+           "prefix_scores")
+    method = options.method
+    if method not in PREFIX_METHODS:
+        raise ScoringError(
+            f"unknown prefix method {method!r}; use {' or '.join(map(repr, PREFIX_METHODS))}"
+        )
+    pairs, good_inputs, bad_inputs = _prefix_inputs(data, method)
+    scorer = make_scorer(options)  # the causal continuation scorer, log P(word | context)
     inputs = good_inputs + bad_inputs
     ids = list(pairs["pair_id"].astype(str))
     scored = compute(
@@ -82,15 +111,15 @@ def prefix_scores(
         inputs,
         [f"{c}\x1f{w}" for c, w in inputs],
         [f"pair {pid!r} ({side})" for side in ("good", "bad") for pid in ids],
-        batch_size=batch_size,
-        cache=open_cache(cache),
-        progress=progress,
+        batch_size=options.batch_size,
+        cache=open_cache(options.cache),
+        progress=options.progress,
     )
     n = len(pairs)
     out = pd.DataFrame(
         {
             "pair_id": ids,
-            "model": model_name or display_name(scorer.label),
+            "model": options.model_name or display_name(scorer.label),
             "method": method,
             "good_score": [s.score for s in scored[:n]],
             "bad_score": [s.score for s in scored[n:]],

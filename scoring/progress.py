@@ -2,7 +2,7 @@
 
 Our own bars use tqdm's ``disable=None`` (off when the stream is not a terminal).
 transformers and huggingface_hub draw theirs (loading weights, downloads) on any stream,
-so a log file or a pipe fills with carriage-return redraws; :func:`hf_progress_quiet`
+so a log file or a pipe fills with carriage-return redraws; `hf_progress_quiet`
 turns theirs off for a block when nobody watches.
 """
 

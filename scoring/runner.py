@@ -13,16 +13,10 @@ from acceptability.scoring.batches import length_sorted_batches
 from acceptability.scoring.cache import ScoreCache, cache_key
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel, load_model
+from acceptability.scoring.options import ScoringOptions
+from acceptability.scoring.registry import CONTINUATION, METHODS, PREFIX_METHODS, REGISTRY
 from acceptability.scoring.results import Scored
 
-KIND_OF_METHOD = {
-    "logprob": "causal",
-    "continuation": "causal",
-    "pll": "masked",
-    "pll_word_l2r": "masked",
-    "classifier": "classifier",
-}
-METHODS = ("logprob", "pll", "pll_word_l2r", "classifier", "ngram")
 NGRAM_CHUNK = 1000  # sentences per progress-bar step for n-gram models
 
 
@@ -50,42 +44,28 @@ def _by_length(items: list[Any], batch_size: int) -> Batches:
     return length_sorted_batches([len(getattr(it, "ids", it)) for it in items], batch_size)
 
 
-def make_scorer(
-    model: Any,
-    method: str,
-    *,
-    device: str | None = None,
-    dtype: Any = None,
-    revision: str | None = None,
-    prepend_bos: bool = True,
-    acceptable_label: int = 1,
-) -> Scorer:
-    """A Scorer for `method` with `model`: hub id, directory, LanguageModel, n-gram model or ARPA path."""
-    if method == "ngram":
-        return _ngram_scorer(model)
-    if method not in KIND_OF_METHOD:
+def make_scorer(options: ScoringOptions) -> Scorer:
+    """A Scorer for `options.method` with `options.model`: hub id, directory, LanguageModel,
+    n-gram model or ARPA path. A prefix method gets the causal `CONTINUATION` scorer."""
+    method = options.method
+    if method not in REGISTRY:
         raise ScoringError(f"unknown scoring method {method!r}; use one of {', '.join(METHODS)}")
-    kind = KIND_OF_METHOD[method]
-    if isinstance(model, LanguageModel):
-        lm = model
-        if lm.kind != kind:
-            raise ScoringError(f"method {method!r} needs a {kind} model; {lm.name!r} is {lm.kind}")
-    elif isinstance(model, str | Path):
-        lm = load_model(str(model), kind, device=device, dtype=dtype, revision=revision)
-    else:
-        raise ScoringError(f"method {method!r} needs a model id or directory, got {type(model).__name__}")
-    if method in ("logprob", "continuation"):
+    if method == "ngram":
+        return _ngram_scorer(options.model)
+    lm = _language_model(options)
+    if lm.kind == "causal":
+        method = CONTINUATION if method in PREFIX_METHODS else method
         return Scorer(
             lm.name,
             method,
-            lambda pair: causal.encode(lm, pair[1], pair[0], prepend_bos=prepend_bos),
+            lambda pair: causal.encode(lm, pair[1], pair[0], prepend_bos=options.prepend_bos),
             _by_length,
             lambda items, batches: causal.iter_logprobs(lm, items, batches),
             lm.identity,
-            {"prepend_bos": prepend_bos},
+            {"prepend_bos": options.prepend_bos},
             source=lm.source,
         )
-    if method in ("pll", "pll_word_l2r"):
+    if lm.kind == "masked":
         l2r = method == "pll_word_l2r"
         return Scorer(
             lm.name,
@@ -96,16 +76,32 @@ def make_scorer(
             lm.identity,
             source=lm.source,
         )
+    label = options.acceptable_label
     return Scorer(
         lm.name,
         method,
         lambda text: classifier.encode(lm, text),
         _by_length,
-        lambda items, batches: classifier.iter_signed_confidence(lm, items, batches, acceptable_label),
+        lambda items, batches: classifier.iter_signed_confidence(lm, items, batches, label),
         lm.identity,
-        {"acceptable_label": acceptable_label},
+        {"acceptable_label": label},
         source=lm.source,
     )
+
+
+def _language_model(options: ScoringOptions) -> LanguageModel:
+    """The transformer of the method's kind (`REGISTRY`): `options.model` if loaded, else
+    loaded from its hub id or folder."""
+    method, model = options.method, options.model
+    kind = REGISTRY[method].kind
+    if isinstance(model, LanguageModel):
+        if model.kind != kind:
+            raise ScoringError(f"method {method!r} needs a {kind} model; {model.name!r} is {model.kind}")
+        return model
+    if isinstance(model, str | Path):
+        return load_model(str(model), kind, device=options.device, dtype=options.dtype,
+                          revision=options.revision)
+    raise ScoringError(f"method {method!r} needs a model id or directory, got {type(model).__name__}")
 
 
 def _ngram_scorer(model: Any) -> Scorer:

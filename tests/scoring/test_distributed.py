@@ -100,4 +100,4 @@ def test_shards_are_whole_batches_in_scoring_order(texts):
 
 def test_a_client_needs_a_model_that_workers_can_load():
     with pytest.raises(scoring.ScoringError, match="needs a model id or folder"):
-        distributed.worker_spec(object(), "logprob", {})
+        distributed.worker_spec(scoring.ScoringOptions(model=object(), method="logprob"))

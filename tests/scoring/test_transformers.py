@@ -184,7 +184,7 @@ def test_word_l2r_differs_from_pll_on_multi_piece_words(bert_dir, sentences):
 
 @pytest.mark.parametrize(("fixture", "method"), [("gpt2_dir", "logprob"), ("bert_dir", "pll")])
 def test_scores_do_not_depend_on_batch_size_or_order(request, fixture, method, sentences):
-    model = scoring.load_model(request.getfixturevalue(fixture), scoring.runner.KIND_OF_METHOD[method])
+    model = scoring.load_model(request.getfixturevalue(fixture), scoring.registry.REGISTRY[method].kind)
     frame = pd.DataFrame({"sentence_id": [f"s{i}" for i in range(len(sentences))], "text": sentences})
     reference = _score(frame, model, method, batch_size=1).set_index("sentence_id")["score"]
     shuffled = frame.sample(frac=1, random_state=3)
@@ -309,9 +309,9 @@ def test_a_bfloat16_head_reads_exact_target_and_top_logits(monkeypatch):
 def test_bfloat16_models_keep_their_float32_output_layer(request, fixture, method):
     import torch
 
-    lm = scoring.load_model(request.getfixturevalue(fixture), scoring.runner.KIND_OF_METHOD[method],
+    lm = scoring.load_model(request.getfixturevalue(fixture), scoring.registry.REGISTRY[method].kind,
                             dtype="bfloat16")
     weight, _bias = lm.head_fp32
     assert lm.model.dtype == torch.bfloat16 and weight.dtype == torch.float32
     torch.testing.assert_close(weight.bfloat16(), lm.model.get_output_embeddings().weight)
-    assert scoring.load_model(request.getfixturevalue(fixture), scoring.runner.KIND_OF_METHOD[method]).head_fp32 is None
+    assert scoring.load_model(request.getfixturevalue(fixture), scoring.registry.REGISTRY[method].kind).head_fp32 is None
