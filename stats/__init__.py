@@ -3,9 +3,9 @@
 The top level holds the array metrics, z-scores, deltas, the criteria and correlations,
 ``evaluate`` and ``compare``; three rooms hold the rest:
 
-- :mod:`acceptability.stats.inference`: the one resampling engine (bootstrap, p-values);
-- :mod:`acceptability.stats.mixed`: mixed-effects and Bayesian models (lme4 syntax);
-- :mod:`acceptability.stats.benchmarks`: BLiMP, Zorro, Marvin & Linzen, forced choice.
+- `acceptability.stats.inference`: the one resampling engine (bootstrap, p-values);
+- `acceptability.stats.mixed`: mixed-effects and Bayesian models (lme4 syntax);
+- `acceptability.stats.benchmarks`: BLiMP, Zorro, Marvin & Linzen, forced choice.
 
 Never imports torch or transformers: ``import acceptability.stats`` stays fast.
 """

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
+from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
 from acceptability.stats.deltas import pair_deltas
 
@@ -19,19 +22,89 @@ def _per_model(deltas: pd.DataFrame, fn, name: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def blimp_criterion(dataset, scores: pd.DataFrame) -> pd.DataFrame:
+def blimp_criterion(dataset: Dataset, scores: pd.DataFrame) -> pd.DataFrame:
     """Share of pairs whose acceptable sentence outscores the unacceptable one, per model.
 
-    Pairs with a missing model score are excluded and counted (``n_excluded``).
+    The BLiMP criterion (Warstadt et al. 2020; thesis 1.2):
+    [blimp_rate][acceptability.stats.metrics.blimp_rate] of the model deltas. Pairs with a
+    missing model score are excluded and counted.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Sentences and minimal pairs (human judgments are not needed).
+    scores : pandas.DataFrame
+        The models' scores, higher = more acceptable.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model: ``model``, ``blimp``, ``n_pairs`` (used), ``n_excluded``.
+
+    Raises
+    ------
+    DataError
+        If the scores are malformed or not of the dataset's sentences.
+
+    Examples
+    --------
+    >>> from acceptability.data import load_example
+    >>> from acceptability.stats import blimp_criterion
+    >>> dataset, scores = load_example()
+    >>> print(blimp_criterion(dataset, scores).round(3).to_string(index=False))
+                   model  blimp  n_pairs  n_excluded
+    bert-large-cased_acc  0.850       20           9
+    bert-large-cased_mlm  0.438       16          13
+            trigram_slor  0.875        8          21
     """
     return _per_model(pair_deltas(dataset, scores), lambda dh, dlm: metrics.blimp_rate(dlm),
                       "blimp")
 
 
-def adc(dataset, scores: pd.DataFrame, delta: float = 0.5, sign: str = "strict") -> pd.DataFrame:
-    """ADC pass rate at ``delta`` per model (thesis eq. 1.1-1.2), over pairs with both
-    a human and a model delta; the others are excluded and counted. ``sign``: the sign
-    convention, ``"strict"`` or ``"thesis"`` (``stats.metrics.sign_agree``)."""
+def adc(dataset: Dataset, scores: pd.DataFrame, delta: float = 0.5,
+        sign: str = "strict") -> pd.DataFrame:
+    """ADC pass rate at ``delta`` per model (thesis eq. 1.1-1.2).
+
+    A pair passes the Acceptability Delta Criterion when the human and model deltas agree
+    in sign and differ by less than ``delta``
+    ([adc_pass][acceptability.stats.metrics.adc_pass]). The rate is over the pairs with
+    both a human and a model delta; the others are excluded and counted.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Sentences with human judgments, and pairs.
+    scores : pandas.DataFrame
+        Model scores of those sentences, in long format.
+    delta : float
+        The threshold in z-units, positive.
+    sign : {"strict", "thesis"}
+        The sign convention of [sign_agree][acceptability.stats.metrics.sign_agree].
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model: ``model``, ``adc_<delta>`` (e.g. ``adc_0.5``), ``n_pairs``,
+        ``n_excluded``.
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` is not positive or ``sign`` is unknown.
+    DataError
+        For scores that are malformed or of other sentences.
+
+    Examples
+    --------
+    >>> from acceptability.stats import adc
+    >>> from acceptability.data import load_example
+    >>> table = adc(*load_example(), delta=1.0)
+    >>> print(table.round(3).to_string(index=False))
+                   model  adc_1  n_pairs  n_excluded
+    bert-large-cased_acc  0.250       12          17
+    bert-large-cased_mlm  0.438       16          13
+            trigram_slor    NaN        0          29
+    """
     if not delta > 0:
         raise ValueError(f"delta must be positive, got {delta}")
     metrics.check_sign(sign)
@@ -39,13 +112,56 @@ def adc(dataset, scores: pd.DataFrame, delta: float = 0.5, sign: str = "strict")
                       lambda dh, dlm: metrics.adc_rate(dh, dlm, delta, sign), f"adc_{delta:g}")
 
 
-def adc_curve(dataset, scores: pd.DataFrame, deltas=None, max_delta: float = 5.0,
-              sign: str = "strict") -> pd.DataFrame:
-    """ADC pass rate over a grid of deltas (default 0 to ``max_delta`` by 0.05), long format
-    ``model, delta, pass_rate``; ``.attrs['area']`` holds each model's normalised area
-    (:func:`stats.metrics.adc_area`), a delta-free summary. ``sign``: as in :func:`adc`."""
+def adc_curve(dataset: Dataset, scores: pd.DataFrame, deltas: Sequence[float] | None = None,
+              max_delta: float = 5.0, sign: str = "strict") -> pd.DataFrame:
+    """ADC pass rate over a grid of deltas (thesis 1.3.3), with its normalised area.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        As in [adc][acceptability.stats.criteria.adc]: sentences with ``human``, pairs.
+    scores : pandas.DataFrame
+        Long scores (``sentence_id``, ``model``, ``score``).
+    deltas : sequence of float, optional
+        The grid; by default 0 to ``max_delta`` by 0.05.
+    max_delta : float
+        The upper end of the default grid and of the area.
+    sign : {"strict", "thesis"}
+        The sign convention, as in [adc][acceptability.stats.criteria.adc].
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long format: ``model``, ``delta``, ``pass_rate``. ``.attrs["area"]`` holds each
+        model's normalised area on [0, ``max_delta``]
+        ([adc_area][acceptability.stats.metrics.adc_area]), a delta-free summary.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``sign``.
+    DataError
+        If a score is non-numeric or names a sentence not in ``dataset``.
+
+    Examples
+    --------
+    >>> import acceptability.stats as stats
+    >>> from acceptability.data import load_example
+    >>> curve = stats.adc_curve(*load_example(), deltas=[0.5, 1.0], max_delta=2.0)
+    >>> print(curve.round(3).to_string(index=False))
+                   model  delta  pass_rate
+    bert-large-cased_acc    0.5      0.250
+    bert-large-cased_acc    1.0      0.250
+    bert-large-cased_mlm    0.5      0.375
+    bert-large-cased_mlm    1.0      0.438
+            trigram_slor    0.5        NaN
+            trigram_slor    1.0        NaN
+    >>> round(curve.attrs["area"]["bert-large-cased_mlm"], 3)
+    0.389
+    """
     metrics.check_sign(sign)
-    grid = np.round(np.arange(0, max_delta + 1e-9, 0.05), 10) if deltas is None else np.asarray(deltas)
+    grid = (np.round(np.arange(0, max_delta + 1e-9, 0.05), 10) if deltas is None
+            else np.asarray(deltas))
     d = pair_deltas(dataset, scores)
     rows, area = [], {}
     for model, g in d.groupby("model", sort=False):

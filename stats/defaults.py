@@ -1,11 +1,22 @@
-"""The defaults every statistic shares: one place, so that ``evaluate``, ``bootstrap``,
-``compare``, the reports and the command line cannot drift apart."""
+"""The defaults every statistic shares: one place, so that
+[evaluate][acceptability.stats.evaluate.evaluate],
+[bootstrap][acceptability.stats.inference.bootstrap.bootstrap],
+[compare][acceptability.stats.compare.compare], the reports and the command line cannot
+drift apart.
+
+Examples
+--------
+>>> from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
+>>> DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
+((0.5, 1.0, 5.0), 10000, 0)
+"""
 
 DEFAULT_DELTAS = (0.5, 1.0, 5.0)
 """ADC thresholds in z-units (Sprouse & Almeida's small/medium/large judgment differences)."""
 
 DEFAULT_MAX_DELTA = 5.0
-"""Upper end of the ADC curve and of its area (``adc_auc``)."""
+"""Upper end of the ADC curve and of its area (``adc_auc``,
+[adc_area][acceptability.stats.metrics.adc_area])."""
 
 DEFAULT_N_BOOT = 10_000
 """Bootstrap resamples wherever none are given: ``stats.bootstrap``, ``evaluate(ci=True)``,

@@ -6,19 +6,63 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
 from acceptability.stats.deltas import pair_deltas
 
 
-def reduced(dataset, scores: pd.DataFrame, baseline: str | dict[str, str], delta: float = 0.5,
-            models: list[str] | None = None, sign: str = "strict") -> pd.DataFrame:
-    """Per model: ADC at ``delta`` on all pairs (``original``), on the pairs its baseline
-    fails (``reduced``), and the share of all pairs both pass (``overlap``).
+def reduced(dataset: Dataset, scores: pd.DataFrame, baseline: str | dict[str, str],
+            delta: float = 0.5, models: list[str] | None = None,
+            sign: str = "strict") -> pd.DataFrame:
+    """ADC on the pairs a baseline fails, and the overlap (thesis Tables 2.6, 3.6, 3.7).
 
-    ``baseline`` is one model name for all, or ``{model: baseline_model}`` (Table 3.7
-    pairs each BERT_MLM with the BERT_CoLA of the same size). ``sign``: the ADC's sign
-    convention, ``"strict"`` or ``"thesis"`` (``stats.metrics.sign_agree``); the thesis'
-    tables use ``"thesis"``.
+    Per model: the ADC pass rate at ``delta``
+    ([adc_pass][acceptability.stats.metrics.adc_pass]) on all pairs (``original``), on
+    the pairs its baseline fails (``reduced``), and the share of all pairs both pass
+    (``overlap``), over the pairs with a human delta that both models scored.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Pairs, and sentences with their ``human`` judgments.
+    scores : pandas.DataFrame
+        The scores of the models and baselines, in long format.
+    baseline : str or dict of str to str
+        One model name for all, or ``{model: baseline_model}`` (Table 3.7 pairs each
+        BERT_MLM with the BERT_CoLA of the same size).
+    delta : float
+        The ADC threshold in z-units.
+    models : list of str, optional
+        The models to compare; by default the keys of a ``baseline`` dict, else every
+        other scored model.
+    sign : {"strict", "thesis"}
+        The ADC's sign convention
+        ([sign_agree][acceptability.stats.metrics.sign_agree]); the thesis' tables use
+        ``"thesis"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model: ``model``, ``baseline``, ``delta``, ``n_pairs``, ``original``,
+        ``reduced`` (NaN when the baseline fails no pair), ``n_reduced``, ``overlap``.
+
+    Raises
+    ------
+    KeyError
+        If a model or baseline has no scores.
+    ValueError
+        If ``sign`` is unknown.
+
+    Examples
+    --------
+    >>> from acceptability.data import load_example
+    >>> from acceptability.stats import reduced
+    >>> dataset, scores = load_example()
+    >>> table = reduced(dataset, scores, {"bert-large-cased_mlm": "bert-large-cased_acc"},
+    ...                 delta=1.0)
+    >>> print(table.round(3).drop(columns="baseline").to_string(index=False))
+                   model  delta  n_pairs  original  reduced  n_reduced  overlap
+    bert-large-cased_mlm    1.0       11     0.455    0.625          8      0.0
     """
     d = pair_deltas(dataset, scores)
     d = d[d["dh"].notna()]

@@ -3,9 +3,9 @@
 Issue 29 reorganised each subpackage into rooms (``stats.inference``, ``stats.mixed``,
 ``stats.benchmarks``, ``scoring.backends``, ``scoring.baselines``, ``scoring.training``,
 ``reports.cli``). Code written against 0.1 keeps running: an old module path imports the new
-module (:data:`MODULES`, through a meta-path finder installed by ``acceptability``), an old
-package attribute resolves to its new home (:data:`NAMES`), and an old keyword argument is
-renamed (:func:`renamed_kwargs`). Each says where the name went; all go in 0.3. The
+module (`MODULES`, through a meta-path finder installed by ``acceptability``), an old
+package attribute resolves to its new home (`NAMES`), and an old keyword argument is
+renamed (`renamed_kwargs`). Each says where the name went; all go in 0.3. The
 CHANGELOG lists the same moves.
 """
 

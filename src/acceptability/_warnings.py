@@ -2,7 +2,7 @@
 
 ``warnings.warn(stacklevel=n)`` needs the depth of the call chain inside the package,
 which differs by entry point (``stats.lmer`` directly, or through ``stats.sentence_model``
-or ``reports.analyse``). :func:`warn` counts it: the warning is attributed to the first
+or ``reports.analyse``). `warn` counts it: the warning is attributed to the first
 frame whose module is not part of ``acceptability`` (much like Python 3.12's
 ``skip_file_prefixes``; the package supports 3.11). Frames are told by their module's
 name, not their file, so that code generated for the package (a dataclass ``__init__``,

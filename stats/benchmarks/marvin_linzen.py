@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError
 from acceptability.data.marvin_linzen import ML_TABLE1_ROWS
 from acceptability.data.tables import member, require_columns, validate_scores
@@ -45,7 +46,7 @@ def _select(pairs: pd.DataFrame, npi_contrast: str) -> pd.DataFrame:
 
 
 def _tally(pairs: pd.DataFrame, outcomes: pd.DataFrame, setting: str) -> pd.DataFrame:
-    """Per (row, model) counts of ``pairs`` from :func:`stats.benchmarks.pair_outcomes`
+    """Per (row, model) counts of ``pairs`` from ``pair_outcomes``
     (or ``prefix_outcomes``): a pair without an outcome for a model is missing for it."""
     frames = []
     for model, o in outcomes.groupby("system", sort=False):
@@ -101,21 +102,58 @@ def _prediction_setting(dataset, pairs: pd.DataFrame,
     return _tally(scope, prefix_outcomes(dataset, both), "prediction")
 
 
-def ml_table1(dataset, scores: pd.DataFrame | None = None,
+def ml_table1(dataset: Dataset, scores: pd.DataFrame | None = None,
               prefix_scores: pd.DataFrame | None = None, *,
               npi_contrast: str = "table1") -> pd.DataFrame:
-    """Marvin & Linzen's Table 1 for each scored model: one row per (setting, Table 1 row,
-    model) with ``section``, ``condition`` (the row name as printed), ``n_pairs``,
-    ``n_correct``, ``accuracy`` (= n_correct / n_pairs), ``ties`` (counted as errors) and
-    ``n_missing`` (pairs without both scores, left out), in Table 1 order.
+    """Marvin & Linzen's (2018) Table 1 for each scored model, in Table 1 order.
 
-    dataset: from ``data.marvin_linzen.load_marvin_linzen`` (any constructions).
-    scores: a long sentence scores table (``sentence_id``, ``model``, ``score``).
-    prefix_scores: the pairs table of ``scoring.prefix_scores(..., method="one_prefix")``
-        (``pair_id``, ``model``, ``good_score``, ``bad_score``), for the prediction setting.
-    npi_contrast: NPI pairs counted: ``"table1"`` (the paper's: simple *no/most*; across a
-        relative clause, grammatical vs intrusive licensor), ``"ungrammatical"`` or
-        ``"intrusive"`` (the same contrast for both NPI rows).
+    Parameters
+    ----------
+    dataset : Dataset
+        From [load_marvin_linzen][acceptability.data.marvin_linzen.load_marvin_linzen]
+        (any constructions).
+    scores : pandas.DataFrame, optional
+        A long sentence scores table (``sentence_id``, ``model``, ``score``): the
+        ``"sentence"`` setting.
+    prefix_scores : pandas.DataFrame, optional
+        The pairs table of ``scoring.prefix_scores(..., method="one_prefix")``
+        (``pair_id``, ``model``, ``good_score``, ``bad_score``): the ``"prediction"``
+        setting.
+    npi_contrast : {"table1", "ungrammatical", "intrusive"}
+        NPI pairs counted: the paper's (simple *no/most*; across a relative clause,
+        grammatical vs intrusive licensor), or the same contrast for both NPI rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (setting, Table 1 row, model): ``setting``, ``section``,
+        ``condition`` (the row name as printed), ``model``, ``n_pairs``, ``n_correct``,
+        ``accuracy`` (= n_correct / n_pairs), ``ties`` (counted as errors) and
+        ``n_missing`` (pairs without both scores, left out).
+
+    Raises
+    ------
+    DataError
+        If neither scores table is given, ``npi_contrast`` is unknown, or a prefix score
+        is for an unknown, repeated or NPI pair.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data import from_frames
+    >>> from acceptability.stats.benchmarks import ml_table1
+    >>> sentences = pd.DataFrame({"sentence_id": ["1:g", "1:b", "2:g", "2:b"], "label": [1, 0] * 2,
+    ...     "text": ["The author laughs.", "The author laugh.", "The authors laugh.",
+    ...              "The authors laughs."]})
+    >>> pairs = pd.DataFrame({"pair_id": ["1", "2"], "good_id": ["1:g", "2:g"],
+    ...     "bad_id": ["1:b", "2:b"], "phenomenon": "agreement", "contrast": "ungrammatical",
+    ...     "section": "Subject-verb agreement", "table1_row": "Simple", "in_table1": True})
+    >>> scores = pd.DataFrame({"sentence_id": sentences["sentence_id"], "model": "lm",
+    ...                        "score": [-20.1, -23.4, -25.0, -24.2]})
+    >>> table = ml_table1(from_frames(sentences, pairs), scores)
+    >>> print(table.drop(columns="section").to_string(index=False))
+     setting condition model  n_pairs  n_correct  accuracy  ties  n_missing
+    sentence    Simple    lm        2          1       0.5     0          0
     """
     if scores is None and prefix_scores is None:
         raise DataError("nothing to tabulate", source="ml_table1",

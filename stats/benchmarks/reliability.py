@@ -35,7 +35,30 @@ _OUT = ["scope", "unit", "n_units", "n_participants", "n_splits", "n_defined", "
 
 
 def spearman_brown(r: np.ndarray | float, factor: float = 2.0) -> np.ndarray | float:
-    """Reliability of a test ``factor`` times as long, from reliability ``r``."""
+    """Reliability of a test ``factor`` times as long, from reliability ``r``.
+
+    The Spearman-Brown prophecy formula (Spearman 1910; Brown 1910):
+    ``factor r / (1 + (factor - 1) r)``; ``factor=2`` steps a split-half correlation up
+    to the full sample.
+
+    Parameters
+    ----------
+    r : float or numpy.ndarray
+        The reliability (e.g. a split-half correlation).
+    factor : float
+        How many times longer the test is.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The stepped-up reliability, elementwise.
+
+    Examples
+    --------
+    >>> from acceptability.stats.benchmarks import spearman_brown
+    >>> round(spearman_brown(0.6), 4), round(spearman_brown(0.5, factor=3), 4)
+    (0.75, 0.75)
+    """
     return factor * r / (1.0 + (factor - 1.0) * r)
 
 
@@ -66,13 +89,57 @@ def _row(scope: str, unit: str, r: np.ndarray, n_units: int, n_part: int,
 
 
 def split_half(trials: pd.DataFrame, n_splits: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """Split-half reliability (Spearman-Brown corrected) and noise ceiling; see the module
-    docstring. One row per paradigm (unit "pair"), then "all" at unit "pair" and
-    "paradigm". ``r_half`` is the mean split-half r over the ``n_defined`` splits where r
-    is defined, ``reliability`` its Spearman-Brown correction, ``ci_low``/``ci_high`` the
-    corrected 2.5/97.5 percentiles of r over splits, ``ceiling`` sqrt(reliability), 0 if
-    negative.
-    Paradigms are split in sorted order from one ``np.random.default_rng(seed)``.
+    """Split-half reliability (Spearman-Brown corrected) and noise ceiling of forced-choice
+    data (BLiMP human validation, Warstadt et al. 2020, section 3); see the module
+    docstring.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        One row per response: ``participant``, ``pair_id``, ``paradigm``, ``chose_good``
+        (0/1).
+    n_splits : int
+        Random splits of the participants into halves, within each paradigm.
+    seed : int
+        Paradigms are split in sorted order from one ``np.random.default_rng(seed)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per paradigm (unit ``"pair"``), then ``"all"`` at unit ``"pair"`` and
+        ``"paradigm"``: ``scope``, ``unit``, ``n_units``, ``n_participants``,
+        ``n_splits``, ``n_defined`` (splits where r is defined), ``r_half`` (their mean
+        split-half r), ``reliability`` (its
+        [spearman_brown][acceptability.stats.benchmarks.reliability.spearman_brown]
+        correction), ``ci_low``/``ci_high`` (the corrected 2.5/97.5 percentiles of r over
+        splits), ``ceiling`` (sqrt(reliability), 0 if negative) and ``seed``.
+
+    Raises
+    ------
+    DataError
+        If ``trials`` lacks ``participant``, ``pair_id``, ``paradigm`` or
+        ``chose_good``, or a choice is not 0/1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from acceptability.stats.benchmarks import split_half
+    >>> rng = np.random.default_rng(0)
+    >>> p_good = rng.uniform([0.8, 0.5, 0.2], [1.0, 0.9, 0.8], (8, 3)).T.ravel()  # 24 pairs
+    >>> trials = pd.DataFrame({"participant": np.tile([f"w{i}" for i in range(20)], 24),
+    ...     "paradigm": np.repeat(["easy", "mixed", "hard"], 160),
+    ...     "pair_id": np.repeat([f"p{i}" for i in range(24)], 20),
+    ...     "chose_good": (rng.random(480) < np.repeat(p_good, 20)).astype(int)})
+    >>> table = split_half(trials, n_splits=200)
+    >>> print(table[["scope", "unit", "n_units", "reliability", "ceiling"]].round(2)
+    ...       .to_string(index=False))
+    scope     unit  n_units  reliability  ceiling
+     easy     pair        8         0.65     0.80
+     hard     pair        8         0.85     0.92
+    mixed     pair        8         0.53     0.73
+      all     pair       24         0.87     0.93
+      all paradigm        3         0.99     0.99
     """
     trials = validate_trials(trials, columns=("participant", "pair_id", "paradigm", "chose_good"))
     rng = np.random.default_rng(seed)

@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError
-from acceptability.data.tables import LOGPROB_METHODS, require_columns
+from acceptability.data.tables import SIGNED_CONFIDENCE_METHOD, require_columns
 from acceptability.stats.benchmarks.outcomes import pair_outcomes
 
 PREDICTORS = {
@@ -19,18 +20,66 @@ PREDICTORS = {
 }
 
 
-def shallow_predictors(dataset, scores: pd.DataFrame, n_bins: int = 5) -> pd.DataFrame:
-    """Accuracy per model, predictor and bin: ``model, predictor, bin, low, high,
-    n_pairs, accuracy``. Length bins are the word counts of the acceptable sentence;
-    the others are ``n_bins`` quantile bins per model. Perplexity is the scores'
-    ``perplexity`` column (``scoring.score`` writes it for log-probability methods), else
-    exp(-score / n_tokens); without either, that predictor is left out."""
+def _binned(x: pd.Series, correct: np.ndarray, name: str, n_bins: int) -> pd.DataFrame:
+    """Accuracy per bin of one predictor: its values for length, else quantile bins."""
+    bins = x if name == "length" else pd.qcut(x, n_bins, duplicates="drop")
+    g = pd.DataFrame({"x": x, "bin": bins, "correct": correct}).groupby(
+        "bin", observed=True, sort=True)
+    part = g.agg(low=("x", "min"), high=("x", "max"), n_pairs=("x", "size"),
+                 accuracy=("correct", "mean")).reset_index()
+    part["bin"] = part["bin"].astype(str)
+    return part
+
+
+def shallow_predictors(dataset: Dataset, scores: pd.DataFrame, n_bins: int = 5) -> pd.DataFrame:
+    """Accuracy per model, predictor and bin (Warstadt et al. 2020, sec. 5.2, Fig. 2).
+
+    A pair is correct when score(good) > score(bad)
+    ([pair_outcomes][acceptability.stats.benchmarks.outcomes.pair_outcomes]). Length bins
+    are the word counts of the acceptable sentence; the other predictors get ``n_bins``
+    quantile bins per model. Perplexity is the scores' ``perplexity`` column
+    (``scoring.score`` writes it for log-probability methods), else
+    exp(-score / n_tokens); without either, that predictor is left out.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Sentences (with ``text``) and pairs.
+    scores : pandas.DataFrame
+        Log-probability scores of the dataset's sentences: ``sentence_id``, ``model``,
+        ``score``, optionally ``method``, ``perplexity``, ``n_tokens``.
+    n_bins : int
+        Quantile bins per predictor other than length (fewer where values repeat).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``predictor``, ``bin`` (as text), ``low``, ``high`` (the range of the
+        predictor in the bin), ``n_pairs``, ``accuracy``.
+
+    Raises
+    ------
+    DataError
+        If a column is missing or a ``method`` is not a log-probability method.
+
+    Examples
+    --------
+    >>> from acceptability.data import load_example
+    >>> from acceptability.stats.benchmarks import shallow_predictors
+    >>> dataset, scores = load_example()
+    >>> pll = scores[scores["method"] == "pll"]  # BERT's PLL, printed as z-scores
+    >>> table = shallow_predictors(dataset, pll, n_bins=2)
+    >>> confidence = table[table["predictor"] == "confidence"]
+    >>> print(confidence[["low", "high", "n_pairs", "accuracy"]].round(2).to_string(index=False))
+     low  high  n_pairs  accuracy
+    0.03  0.27        8      0.50
+    0.28  1.45        8      0.38
+    """
     require_columns(scores, ["sentence_id", "model", "score"], "scores")
-    if "method" in scores:
-        other = sorted(set(scores["method"].dropna()) - set(LOGPROB_METHODS))
-        if other:
-            raise DataError(f"shallow predictors need log-probability scores, not {other}",
-                            fix=f"score with one of {list(LOGPROB_METHODS)}")
+    if "method" in scores and (scores["method"] == SIGNED_CONFIDENCE_METHOD).any():
+        raise DataError(f"shallow predictors need log-probability scores, not "
+                        f"{SIGNED_CONFIDENCE_METHOD!r} (a signed confidence)",
+                        fix="score with a log-probability method (scoring.METHODS)")
     sc = scores.copy()
     if "n_tokens" in sc:  # a model without the scorer's perplexity gets it from n_tokens
         derived = np.exp(-sc["score"] / sc["n_tokens"])
@@ -51,16 +100,8 @@ def shallow_predictors(dataset, scores: pd.DataFrame, n_bins: int = 5) -> pd.Dat
         if "perplexity" in s:
             values["perplexity"] = s["perplexity"].reindex(good).to_numpy(float)
         correct = o["correct"].to_numpy(float)
-        for name in PREDICTORS:
-            if name not in values:
-                continue
-            x = pd.Series(values[name])
-            bins = x if name == "length" else pd.qcut(x, n_bins, duplicates="drop")
-            g = pd.DataFrame({"x": x, "bin": bins, "correct": correct}).groupby(
-                "bin", observed=True, sort=True)
-            part = g.agg(low=("x", "min"), high=("x", "max"), n_pairs=("x", "size"),
-                         accuracy=("correct", "mean")).reset_index()
-            part["bin"] = part["bin"].astype(str)
+        for name in (p for p in PREDICTORS if p in values):
+            part = _binned(pd.Series(values[name]), correct, name, n_bins)
             rows.append(part.assign(model=model, predictor=name))
     out = pd.concat(rows, ignore_index=True)
     return out[["model", "predictor", "bin", "low", "high", "n_pairs", "accuracy"]]

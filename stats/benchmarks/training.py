@@ -26,8 +26,39 @@ def _mcc(pred: pd.Series, label: pd.Series) -> float:
 
 
 def degenerate(predictions: pd.DataFrame, split: str | None = None) -> pd.Series:
-    """True for each run whose predictions (on `split`, else on all) are one class only:
-    the restarts W&B 2019 and thesis §2.2 discard (their MCC is 0)."""
+    """Which fine-tuning restarts are degenerate: predictions of one class only.
+
+    The restarts Warstadt & Bowman (2019) and thesis §2.2 discard (their MCC is 0).
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        ``run``, ``split``, ``sentence_id``, ``label``, ``prediction`` (0/1).
+    split : str, optional
+        Judge the runs on this split only; by default on all their predictions.
+
+    Returns
+    -------
+    pandas.Series
+        True for each degenerate run, indexed by ``run``.
+
+    Raises
+    ------
+    DataError
+        If a column is missing or ``split`` has no predictions.
+
+    Examples
+    --------
+    Run ``r1`` calls every sentence acceptable:
+
+    >>> import pandas as pd
+    >>> from acceptability.stats.benchmarks import degenerate
+    >>> predictions = pd.DataFrame({"run": ["r0"] * 3 + ["r1"] * 3, "split": "dev",
+    ...     "sentence_id": ["s0", "s1", "s2"] * 2, "label": [1, 0, 1] * 2,
+    ...     "prediction": [1, 0, 0, 1, 1, 1]})
+    >>> degenerate(predictions).to_dict()
+    {'r0': False, 'r1': True}
+    """
     require_columns(predictions, PREDICTION_COLUMNS, "predictions")
     rows = predictions if split is None else predictions[predictions["split"] == split]
     if rows.empty:
@@ -37,11 +68,46 @@ def degenerate(predictions: pd.DataFrame, split: str | None = None) -> pd.Series
 
 
 def restart_summary(predictions: pd.DataFrame, select_on: str) -> pd.DataFrame:
-    """Thesis Table 2.1 per split: MCC ``mean``, ``sd`` (ddof 1), ``max`` over the
-    non-degenerate runs, ``ensemble`` (the majority vote of those runs per sentence; a tie
-    votes acceptable, 1) and ``selected`` (the run with the best MCC on `select_on`; the
-    first on ties). ``n_degenerate`` runs (constant on `select_on`) are left out.
-    ``attrs``: ``selected_run``, ``degenerate_runs``."""
+    """MCC over fine-tuning restarts, degenerate runs left out (thesis Table 2.1).
+
+    Per split: MCC ``mean``, ``sd`` (ddof 1) and ``max`` over the non-degenerate runs
+    ([degenerate][acceptability.stats.benchmarks.training.degenerate] on `select_on`),
+    ``ensemble`` (the majority vote of those runs per sentence; a tie votes acceptable,
+    1) and ``selected`` (the run with the best MCC on `select_on`; the first on ties).
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        ``run``, ``split``, ``sentence_id``, ``label``, ``prediction`` (0/1).
+    select_on : str
+        The split that selects a run (e.g. ``"dev"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per split: ``split``, ``n_runs``, ``n_degenerate``, ``mean``, ``sd``,
+        ``max``, ``ensemble``, ``selected``. ``attrs``: ``selected_run``,
+        ``degenerate_runs``.
+
+    Raises
+    ------
+    DataError
+        If a column is missing, `select_on` has no predictions or every run is degenerate.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.benchmarks import restart_summary
+    >>> predictions = pd.DataFrame({"run": ["r0"] * 4 + ["r1"] * 4 + ["r2"] * 4,
+    ...     "split": "dev", "sentence_id": ["s0", "s1", "s2", "s3"] * 3,
+    ...     "label": [1, 1, 0, 0] * 3, "prediction": [1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0]})
+    >>> table = restart_summary(predictions, select_on="dev")
+    >>> print(table.round(3).to_string(index=False))
+    split  n_runs  n_degenerate  mean    sd  max  ensemble  selected
+      dev       2             1 0.789 0.299  1.0     0.577       1.0
+    >>> table.attrs["selected_run"], table.attrs["degenerate_runs"]
+    ('r2', ['r1'])
+    """
     bad = degenerate(predictions, select_on)
     kept = predictions[~predictions["run"].map(bad)]
     if kept.empty:
@@ -68,9 +134,42 @@ def restart_summary(predictions: pd.DataFrame, select_on: str) -> pd.DataFrame:
 
 def feature_mcc(predictions: pd.DataFrame, features: pd.DataFrame) -> pd.DataFrame:
     """MCC of each run on the sentences that have each grammatical feature (thesis Figs
-    2-1/2-2; W&B 2019 Figs 1-2). `features`: a sentences table whose 0/1 numeric columns
-    other than the standard ones are features (CoLA's analysis sets). Columns: ``run,
-    feature, n, mcc``."""
+    2-1/2-2; Warstadt & Bowman 2019, Figs 1-2).
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        ``run``, ``split``, ``sentence_id``, ``label``, ``prediction`` (0/1).
+    features : pandas.DataFrame
+        A sentences table whose 0/1 numeric columns other than the standard ones are
+        features (CoLA's analysis sets, ``data.load_cola(split="analysis_major")``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``run``, ``feature``, ``n`` (sentences with the feature), ``mcc``
+        ([mcc][acceptability.stats.metrics.mcc]; NaN for fewer than 3 sentences or
+        constant labels).
+
+    Raises
+    ------
+    DataError
+        If a column is missing or ``features`` has no 0/1 feature column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.benchmarks import feature_mcc
+    >>> ids = [f"s{i}" for i in range(6)]
+    >>> predictions = pd.DataFrame({"run": "r0", "split": "dev", "sentence_id": ids,
+    ...     "label": [1, 1, 0, 1, 0, 0], "prediction": [1, 0, 0, 1, 1, 0]})
+    >>> features = pd.DataFrame({"sentence_id": ids, "passive": [1, 1, 1, 0, 0, 0],
+    ...                          "question": [0, 1, 1, 1, 1, 1]})
+    >>> print(feature_mcc(predictions, features).round(3).to_string(index=False))
+    run  feature  n   mcc
+     r0  passive  3 0.500
+     r0 question  5 0.167
+    """
     require_columns(predictions, PREDICTION_COLUMNS, "predictions")
     require_columns(features, ["sentence_id"], "features")
     names = [c for c in features.columns if c not in NOT_FEATURES
@@ -105,11 +204,47 @@ def _wide(predictions: pd.DataFrame) -> pd.DataFrame:
 
 
 def flip_curve(predictions: pd.DataFrame) -> pd.DataFrame:
-    """Thesis §2.3, Fig 2-3: after each of the K training orders (in ``shuffle`` order),
-    how many sentences are "acrobatic" (their predicted label changed between consecutive
-    orders at least once so far), that as a percent of all sentences and its complement
-    (the "unathletic"), this order's MCC and accuracy against the labels (unlabelled
-    sentences left out) and the majority-class accuracy."""
+    """Acrobatic sentences after each training order (thesis §2.3, Fig 2-3).
+
+    After each of the K training orders (in ``shuffle`` order): how many sentences are
+    "acrobatic" (their predicted label changed between consecutive orders at least once
+    so far), that as a percent of all sentences and its complement (the "unathletic"),
+    this order's MCC and accuracy against the labels (unlabelled sentences left out) and
+    the majority-class accuracy.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        ``shuffle``, ``sentence_id``, ``label``, ``prediction`` (0/1); every shuffle
+        predicts the same sentences.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per shuffle: ``shuffle``, ``n_shuffles``, ``acrobatic``,
+        ``acrobatic_pct``, ``unathletic_pct``, ``mcc``, ``accuracy``,
+        ``majority_accuracy``.
+
+    Raises
+    ------
+    DataError
+        If a column is missing or the shuffles predict different sentences.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.benchmarks import flip_curve
+    >>> predictions = pd.DataFrame({"shuffle": [0] * 4 + [1] * 4 + [2] * 4,
+    ...     "sentence_id": ["s0", "s1", "s2", "s3"] * 3, "label": [1, 1, 0, 0] * 3,
+    ...     "prediction": [1, 1, 0, 1, 1, 0, 0, 1, 1, 1, 0, 0]})
+    >>> curve = flip_curve(predictions)
+    >>> print(curve[["shuffle", "acrobatic", "acrobatic_pct", "mcc", "accuracy"]].round(3)
+    ...       .to_string(index=False))
+     shuffle  acrobatic  acrobatic_pct   mcc  accuracy
+           0          0            0.0 0.577      0.75
+           1          1           25.0 0.000      0.50
+           2          2           50.0 1.000      1.00
+    """
     wide = _wide(predictions)
     labels = predictions.groupby("sentence_id")["label"].first().reindex(wide.index)
     changed = (wide.diff(axis=1).fillna(0) != 0).cummax(axis=1)
@@ -128,8 +263,40 @@ def flip_curve(predictions: pd.DataFrame) -> pd.DataFrame:
 
 
 def acrobatic_sentences(predictions: pd.DataFrame) -> pd.DataFrame:
-    """Per sentence: ``n_flips`` (label changes between consecutive training orders),
-    ``share_acceptable`` (mean prediction) and ``acrobatic`` (any flip); thesis §2.3."""
+    """Per sentence, how often its prediction flips across training orders (thesis §2.3).
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        The 0/1 ``prediction`` of each (``shuffle``, ``sentence_id``) and the ``label``,
+        as for [flip_curve][acceptability.stats.benchmarks.training.flip_curve].
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``sentence_id``, ``label``, ``n_flips`` (label changes between consecutive
+        training orders), ``share_acceptable`` (mean prediction) and ``acrobatic`` (any
+        flip).
+
+    Raises
+    ------
+    DataError
+        If the table lacks a column, or a shuffle misses a sentence another predicts.
+
+    Examples
+    --------
+    Sentence ``b`` flips at every new training order:
+
+    >>> import pandas as pd
+    >>> from acceptability.stats.benchmarks import acrobatic_sentences
+    >>> predictions = pd.DataFrame({"shuffle": [1, 1, 2, 2, 3, 3, 4, 4],
+    ...     "sentence_id": ["a", "b"] * 4, "label": [1, 0] * 4,
+    ...     "prediction": [1, 0, 1, 1, 1, 0, 1, 1]})
+    >>> print(acrobatic_sentences(predictions).to_string(index=False))
+    sentence_id  label  n_flips  share_acceptable  acrobatic
+              a      1        0               1.0      False
+              b      0        3               0.5       True
+    """
     wide = _wide(predictions)
     labels = predictions.groupby("sentence_id")["label"].first().reindex(wide.index)
     flips = (wide.diff(axis=1).iloc[:, 1:] != 0).sum(axis=1)
@@ -141,10 +308,49 @@ def acrobatic_sentences(predictions: pd.DataFrame) -> pd.DataFrame:
 
 def learning_slopes(curve: pd.DataFrame, size: str = "n_tokens", level: float = 0.95,
                     value: str = "accuracy") -> pd.DataFrame:
-    """BLiMP §6.3: per phenomenon, the OLS slope of `value` on log2(`size`) with a two-sided
-    t interval (n - 2 df), by ``scipy.stats.linregress``; ``overall`` fits the mean over
-    phenomena at each size (and ``replicate``, if present): Fig 5's grey line. Columns:
-    ``phenomenon, n_points, slope, se, lower, upper, intercept, r2``."""
+    """Learning-curve slopes per doubling of the training data (BLiMP §6.3, Fig 5).
+
+    Per phenomenon, the OLS slope of `value` on log2(`size`) with a two-sided t interval
+    (n - 2 df), by ``scipy.stats.linregress``; ``overall`` fits the mean over phenomena at
+    each size (and ``replicate``, if present): Fig 5's grey line.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        ``phenomenon``, `size`, `value` (and optionally ``replicate``), one row per point.
+    size : str
+        The column of training sizes, positive.
+    level : float
+        Confidence level of the interval.
+    value : str
+        The column of the curve's values.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``phenomenon, n_points, slope, se, lower, upper, intercept, r2``, ``overall``
+        last.
+
+    Raises
+    ------
+    DataError
+        If a column is missing, a size is not positive, or a phenomenon has fewer than 3
+        sizes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.benchmarks import learning_slopes
+    >>> curve = pd.DataFrame({"phenomenon": ["agreement"] * 3 + ["islands"] * 3,
+    ...     "n_tokens": [1e6, 2e6, 4e6] * 2, "accuracy": [0.6, 0.7, 0.8, 0.5, 0.52, 0.57]})
+    >>> slopes = learning_slopes(curve)
+    >>> print(slopes[["phenomenon", "n_points", "slope", "lower", "upper"]].round(3)
+    ...       .to_string(index=False))
+    phenomenon  n_points  slope  lower  upper
+     agreement         3  0.100  0.100  0.100
+       islands         3  0.035 -0.075  0.145
+       overall         3  0.068  0.012  0.123
+    """
     require_columns(curve, [size, "phenomenon", value], "learning curve")
     if (curve[size] <= 0).any():
         raise DataError(f"training sizes ({size}) must be positive", fix="drop size 0 rows")
