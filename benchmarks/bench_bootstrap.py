@@ -38,7 +38,7 @@ def main() -> None:
 
     for method in ("percentile", "bca"):
         wall, cpu, table = timed(lambda m=method: bootstrap(
-            stats.evaluate, ds, sc, n=args.n, cluster=args.cluster, method=m, seed=0))
+            stats.evaluate, ds, sc, n_boot=args.n, cluster=args.cluster, method=m, seed=0))
         print(f"vectorised {method:10s}: {args.n} resamples x {len(table)} (model, metric) "
               f"cells, {table.attrs['n_units']} units: {wall:.2f} s wall, {cpu:.2f} s CPU")
         if method == "percentile":

@@ -3,23 +3,30 @@ interval and p-value, beside the classical test of each metric: exact McNemar (1
 for pass/fail criteria, Steiger's (1980) z for correlations sharing the human
 variable. Many models: all pairs, p-values corrected by ``statsmodels``' Holm or
 Benjamini-Hochberg. McNemar and Steiger treat pairs (sentences) as independent;
-the cluster bootstrap does not, so prefer ``p_boot`` on clustered data.
+the cluster bootstrap does not, so prefer ``p_boot`` on clustered data. The resampling,
+intervals, p-values and corrections are the engine's (``stats.inference``).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.multitest import multipletests
 
+from acceptability._moved import renamed_kwargs
 from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
-from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
+from acceptability.stats.defaults import (
+    DEFAULT_DELTAS,
+    DEFAULT_MAX_DELTA,
+    DEFAULT_N_BOOT,
+    DEFAULT_SEED,
+)
 from acceptability.stats.deltas import pair_deltas, sentence_frame
 from acceptability.stats.inference.arrays import adc_delta, check_metric
 from acceptability.stats.inference.bootstrap import (
@@ -28,12 +35,31 @@ from acceptability.stats.inference.bootstrap import (
     resampling_strata,
     warn_few_clusters,
 )
-from acceptability.stats.inference.resample import resampling_units
+from acceptability.stats.inference.engine import Resamples, Seed, block_size, resample
+from acceptability.stats.inference.pvalues import adjust_p, bootstrap_p
+from acceptability.stats.inference.resample import Strata, resampling_units
 
 
 def mcnemar_exact(pass_a: np.ndarray, pass_b: np.ndarray) -> tuple[float, float]:
     """Exact McNemar test (McNemar 1947; binomial on the discordant pairs) of two
-    paired 0/1 outcomes: (smaller discordant count, two-sided p)."""
+    paired 0/1 outcomes.
+
+    Parameters
+    ----------
+    pass_a, pass_b
+        Whether each pair passes under model a and under model b.
+
+    Returns
+    -------
+    statistic, p : float
+        The smaller discordant count and the two-sided p-value.
+
+    Examples
+    --------
+    >>> from acceptability.stats import mcnemar_exact
+    >>> mcnemar_exact([1, 1, 1, 1, 1, 0, 1, 1], [0, 0, 0, 1, 1, 0, 1, 1])
+    (0.0, 0.25)
+    """
     a, b = np.asarray(pass_a, bool), np.asarray(pass_b, bool)
     table = [[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]]
     res = mcnemar(table, exact=True)
@@ -42,8 +68,30 @@ def mcnemar_exact(pass_a: np.ndarray, pass_b: np.ndarray) -> tuple[float, float]
 
 def steiger_z(r_ha: float, r_hb: float, r_ab: float, n: int) -> tuple[float, float]:
     """Steiger's (1980, eq. 15) z for two dependent correlations r(h, a), r(h, b)
-    sharing h, with r(a, b) and n cases (Fisher z, pooled r): (z, two-sided p).
-    Hand-written: scipy, statsmodels and pingouin have no dependent-correlation test."""
+    sharing h (Fisher z, pooled r). Hand-written: scipy, statsmodels and pingouin have
+    no dependent-correlation test.
+
+    Parameters
+    ----------
+    r_ha, r_hb
+        The two correlations with the shared variable h.
+    r_ab
+        The correlation of a and b.
+    n
+        Cases with all three values.
+
+    Returns
+    -------
+    z, p : float
+        Steiger's z and its two-sided normal p-value.
+
+    Examples
+    --------
+    >>> from acceptability.stats import steiger_z
+    >>> z, p = steiger_z(0.5, 0.3, 0.4, 100)
+    >>> round(z, 4), round(p, 4)
+    (2.0349, 0.0419)
+    """
     rbar = (r_ha + r_hb) / 2
     psi = r_ab * (1 - 2 * rbar**2) - 0.5 * rbar**2 * (1 - 2 * rbar**2 - r_ab**2)
     cov = psi / (1 - rbar**2) ** 2
@@ -95,28 +143,88 @@ def _classical(dataset, scores, a: str, b: str, metric: str, sign: str = "strict
     return NO_TEST
 
 
+@renamed_kwargs(n="n_boot")
 def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
                 models: list[str] | None = None, correction: str | None = "holm",
-                n: int = DEFAULT_N_BOOT, cluster: str | None = "type_id", ci: float = 0.95,
-                method: str = "percentile", seed: int | None = DEFAULT_SEED,
-                deltas=DEFAULT_DELTAS,
-                max_delta: float = 5.0, sign: str = "strict") -> pd.DataFrame:
-    """Every pair of ``models`` (default all) on one ``metric``: one row each with
-    ``estimate_a``, ``estimate_b``, ``difference`` (a - b), its paired bootstrap
-    ``se``, ``lower``, ``upper`` and ``p_boot``, and the classical ``test``,
-    ``statistic``, ``p_test`` (McNemar for blimp/adc_*, Steiger for r_*).
+                n_boot: int = DEFAULT_N_BOOT, cluster: str | None = "type_id", ci: float = 0.95,
+                method: str = "percentile", seed: Seed = DEFAULT_SEED, deltas=DEFAULT_DELTAS,
+                max_delta: float = DEFAULT_MAX_DELTA, sign: str = "strict") -> pd.DataFrame:
+    """Every pair of ``models`` on one ``metric``: the paired bootstrap difference and
+    the classical test.
 
-    All differences come from the same resamples (see ``stats.bootstrap`` for
+    All differences come from the same resamples (see `stats.bootstrap` for
     ``cluster``, ``method``, ``seed``). ``p_boot`` is two-sided: the standard Monte Carlo
-    p-value (1 + count) / (n + 1) (Davison & Hinkley 1997, ch. 4) of the resampled
+    p-value (1 + count) / (n_boot + 1) (Davison & Hinkley 1997, ch. 4) of the resampled
     differences on the far side of 0 (the smaller of the counts <= 0 and >= 0),
-    doubled. Its resolution is ``p_min`` = 2 / (n + 1), the smallest p that n resamples
-    can give (also in ``attrs``): corrected for m comparisons, no p_boot_adj can fall
-    below about m * p_min, so choose n with :func:`resamples_for`. With
-    ``correction`` ("holm", "fdr_bh", or any ``multipletests`` method) the columns
-    ``p_boot_adj`` and ``p_test_adj`` hold the corrected p-values. ``sign``: the ADC's
-    sign convention, ``"strict"`` or ``"thesis"`` (``stats.metrics.sign_agree``).
+    doubled. Its resolution is ``p_min`` = 2 / (n_boot + 1): corrected for m
+    comparisons, no ``p_boot_adj`` can fall below about m * p_min, so choose n_boot with
+    `resamples_for`.
+
+    Parameters
+    ----------
+    dataset, scores
+        The data and the long scores table.
+    metric
+        One metric name (``"r_pair"``, ``"blimp"``, ``"adc_1"``, ...) or a function
+        ``f(dataset, scores)`` giving one metric per model.
+    models
+        The models to compare (default all).
+    correction
+        ``"holm"``, ``"fdr_bh"``, any ``multipletests`` method, or None.
+    n_boot
+        Bootstrap resamples (the old name ``n=`` still works, with a DeprecationWarning).
+    cluster, ci, method, seed
+        As in `stats.bootstrap`.
+    deltas, max_delta, sign
+        As in `stats.evaluate` (the ADC's sign convention: ``"strict"`` or ``"thesis"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair: ``model_a``, ``model_b``, ``metric``, ``estimate_a``,
+        ``estimate_b``, ``difference`` (a - b), its bootstrap ``se``, ``lower``,
+        ``upper``, ``p_boot``, ``p_min``, and the classical ``test``, ``statistic``,
+        ``p_test``, ``n_test`` (McNemar for blimp/adc_*, Steiger for r_*); with
+        ``correction`` also ``p_boot_adj`` and ``p_test_adj``.
+
+    Examples
+    --------
+    >>> from acceptability import data, stats
+    >>> ds, scores = data.load_example()
+    >>> table = stats.compare_all(ds, scores, "blimp", n_boot=199, cluster=None)
+    >>> table[["model_a", "model_b"]].to_numpy().tolist()[:2]
+    [['bert-large-cased_acc', 'bert-large-cased_mlm'], ['bert-large-cased_acc', 'trigram_slor']]
+    >>> table.attrs["p_min"], bool((table["p_boot_adj"] >= table["p_boot"]).all())
+    (0.01, True)
     """
+    strata, cells, statistic = _one_metric(dataset, scores, metric, cluster, deltas,
+                                           max_delta, sign)
+    pairs = _model_pairs(list(cells.get_level_values("model")), models)
+    ia = np.array([i for i, _ in pairs], dtype=int)
+    ib = np.array([j for _, j in pairs], dtype=int)
+
+    def difference(*idx, axis=-1):
+        # indexed, not a contrast matrix product: 0 * NaN of a third model is NaN
+        stat = statistic(strata.draws(idx))
+        return stat[ia] - stat[ib]
+
+    res = resample(strata.samples, difference, n_boot, ci, method, seed,
+                   block_size(strata.units.n))
+    full = statistic(strata.draws(strata.samples))
+    out, p_min = _comparisons(dataset, scores, metric, cells, pairs, full, res, sign)
+    if correction is not None:
+        for col in ("p_boot", "p_test"):  # correct over the comparisons that have a p
+            out[f"{col}_adj"] = adjust_p(out[col].to_numpy(float), correction)
+    out.attrs.update(n_boot=n_boot, n=n_boot, cluster=cluster, n_units=strata.units.n,
+                     unit=strata.unit[0], ci=ci, method=method.lower(), seed=seed,
+                     correction=correction, p_min=p_min)
+    return out
+
+
+def _one_metric(dataset: Dataset, scores: pd.DataFrame, metric: Metric, cluster: str | None,
+                deltas, max_delta: float, sign: str) -> tuple[Strata, pd.MultiIndex, Callable]:
+    """How ``compare_all`` resamples (the strata of ``bootstrap`` without ``by``) and the
+    cells and statistic of its single ``metric``."""
     if not (isinstance(metric, str) or callable(metric)):
         raise TypeError("compare a single metric: a name such as 'r_pair', or a function")
     if isinstance(metric, str):
@@ -133,53 +241,36 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
     names = cells.get_level_values("metric").unique()
     if len(names) != 1:
         raise ValueError(f"the function gives several metrics {list(names)}; compare one")
-    position = {m: i for i, m in enumerate(cells.get_level_values("model"))}
+    return strata, cells, statistic
+
+
+def _model_pairs(have: list[str], models: list[str] | None) -> list[tuple[int, int]]:
+    """Positions (in the statistic's cells) of every pair of ``models`` (default all)."""
+    position = {m: i for i, m in enumerate(have)}
     models = list(position) if models is None else list(models)
     missing = [m for m in models if m not in position]
     if missing:
         raise KeyError(f"no model(s) {missing} in the scores (have {list(position)})")
-    pairs = list(combinations(models, 2))
-    ia = np.array([position[a] for a, _ in pairs], dtype=int)
-    ib = np.array([position[b] for _, b in pairs], dtype=int)
+    return [(position[a], position[b]) for a, b in combinations(models, 2)]
 
-    def difference(*idx, axis=-1):
-        # indexed, not a contrast matrix product: 0 * NaN of a third model is NaN
-        stat = statistic(strata.draws(idx))
-        return stat[ia] - stat[ib]
 
-    res = sps.bootstrap(strata.samples, difference, n_resamples=n, batch=2_000,
-                        vectorized=True, confidence_level=ci, rng=np.random.default_rng(seed),
-                        method="BCa" if method.lower() == "bca" else "percentile")
-    full = statistic(strata.draws(strata.samples))
-    dist = np.atleast_2d(res.bootstrap_distribution)
-    below, above = (dist <= 0).sum(axis=1), (dist >= 0).sum(axis=1)
-    p_min = 2 / (n + 1)
-    # a difference undefined in some resample (a NaN metric) has no bootstrap p: NaN
-    # comparisons count as neither side and would give the smallest p
-    p_boot = np.where(np.isfinite(dist).all(axis=1),
-                      np.minimum(1.0, (1 + np.minimum(below, above)) * p_min), np.nan)
+def _comparisons(dataset: Dataset, scores: pd.DataFrame, metric: Metric, cells: pd.MultiIndex,
+                 pairs: list[tuple[int, int]], full: np.ndarray, res: Resamples,
+                 sign: str) -> tuple[pd.DataFrame, float]:
+    """One row per pair of models (estimates, the bootstrap difference's se, interval and
+    p-value, the classical test) and the p-values' resolution ``p_min``."""
+    p_boot, p_min = bootstrap_p(res.distribution)
+    model, name = cells.get_level_values("model"), cells.get_level_values("metric")[0]
+    se, lower, upper = (np.atleast_1d(v) for v in (res.se, res.lower, res.upper))
     rows, frames = [], {}
-    for k, (a, b) in enumerate(pairs):
-        ea, eb = full[position[a]], full[position[b]]
-        row = {"model_a": a, "model_b": b, "metric": names[0], "estimate_a": ea, "estimate_b": eb,
-               "difference": ea - eb, "se": np.atleast_1d(res.standard_error)[k],
-               "lower": np.atleast_1d(res.confidence_interval.low)[k],
-               "upper": np.atleast_1d(res.confidence_interval.high)[k], "p_boot": p_boot[k],
-               "p_min": p_min}
+    for k, (i, j) in enumerate(pairs):
+        a, b = model[i], model[j]
+        row = {"model_a": a, "model_b": b, "metric": name, "estimate_a": full[i],
+               "estimate_b": full[j], "difference": full[i] - full[j], "se": se[k],
+               "lower": lower[k], "upper": upper[k], "p_boot": p_boot[k], "p_min": p_min}
         rows.append(row | (_classical(dataset, scores, a, b, metric, sign, frames)
                            if isinstance(metric, str) else NO_TEST))
-    out = pd.DataFrame(rows)
-    if correction is not None:
-        for col in ("p_boot", "p_test"):  # correct over the comparisons that have a p
-            tested = out[col].notna()
-            out[f"{col}_adj"] = np.nan
-            if tested.any():
-                out.loc[tested, f"{col}_adj"] = multipletests(out.loc[tested, col],
-                                                              method=correction)[1]
-    out.attrs.update(n=n, cluster=cluster, n_units=strata.units.n, unit=strata.unit[0],
-                     ci=ci, method=method.lower(),
-                     seed=seed, correction=correction, p_min=p_min)
-    return out
+    return pd.DataFrame(rows), p_min
 
 
 def resamples_for(n_comparisons: int, alpha: float = 0.05, tail: int = 50) -> int:
@@ -189,6 +280,26 @@ def resamples_for(n_comparisons: int, alpha: float = 0.05, tail: int = 50) -> in
     (n + 1) * alpha / (2 m) >= tail. ``tail=50`` is Davison & Hinkley's (1997, ch. 4)
     999 simulations for a test at 0.05, applied at the corrected level: 28 comparisons
     (8 models) need 55,999 resamples, where 1,000 cannot give any adjusted p below 0.056.
+
+    Parameters
+    ----------
+    n_comparisons
+        Number of corrected comparisons (m; 28 for all pairs of 8 models).
+    alpha
+        Family-wise level.
+    tail
+        Resampled differences beyond 0 that a p-value at the threshold rests on.
+
+    Returns
+    -------
+    int
+        The number of resamples, ``n_boot``.
+
+    Examples
+    --------
+    >>> from acceptability.stats import resamples_for
+    >>> resamples_for(28), resamples_for(1)
+    (55999, 1999)
     """
     if n_comparisons < 1 or not 0 < alpha < 1 or tail < 1:
         raise ValueError(f"need n_comparisons >= 1, 0 < alpha < 1, tail >= 1; got "
@@ -196,10 +307,36 @@ def resamples_for(n_comparisons: int, alpha: float = 0.05, tail: int = 50) -> in
     return math.ceil(round(2 * tail * n_comparisons / alpha, 9)) - 1
 
 
+@renamed_kwargs(n="n_boot")
 def compare(dataset: Dataset, scores: pd.DataFrame, model_a: str, model_b: str, metric: Metric,
             **kwargs) -> pd.Series:
-    """Model a against model b on one metric: the paired bootstrap difference (a - b)
-    with ``se``, ``lower``, ``upper``, ``p_boot``, and the classical test (see
-    :func:`compare_all`, which takes the same keywords)."""
+    """Model a against model b on one metric.
+
+    Parameters
+    ----------
+    dataset, scores
+        The data and the long scores table.
+    model_a, model_b
+        The two models.
+    metric
+        One metric name or function, as in `compare_all`.
+    **kwargs
+        `compare_all`'s keywords (``n_boot``, ``cluster``, ``seed``, ...).
+
+    Returns
+    -------
+    pandas.Series
+        The paired bootstrap difference (a - b) with ``se``, ``lower``, ``upper``,
+        ``p_boot``, and the classical test (`compare_all`'s row, uncorrected).
+
+    Examples
+    --------
+    >>> from acceptability import data, stats
+    >>> ds, scores = data.load_example()
+    >>> row = stats.compare(ds, scores, "bert-large-cased_acc", "bert-large-cased_mlm",
+    ...                     "blimp", n_boot=199, cluster=None)
+    >>> round(float(row["difference"]), 3), row["test"]
+    (0.412, 'mcnemar_exact')
+    """
     return compare_all(dataset, scores, metric, models=[model_a, model_b], correction=None,
                        **kwargs).iloc[0]

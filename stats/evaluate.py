@@ -6,15 +6,46 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
-from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
+from acceptability.stats.defaults import (
+    DEFAULT_DELTAS,
+    DEFAULT_MAX_DELTA,
+    DEFAULT_N_BOOT,
+    DEFAULT_SEED,
+)
 from acceptability.stats.deltas import pair_deltas, sentence_frame
+from acceptability.stats.inference.arrays import all_metrics
+from acceptability.stats.inference.bootstrap import bootstrap, with_intervals
 
 
 def predicted_label(frame: pd.DataFrame) -> np.ndarray:
-    """0/1 acceptability predictions for MCC: the sign of the raw score for classifier
-    scores (signed confidence, thesis eq. 2.3: positive = predicted acceptable), else
-    the sign of the z-score (above the dataset mean = acceptable)."""
+    """0/1 acceptability predictions for MCC.
+
+    The sign of the raw score for classifier scores (signed confidence, thesis eq. 2.3:
+    positive = predicted acceptable), else the sign of the z-score (above the dataset
+    mean = acceptable).
+
+    Parameters
+    ----------
+    frame
+        Sentence rows with ``z`` and ``score`` (and ``method``), as ``sentence_frame``
+        gives them.
+
+    Returns
+    -------
+    numpy.ndarray
+        1.0 (acceptable), 0.0, or NaN where the value is missing.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.evaluate import predicted_label
+    >>> frame = pd.DataFrame({"method": ["classifier", "pll", "pll"],
+    ...                       "score": [-0.2, -30.0, -41.0], "z": [0.4, 0.3, None]})
+    >>> predicted_label(frame).tolist()
+    [0.0, 1.0, nan]
+    """
     raw = frame["method"].eq("classifier") if "method" in frame else False
     value = np.where(raw, frame["score"], frame["z"]).astype(float)
     return np.where(np.isnan(value), np.nan, (value > 0).astype(float))
@@ -48,33 +79,77 @@ def _row(sent: pd.DataFrame, pairs: pd.DataFrame, deltas, max_delta: float, sign
     return row
 
 
-def evaluate(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS, by: str | None = None,
-             max_delta: float = 5.0, ci: bool | float = False, n_boot: int = DEFAULT_N_BOOT,
+@all_metrics  # bootstrap(evaluate, ...) takes the fast path for all these metrics
+def evaluate(dataset: Dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
+             by: str | None = None, max_delta: float = DEFAULT_MAX_DELTA,
+             ci: bool | float = False, n_boot: int = DEFAULT_N_BOOT,
              cluster: str | None = "type_id", seed: int | None = DEFAULT_SEED,
              sign: str = "strict") -> pd.DataFrame:
-    """One row per model (per group with ``by``): ``n_pairs``, ``blimp``, ``adc_<delta>``
-    for each delta, ``adc_area``, ``r_sentence``, ``r_pair``, ``variability``, ``mcc``,
-    and the counts behind them: ``n_pairs`` pairs with a model delta (the BLiMP
-    criterion), ``n_pairs_human`` of them with a human delta too (ADC, r_pair),
-    ``n_pairs_no_human`` of them without one (in the BLiMP criterion only: all pairs of
-    a dataset without human judgments), ``n_pairs_excluded`` pairs without a model delta
-    (a sentence unscored: in no metric), ``n_sentences``, ``n_mcc``.
+    """Every metric for every model in one table (thesis Tables 2.3, 3.1).
 
-    Scores are z-scored over the whole dataset first; ``by`` (e.g. ``"phenomenon"``,
-    ``"dataset"``, ``"paradigm"``) then splits pairs and sentences by that column.
+    Scores are z-scored over the whole dataset first; ``by`` then splits pairs and
+    sentences by that column.
 
-    ``ci=True`` (or a level such as 0.9) adds ``<metric>_lower``/``<metric>_upper``
-    beside each metric: percentile intervals from ``n_boot`` bootstrap resamples
-    clustered by ``cluster`` (see ``stats.bootstrap``); with ``by``, per group.
+    Parameters
+    ----------
+    dataset, scores
+        The data and the long scores table (``sentence_id, model, score``, ...).
+    deltas
+        ADC thresholds in z-units (positive); one ``adc_<delta>`` column each.
+    by
+        A sentence or pair column (``"phenomenon"``, ``"dataset"``, ``"paradigm"``):
+        one row per model and value.
+    max_delta
+        Upper end of the ADC curve whose area is ``adc_area``.
+    ci, n_boot, cluster, seed
+        ``ci=True`` (or a level such as 0.9) adds ``<metric>_lower``/``<metric>_upper``
+        beside each metric: percentile intervals from ``n_boot`` bootstrap resamples
+        clustered by ``cluster`` and drawn from ``seed`` (see `stats.bootstrap`); with
+        ``by``, per group.
+    sign
+        When an ADC pair's deltas agree in sign (``stats.metrics.sign_agree``):
+        ``"strict"`` (np.sign, thesis eq. 1.1 as written) or ``"thesis"`` ((dh > 0) ==
+        (dlm > 0), which reproduces the thesis' tables; they differ on zero deltas only).
 
-    ``sign``: when an ADC pair's deltas agree in sign (``stats.metrics.sign_agree``):
-    ``"strict"`` (np.sign, thesis eq. 1.1 as written) or ``"thesis"`` ((dh > 0) ==
-    (dlm > 0), which reproduces the thesis' tables; they differ on zero deltas only).
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model (per group with ``by``): ``blimp``, ``adc_<delta>``,
+        ``adc_area``, ``r_sentence``, ``r_pair``, ``variability``, ``mcc``, and the
+        counts behind them: ``n_pairs`` pairs with a model delta (the BLiMP criterion),
+        ``n_pairs_human`` of them with a human delta too (ADC, r_pair),
+        ``n_pairs_no_human`` without one, ``n_pairs_excluded`` pairs without a model
+        delta (in no metric), ``n_sentences``, ``n_mcc``.
+
+    Examples
+    --------
+    >>> from acceptability import data, stats
+    >>> ds, scores = data.load_example()
+    >>> table = stats.evaluate(ds, scores)
+    >>> table["model"].tolist()
+    ['bert-large-cased_acc', 'bert-large-cased_mlm', 'trigram_slor']
+    >>> table["n_pairs"].tolist(), table["blimp"].round(3).tolist()
+    ([20, 16, 8], [0.85, 0.438, 0.875])
+    >>> with_ci = stats.evaluate(ds, scores, ci=True, n_boot=200)
+    >>> list(with_ci.columns[6:9])
+    ['blimp', 'blimp_lower', 'blimp_upper']
     """
     metrics.check_sign(sign)
     deltas = tuple(float(d) for d in deltas)
     if any(not d > 0 for d in deltas):
         raise ValueError(f"deltas must be positive, got {deltas}")
+    rows = _rows(dataset, scores, deltas, by, max_delta, sign)
+    if not ci:
+        return rows
+    boot = bootstrap(evaluate, dataset, scores, n_boot=n_boot, cluster=cluster,
+                     ci=0.95 if ci is True else float(ci), seed=seed, deltas=deltas,
+                     max_delta=max_delta, by=by, sign=sign)
+    return with_intervals(rows, boot, by)
+
+
+def _rows(dataset: Dataset, scores: pd.DataFrame, deltas: tuple[float, ...], by: str | None,
+          max_delta: float, sign: str) -> pd.DataFrame:
+    """``evaluate``'s table without intervals: one ``_row`` per model (and ``by`` value)."""
     sent = sentence_frame(dataset, scores)
     pairs = pair_deltas(dataset, scores)
     keys = ["model"]
@@ -94,13 +169,4 @@ def evaluate(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS, by: str | Non
         s = sgroups.get(key, sent.iloc[:0])
         p = pgroups.get(key, pairs.iloc[:0])
         rows.append(dict(zip(keys, key, strict=True)) | _row(s, p, deltas, max_delta, sign))
-    if not ci:
-        return pd.DataFrame(rows)
-    from acceptability.stats.inference.bootstrap import (  # bootstrap imports this module
-        bootstrap,
-        with_intervals,
-    )
-    level = 0.95 if ci is True else float(ci)
-    boot = bootstrap(evaluate, dataset, scores, n=n_boot, cluster=cluster, ci=level, seed=seed,
-                     deltas=deltas, max_delta=max_delta, by=by, sign=sign)
-    return with_intervals(pd.DataFrame(rows), boot, by)
+    return pd.DataFrame(rows)

@@ -46,7 +46,7 @@ def test_steiger_on_li_adger_uses_every_pair(li_adger, li_adger_scores):
                           "a": _raw_pair_deltas(li_adger, li_adger_scores, a),
                           "b": _raw_pair_deltas(li_adger, li_adger_scores, b)}).dropna()
     z, pval = _steiger_by_hand(*frame.to_numpy().T)
-    row = stats.compare(li_adger, li_adger_scores, a, b, "r_pair", n=99)
+    row = stats.compare(li_adger, li_adger_scores, a, b, "r_pair", n_boot=99)
     assert row["n_test"] == len(frame) == 2365
     assert row["statistic"] == pytest.approx(z, abs=1e-9)
     assert row["p_test"] == pytest.approx(pval, abs=1e-9)
@@ -61,7 +61,7 @@ def test_steiger_sentence_level_n(li_adger, li_adger_scores):
     frame = pd.DataFrame({"h": s["human"], "a": wide[a].reindex(s.index),
                           "b": wide[b].reindex(s.index)}).dropna()
     z, pval = _steiger_by_hand(*frame.to_numpy().T)
-    row = stats.compare(li_adger, li_adger_scores, a, b, "r_sentence", n=99)
+    row = stats.compare(li_adger, li_adger_scores, a, b, "r_sentence", n_boot=99)
     assert row["n_test"] == len(frame) > 4000
     assert row["statistic"] == pytest.approx(z, abs=1e-9)
     assert row["p_test"] == pytest.approx(pval, abs=1e-9)

@@ -67,7 +67,7 @@ def test_one_cluster_resamples_its_pairs_instead_of_a_scipy_error():
     resampled, which here, the pairs being independent, is scipy's own pair bootstrap."""
     ds, sc = clusters(1, 400)
     with pytest.warns(UserWarning, match=r"1 type_id cluster\(s\), fewer than 10"):
-        boot = stats.bootstrap(["blimp", "r_pair"], ds, sc, n=5000, seed=1)
+        boot = stats.bootstrap(["blimp", "r_pair"], ds, sc, n_boot=5000, seed=1)
     assert boot.attrs["unit"] == "pair" and boot.attrs["n_units"] == 400
     boot = boot.set_index("metric")
     dh, dlm = _deltas(ds, sc)
@@ -79,17 +79,17 @@ def test_one_cluster_resamples_its_pairs_instead_of_a_scipy_error():
     assert boot.loc["blimp", "se"] == pytest.approx(np.sqrt(p * (1 - p) / 400), rel=0.06)
     two = pd.concat([sc, sc.assign(model="m2", score=-sc["score"])], ignore_index=True)
     with pytest.warns(UserWarning, match="fewer than 10"):
-        c = stats.compare_all(ds, two, "blimp", n=500)
+        c = stats.compare_all(ds, two, "blimp", n_boot=500)
     assert c.attrs["unit"] == "pair" and c["lower"].notna().all()
 
 
 def test_one_pair_says_there_is_nothing_to_resample():
     ds, sc = clusters(1, 1)
     with pytest.warns(UserWarning, match="single resampling unit"):
-        boot = stats.bootstrap(["blimp"], ds, sc, n=100)
+        boot = stats.bootstrap(["blimp"], ds, sc, n_boot=100)
     assert boot["estimate"].notna().all() and boot["lower"].isna().all()
     with pytest.raises(ValueError, match="single resampling unit"):
-        stats.compare_all(ds, pd.concat([sc, sc.assign(model="m2")]), "blimp", n=100)
+        stats.compare_all(ds, pd.concat([sc, sc.assign(model="m2")]), "blimp", n_boot=100)
 
 
 def test_two_clusters_resample_pairs_within_each_warn_and_note_it():
@@ -103,7 +103,7 @@ def test_two_clusters_resample_pairs_within_each_warn_and_note_it():
     ds, sc = clusters(2, 300)
     with pytest.warns(UserWarning, match=r"2 type_id cluster\(s\), fewer than 10.*conditional "
                       "on these clusters"):
-        boot, dist = stats.bootstrap(["variability", "blimp"], ds, sc, n=2000,
+        boot, dist = stats.bootstrap(["variability", "blimp"], ds, sc, n_boot=2000,
                                      distribution=True)
     v = boot.set_index("metric").loc["variability"]
     assert v["lower"] < v["estimate"] < v["upper"]
@@ -113,9 +113,9 @@ def test_two_clusters_resample_pairs_within_each_warn_and_note_it():
     se = np.sqrt(np.sum(300 * p * (1 - p))) / 600  # pairs within each of the 2 strata
     assert boot.set_index("metric").loc["blimp", "se"] == pytest.approx(se, rel=0.06)
     with pytest.warns(UserWarning, match="fewer than 10"):  # the fast path is the statistic
-        fast = stats.bootstrap(["variability", "blimp"], ds, sc, n=40, seed=9)
+        fast = stats.bootstrap(["variability", "blimp"], ds, sc, n_boot=40, seed=9)
         slow = stats.bootstrap(lambda d, s: stats.evaluate(d, s)[["model", "variability",
-                                                                    "blimp"]], ds, sc, n=40,
+                                                                    "blimp"]], ds, sc, n_boot=40,
                                seed=9)  # applied to each resampled dataset
     pd.testing.assert_frame_equal(fast, slow, atol=1e-10)
     results = reports.analyse(ds, sc, n_boot=300, formula=None, by=None)

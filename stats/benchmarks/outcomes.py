@@ -19,16 +19,27 @@ from acceptability.data.errors import DataError
 from acceptability.data.tables import member, require_columns, validate_trials
 from acceptability.stats import metrics
 from acceptability.stats.defaults import DEFAULT_N_BOOT, DEFAULT_SEED
+from acceptability.stats.inference.engine import Seed, mean_resamples
+from acceptability.stats.inference.intervals import percentile_interval
 
 TIES = ("strict", "half", "random")
 HUMAN = "Human"
 LEVELS = ("paradigm", "phenomenon", "overall")
 OUTCOME_COLUMNS = ["system", "pair_id", "paradigm", "phenomenon", "n", "correct", "tie"]
-BOOT_BLOCK = 250  # resamples drawn at once: (block x pairs x systems) stays under ~0.5 GB
 
 
 def pair_groups(pairs: pd.DataFrame) -> pd.DataFrame:
-    """pair_id, paradigm, phenomenon; a dataset without paradigms uses its phenomena."""
+    """pair_id, paradigm, phenomenon of each pair; a dataset without paradigms uses its
+    phenomena.
+
+    Examples
+    --------
+    >>> from acceptability import data
+    >>> from acceptability.stats.benchmarks.outcomes import pair_groups
+    >>> ds, _ = data.load_example()
+    >>> pair_groups(ds.pairs).iloc[0].tolist()
+    ['pair01', '32.3.Culicover.7a.g', '32.3.Culicover.7a.g']
+    """
     out = pairs[["pair_id", "phenomenon"]].copy()
     paradigm = pairs["paradigm"] if "paradigm" in pairs else pd.Series(np.nan, pairs.index)
     out["paradigm"] = paradigm.where(paradigm.notna(), pairs["phenomenon"]).astype(str)
@@ -38,15 +49,37 @@ def pair_groups(pairs: pd.DataFrame) -> pd.DataFrame:
 
 def pair_outcomes(dataset, scores: pd.DataFrame, ties: str = "strict",
                   seed: int | None = DEFAULT_SEED) -> pd.DataFrame:
-    """One row per (model, pair): ``correct`` is 1 when score(good) > score(bad), else 0
-    (higher scores = more acceptable), ``n`` = 1, and ``tie`` flags equal scores.
+    """One row per (model, pair): whether the model prefers the acceptable sentence.
 
-    ties: ``"strict"`` (a tie is wrong: BLiMP's score(good) > score(bad)), ``"half"`` (0.5,
-    the expected value of a coin flip) or ``"random"``: Zorro's rule (``zorro/scoring.py``,
-    ``count_correct_choices``, an unseeded ``random.random() < 0.5``), here one seeded
-    uniform per pair in pair order per model, so a pair's draw does not depend on which
-    other pairs tie. Pairs missing a score are left out and counted in
-    ``df.attrs["excluded"]`` (model -> pairs).
+    ``correct`` is 1 when score(good) > score(bad), else 0 (higher scores = more
+    acceptable), ``n`` = 1, and ``tie`` flags equal scores. Pairs missing a score are
+    left out and counted in ``df.attrs["excluded"]`` (model -> pairs).
+
+    Parameters
+    ----------
+    dataset, scores
+        The pairs and the long scores table.
+    ties
+        ``"strict"`` (a tie is wrong: BLiMP's score(good) > score(bad)), ``"half"`` (0.5,
+        the expected value of a coin flip) or ``"random"``: Zorro's rule
+        (``zorro/scoring.py``, ``count_correct_choices``, an unseeded ``random.random() <
+        0.5``), here one seeded uniform per pair in pair order per model, so a pair's
+        draw does not depend on which other pairs tie.
+    seed
+        For the ``"random"`` rule's draws.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``system, pair_id, paradigm, phenomenon, n, correct, tie``.
+
+    Examples
+    --------
+    >>> from acceptability import data, stats
+    >>> ds, scores = data.load_example()
+    >>> out = stats.pair_outcomes(ds, scores)
+    >>> len(out), out.attrs["excluded"]["trigram_slor"]
+    (44, 21)
     """
     if ties not in TIES:
         raise DataError(f"unknown ties rule {ties!r}", fix=f"use one of {list(TIES)}")
@@ -75,10 +108,32 @@ def pair_outcomes(dataset, scores: pd.DataFrame, ties: str = "strict",
 
 
 def human_outcomes(trials: pd.DataFrame, dataset=None) -> pd.DataFrame:
-    """Human FC trials as outcomes, one row per pair: ``n`` trials, ``correct`` = trials
-    choosing the acceptable sentence. With ``dataset``, pairs outside it are left out
-    (BLiMP: the two paradigms that failed validation) and counted in
-    ``df.attrs["excluded"]``; phenomena come from the dataset, else equal the paradigm."""
+    """Human forced-choice trials as outcomes, one row per pair.
+
+    Parameters
+    ----------
+    trials
+        One row per trial: ``pair_id``, ``paradigm``, ``chose_good``.
+    dataset
+        If given, pairs outside it are left out (BLiMP: the two paradigms that failed
+        validation) and counted in ``df.attrs["excluded"]``; phenomena come from it,
+        else equal the paradigm.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Outcomes of system ``"Human"``: ``n`` trials, ``correct`` = trials choosing the
+        acceptable sentence.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability import stats
+    >>> trials = pd.DataFrame({"pair_id": ["p1", "p1", "p1", "p2"], "paradigm": "agr",
+    ...                        "chose_good": [1, 1, 0, 1]})
+    >>> stats.human_outcomes(trials)[["pair_id", "n", "correct"]].to_numpy().tolist()
+    [['p1', 3, 2.0], ['p2', 1, 1.0]]
+    """
     trials = validate_trials(trials, columns=("pair_id", "paradigm", "chose_good"))
     g = trials.groupby(["pair_id", "paradigm"], sort=True)["chose_good"]
     out = g.agg(n="size", correct="sum").reset_index()
@@ -97,11 +152,12 @@ def human_outcomes(trials: pd.DataFrame, dataset=None) -> pd.DataFrame:
 
 
 def _paradigm_boot(outcomes: pd.DataFrame, systems: list[str], paradigms: list[str],
-                   n_boot: int, seed: int | None) -> np.ndarray:
+                   n_boot: int, seed: Seed) -> np.ndarray:
     """(n_boot, paradigms, systems) paradigm accuracies, pairs resampled within each
-    paradigm (a stratified bootstrap); systems judged on the same pairs share draws,
-    so their differences are paired. Hand-written: systems have different pair sets
-    (humans saw 5 pairs per BLiMP paradigm), which no resampling library shapes."""
+    paradigm (a stratified bootstrap, by the engine's ``mean_resamples``); systems judged
+    on the same pairs share draws, so their differences are paired. Systems have
+    different pair sets (humans saw 5 pairs per BLiMP paradigm): each set of systems
+    judged on the same pairs is a stratum of its own, drawn from one generator in turn."""
     rng = np.random.default_rng(seed)
     dist = np.full((n_boot, len(paradigms), len(systems)), np.nan)
     rate = outcomes["correct"] / outcomes["n"]
@@ -112,26 +168,46 @@ def _paradigm_boot(outcomes: pd.DataFrame, systems: list[str], paradigms: list[s
         for _, members in sets.groupby(sets, sort=False):
             block = wide.loc[wide[members.index[0]].notna(), list(members.index)].to_numpy()
             cols = [col[s] for s in members.index]
-            for start in range(0, n_boot, BOOT_BLOCK):
-                b = min(BOOT_BLOCK, n_boot - start)
-                idx = rng.integers(0, len(block), (b, len(block)))
-                dist[start:start + b, j, cols] = block[idx].mean(axis=1)
+            dist[:, j, cols] = mean_resamples(block, n_boot, rng)
     return dist
 
 
 def accuracy(outcomes: pd.DataFrame | None, published: pd.DataFrame | None = None,
              n_boot: int = DEFAULT_N_BOOT, seed: int | None = DEFAULT_SEED,
              ci: float = 0.95) -> pd.DataFrame:
-    """Accuracy per system at each level (``paradigm``, ``phenomenon``, ``overall``), with
-    percentile intervals from a bootstrap over pairs within paradigms (a human pair
-    carries all its trials: a cluster bootstrap).
+    """Accuracy per system at each level (``paradigm``, ``phenomenon``, ``overall``),
+    with percentile intervals from a bootstrap over pairs within paradigms (a human pair
+    carries all its trials: a cluster bootstrap), by the engine's ``mean_resamples``.
 
-    outcomes: :func:`pair_outcomes` and/or :func:`human_outcomes`, concatenated (None:
-    published results only).
-    published: per-paradigm accuracies of other systems (``system, paradigm,
-    phenomenon, accuracy``, e.g. ``data.load_blimp_results()``): included at every level
-    without intervals. Columns: ``level, group, phenomenon, system, source, n_pairs,
-    n_judgments, ties, accuracy, lower, upper``; ``attrs`` keep n_boot, seed and ci.
+    Parameters
+    ----------
+    outcomes
+        `pair_outcomes` and/or `human_outcomes`, concatenated (None: published results
+        only).
+    published
+        Per-paradigm accuracies of other systems (``system, paradigm, phenomenon,
+        accuracy``, e.g. ``data.load_blimp_results()``): at every level, no intervals.
+    n_boot, seed, ci
+        Resamples (0: no intervals), their seed and the interval level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``level, group, phenomenon, system, source, n_pairs, n_judgments, ties,
+        accuracy, lower, upper``; ``attrs`` keep n_boot, seed and ci.
+
+    Examples
+    --------
+    >>> from acceptability import stats
+    >>> import pandas as pd
+    >>> outcomes = pd.DataFrame({
+    ...     "system": ["lm"] * 4 + ["rnn"] * 4, "pair_id": ["p1", "p2", "p3", "p4"] * 2,
+    ...     "paradigm": ["a", "a", "b", "b"] * 2, "phenomenon": "agreement", "n": 1,
+    ...     "correct": [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "tie": False})
+    >>> acc = stats.accuracy(outcomes, n_boot=200)
+    >>> overall = acc[acc["level"] == "overall"]
+    >>> overall[["system", "accuracy", "lower", "upper"]].to_numpy().tolist()
+    [['lm', 0.75, 0.5, 1.0], ['rnn', 0.25, 0.0, 0.5]]
     """
     if outcomes is None:
         outcomes = pd.DataFrame(columns=OUTCOME_COLUMNS)
@@ -189,30 +265,59 @@ def _pooled(para: pd.DataFrame, key: str) -> pd.DataFrame:
 
 def _intervals(out: pd.DataFrame, dist: np.ndarray, systems: list[str],
                paradigms: list[str], ci: float) -> None:
-    """Fill ``lower``/``upper`` of the resampled rows from the bootstrap distribution."""
-    alpha = (1 - ci) / 2
+    """Fill ``lower``/``upper`` of the resampled rows with the percentile intervals of
+    their resampled accuracies (means over their paradigms)."""
     para_of = {p: i for i, p in enumerate(paradigms)}
     sys_of = {s: i for i, s in enumerate(systems)}
     phen_of = out[out["level"] == "paradigm"].drop_duplicates("group").set_index("group")[
         "phenomenon"]
-    for i, row in out[out["source"] != "published"].iterrows():
-        s = sys_of[row["system"]]
-        if row["level"] == "paradigm":
-            cols = [para_of[row["group"]]]
-        elif row["level"] == "phenomenon":
-            cols = [para_of[p] for p in paradigms if phen_of.get(p) == row["group"]]
+    rows = out.index[out["source"] != "published"]
+    samples = np.full((len(rows), dist.shape[0]), np.nan)
+    for k, (level, group, system) in enumerate(out.loc[rows, ["level", "group", "system"]]
+                                               .itertuples(index=False)):
+        if level == "paradigm":
+            cols = [para_of[group]]
+        elif level == "phenomenon":
+            cols = [para_of[p] for p in paradigms if phen_of.get(p) == group]
         else:
             cols = list(range(len(paradigms)))
-        sample = np.nanmean(dist[:, cols, s], axis=1) if cols else np.full(1, np.nan)
-        if np.isfinite(sample).all():
-            out.loc[i, ["lower", "upper"]] = np.quantile(sample, [alpha, 1 - alpha])
+        if cols:
+            samples[k] = np.nanmean(dist[:, cols, sys_of[system]], axis=1)
+    lower, upper = percentile_interval(np.where(np.isfinite(samples), samples, np.nan), ci)
+    out.loc[rows, "lower"], out.loc[rows, "upper"] = lower, upper
 
 
 def accuracy_table(acc: pd.DataFrame, level: str = "phenomenon",
                    percent: bool = True) -> pd.DataFrame:
-    """``accuracy`` wide: rows = groups of ``level`` (phenomenon rows end with
-    ``overall``, as BLiMP's Table 3; ``paradigm`` rows give Table 4), columns = systems
-    in their order of appearance."""
+    """`accuracy` wide: rows = groups of ``level``, columns = systems in their order of
+    appearance.
+
+    Parameters
+    ----------
+    acc
+        `accuracy`'s table.
+    level
+        ``"phenomenon"`` (rows end with ``overall``, as BLiMP's Table 3) or
+        ``"paradigm"`` (Table 4).
+    percent
+        Accuracies in percent (else proportions).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> from acceptability import stats
+    >>> import pandas as pd
+    >>> outcomes = pd.DataFrame({
+    ...     "system": ["lm"] * 4 + ["rnn"] * 4, "pair_id": ["p1", "p2", "p3", "p4"] * 2,
+    ...     "paradigm": ["a", "a", "b", "b"] * 2, "phenomenon": "agreement", "n": 1,
+    ...     "correct": [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "tie": False})
+    >>> acc = stats.accuracy(outcomes, n_boot=200)
+    >>> stats.accuracy_table(acc, level="paradigm").to_dict("list")
+    {'lm': [100.0, 50.0], 'rnn': [50.0, 0.0]}
+    """
     if level not in ("phenomenon", "paradigm"):
         raise ValueError(f"level must be 'phenomenon' or 'paradigm', got {level!r}")
     levels = [level, "overall"] if level == "phenomenon" else [level]
@@ -227,7 +332,22 @@ def accuracy_table(acc: pd.DataFrame, level: str = "phenomenon",
 
 def accuracy_correlations(acc: pd.DataFrame, level: str = "paradigm") -> pd.DataFrame:
     """Pearson correlations between systems of their accuracies over the groups of
-    ``level`` (BLiMP Fig. 1: the 67 paradigms), pairwise-complete."""
+    ``level`` (BLiMP Fig. 1: the 67 paradigms), pairwise-complete.
+
+    Examples
+    --------
+    >>> from acceptability import stats
+    >>> import pandas as pd
+    >>> outcomes = pd.DataFrame({
+    ...     "system": ["lm"] * 4 + ["rnn"] * 4, "pair_id": ["p1", "p2", "p3", "p4"] * 2,
+    ...     "paradigm": ["a", "a", "b", "b"] * 2, "phenomenon": "agreement", "n": 1,
+    ...     "correct": [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "tie": False})
+    >>> more = outcomes.assign(paradigm="c", pair_id=outcomes["pair_id"] + "c",
+    ...                        correct=[0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0])
+    >>> acc = stats.accuracy(pd.concat([outcomes, more]), n_boot=0)
+    >>> stats.accuracy_correlations(acc).round(2).to_numpy().tolist()
+    [[1.0, -0.33], [-0.33, 1.0]]
+    """
     wide = accuracy_table(acc, level="paradigm" if level == "paradigm" else "phenomenon",
                           percent=False)
     wide = wide.drop(index="overall", errors="ignore")
@@ -238,7 +358,22 @@ def accuracy_correlations(acc: pd.DataFrame, level: str = "paradigm") -> pd.Data
 def contrast(acc: pd.DataFrame, first: list[str], second: list[str],
              name: str = "difference") -> pd.DataFrame:
     """Per system: the mean accuracy (percent) of paradigms ``first``, of ``second``, and
-    ``first - second`` in points; a paradigm missing from ``acc`` is an error."""
+    ``first - second`` in points (column ``name``); a paradigm missing from ``acc`` is an
+    error.
+
+    Examples
+    --------
+    >>> from acceptability import stats
+    >>> from acceptability.stats.benchmarks.outcomes import contrast
+    >>> import pandas as pd
+    >>> outcomes = pd.DataFrame({
+    ...     "system": ["lm"] * 4 + ["rnn"] * 4, "pair_id": ["p1", "p2", "p3", "p4"] * 2,
+    ...     "paradigm": ["a", "a", "b", "b"] * 2, "phenomenon": "agreement", "n": 1,
+    ...     "correct": [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "tie": False})
+    >>> acc = stats.accuracy(outcomes, n_boot=200)
+    >>> contrast(acc, ["a"], ["b"]).to_numpy().tolist()
+    [['lm', 100.0, 50.0, 50.0], ['rnn', 50.0, 0.0, 50.0]]
+    """
     wide = accuracy_table(acc, level="paradigm")
     missing = [p for p in [*first, *second] if p not in wide.index]
     if missing:
@@ -277,7 +412,19 @@ IRREGULAR = ["determiner_noun_agreement_irregular_1", "determiner_noun_agreement
 def adjective_effect(acc: pd.DataFrame) -> pd.DataFrame:
     """BLiMP sec. 6.1, Fig. 3 (upper): determiner-noun agreement without minus with an
     intervening adjective (``Ron saw that (nice) man/*men``), mean of the 4 paradigms of
-    each, in points per system (the paper: 5-gram 35 points, neural models 3-5)."""
+    each, in points per system (the paper: 5-gram 35 points, neural models 3-5).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability import stats
+    >>> from acceptability.stats.benchmarks.outcomes import DET_ADJ_NOUN, DET_NOUN
+    >>> published = pd.DataFrame({"system": "5-gram", "paradigm": DET_NOUN + DET_ADJ_NOUN,
+    ...                           "phenomenon": "determiner_noun_agreement",
+    ...                           "accuracy": [0.9] * 4 + [0.5] * 4})
+    >>> stats.adjective_effect(stats.accuracy(None, published)).round(1).to_numpy().tolist()
+    [['5-gram', 90.0, 50.0, 40.0]]
+    """
     return contrast(acc, DET_NOUN, DET_ADJ_NOUN, "drop_with_adjective")
 
 
@@ -286,7 +433,20 @@ def attractor_effect(acc: pd.DataFrame) -> pd.DataFrame:
     (``regular_plural_subject_verb_agreement_1``, whose pairs differ in the verb like the
     attractor paradigms') minus with an attractor of the opposite number in a relative
     clause, in a relational noun, and either (the mean of the two; the paper: LSTM 20,
-    GPT-2 22, TXL 5 points), in points per system."""
+    GPT-2 22, TXL 5 points), in points per system.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability import stats
+    >>> from acceptability.stats.benchmarks.outcomes import ATTRACTORS, NO_ATTRACTOR
+    >>> published = pd.DataFrame({"system": "LSTM",
+    ...                           "paradigm": NO_ATTRACTOR + ATTRACTORS["either"],
+    ...                           "phenomenon": "agreement", "accuracy": [0.9, 0.7, 0.6]})
+    >>> effect = stats.attractor_effect(stats.accuracy(None, published))
+    >>> effect[["attractor", "drop_with_attractor"]].round(1).to_numpy().tolist()
+    [['relative clause', 20.0], ['relational noun', 30.0], ['either', 25.0]]
+    """
     frames = [contrast(acc, NO_ATTRACTOR, p, "drop_with_attractor").assign(attractor=k)
               for k, p in ATTRACTORS.items()]
     return pd.concat(frames, ignore_index=True)
@@ -295,13 +455,35 @@ def attractor_effect(acc: pd.DataFrame) -> pd.DataFrame:
 def irregular_effect(acc: pd.DataFrame) -> pd.DataFrame:
     """BLiMP sec. 6.2, Fig. 4: regular minus irregular number marking over the 6 + 6
     determiner-noun and subject-verb agreement paradigms, in points per system (the
-    paper: the word-level LSTM 5.2 points worse on irregulars, TXL under 1.3)."""
+    paper: the word-level LSTM 5.2 points worse on irregulars, TXL under 1.3).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability import stats
+    >>> from acceptability.stats.benchmarks.outcomes import IRREGULAR, REGULAR
+    >>> published = pd.DataFrame({"system": "LSTM", "paradigm": REGULAR + IRREGULAR,
+    ...                           "phenomenon": "agreement", "accuracy": [0.9] * 6 + [0.8] * 6})
+    >>> stats.irregular_effect(stats.accuracy(None, published)).round(1).to_numpy().tolist()
+    [['LSTM', 90.0, 80.0, 10.0]]
+    """
     return contrast(acc, REGULAR, IRREGULAR, "drop_on_irregular")
 
 
 def prefix_outcomes(dataset, prefix_scores: pd.DataFrame) -> pd.DataFrame:
     """``scoring.prefix_scores`` output as outcomes (``prefers_good`` -> ``correct``),
-    with a ``method`` column (one_prefix, two_prefix)."""
+    with a ``method`` column (one_prefix, two_prefix).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability import data, stats
+    >>> ds, _ = data.load_example()
+    >>> prefix = pd.DataFrame({"pair_id": ds.pairs["pair_id"][:2], "model": "lm",
+    ...                        "method": "one_prefix", "prefers_good": [True, False]})
+    >>> stats.prefix_outcomes(ds, prefix)[["pair_id", "correct"]].to_numpy().tolist()
+    [['pair01', 1.0], ['pair02', 0.0]]
+    """
     require_columns(prefix_scores, ["pair_id", "model", "method", "prefers_good"],
                     "prefix scores")
     groups = pair_groups(dataset.pairs)
@@ -314,7 +496,22 @@ def prefix_outcomes(dataset, prefix_scores: pd.DataFrame) -> pd.DataFrame:
 def method_comparison(full: pd.DataFrame, prefix: pd.DataFrame) -> pd.DataFrame:
     """BLiMP sec. 6.4, Fig. 6: per system, prefix method and phenomenon, the accuracy of
     the prefix method beside the full-sentence method on the same pairs (those the
-    method applies to): ``accuracy_full``, ``accuracy_prefix``, ``difference``."""
+    method applies to): ``accuracy_full``, ``accuracy_prefix``, ``difference``.
+
+    Examples
+    --------
+    >>> from acceptability import stats
+    >>> import pandas as pd
+    >>> outcomes = pd.DataFrame({
+    ...     "system": ["lm"] * 4 + ["rnn"] * 4, "pair_id": ["p1", "p2", "p3", "p4"] * 2,
+    ...     "paradigm": ["a", "a", "b", "b"] * 2, "phenomenon": "agreement", "n": 1,
+    ...     "correct": [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "tie": False})
+    >>> prefix = outcomes[outcomes["system"] == "lm"].assign(
+    ...     method="one_prefix", correct=[1.0, 0.0, 0.0, 1.0])
+    >>> table = stats.method_comparison(outcomes, prefix)
+    >>> table.loc[table["level"] == "overall", ["accuracy_full", "accuracy_prefix"]].values
+    array([[0.75, 0.5 ]])
+    """
     rows = []
     for method, p in prefix.groupby("method", sort=True):
         f = full.merge(p[["system", "pair_id"]], on=["system", "pair_id"])
@@ -339,7 +536,19 @@ def oracle_outcomes(outcomes: pd.DataFrame, systems: list[str],
                     name: str = "oracle") -> pd.DataFrame:
     """Seed 004's oracle (Table 1): a pair is correct when any of ``systems`` gets it
     right (correct == 1), on the pairs all of them judged; a summary of how much their
-    errors differ, not a fair competitor."""
+    errors differ, not a fair competitor.
+
+    Examples
+    --------
+    >>> from acceptability import stats
+    >>> import pandas as pd
+    >>> outcomes = pd.DataFrame({
+    ...     "system": ["lm"] * 4 + ["rnn"] * 4, "pair_id": ["p1", "p2", "p3", "p4"] * 2,
+    ...     "paradigm": ["a", "a", "b", "b"] * 2, "phenomenon": "agreement", "n": 1,
+    ...     "correct": [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "tie": False})
+    >>> stats.oracle_outcomes(outcomes, ["lm", "rnn"])["correct"].tolist()
+    [1.0, 1.0, 0.0, 1.0]
+    """
     require_columns(outcomes, OUTCOME_COLUMNS, "outcomes")
     missing = [s for s in systems if s not in set(outcomes["system"])]
     if missing:
@@ -361,7 +570,20 @@ def reference_table(acc: pd.DataFrame, reference: str, systems: list[str] | None
     but the reference by default) beside ``reference``, then an ``average`` row (mean
     over paradigms) and a ``fraction >= reference`` row ("k/n": paradigms where the
     system is at least as accurate as the reference). ``either``: two or more systems
-    whose best per paradigm is also counted (Table 1's "Either" column)."""
+    whose best per paradigm is also counted (Table 1's "Either" column).
+
+    Examples
+    --------
+    >>> from acceptability import stats
+    >>> import pandas as pd
+    >>> outcomes = pd.DataFrame({
+    ...     "system": ["lm"] * 4 + ["rnn"] * 4, "pair_id": ["p1", "p2", "p3", "p4"] * 2,
+    ...     "paradigm": ["a", "a", "b", "b"] * 2, "phenomenon": "agreement", "n": 1,
+    ...     "correct": [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "tie": False})
+    >>> acc = stats.accuracy(outcomes, n_boot=200)
+    >>> stats.reference_table(acc, "lm")["rnn"].tolist()
+    [50.0, 0.0, 25.0, '0/2']
+    """
     wide = accuracy_table(acc, level="paradigm")
     if reference not in wide:
         raise DataError(f"reference system {reference!r} is not in the accuracy table",

@@ -7,7 +7,7 @@ each resample (the statistic applied to the resampled dataset): with z0 the full
 z-scores, resampled z = (z0 - m_b) / s_b, m_b and s_b the weighted mean and SD of z0.
 Correlations and the BLiMP rate are invariant to that; the ADC, its area, the
 variability and MCC predictions are not. ADC and area are step / piecewise-linear
-functions of 1 / s_b per pair, MCC predictions steps in m_b: :func:`step_sums`
+functions of 1 / s_b per pair, MCC predictions steps in m_b: `step_sums`
 evaluates them exactly without a (resamples x pairs) matrix. Models standardised by
 a published reference (``ref_mean``/``ref_sd``) keep fixed z-scores.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable
 from functools import cached_property
 
 import numpy as np
@@ -24,30 +25,76 @@ from scipy.sparse import csr_matrix
 
 from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
+from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_MAX_DELTA
 from acceptability.stats.deltas import sentence_frame
 from acceptability.stats.inference.resample import Units
 
 
-def metric_names(deltas=(0.5, 1.0, 5.0)) -> list[str]:
-    """The metric columns of ``evaluate`` for these deltas, in its order."""
+def metric_names(deltas=DEFAULT_DELTAS) -> list[str]:
+    """The metric columns of ``evaluate`` for these ADC deltas, in its order.
+
+    Examples
+    --------
+    >>> from acceptability.stats.inference.arrays import metric_names
+    >>> metric_names([1])
+    ['blimp', 'adc_1', 'adc_area', 'r_sentence', 'r_pair', 'variability', 'mcc']
+    """
     return (["blimp"] + [f"adc_{float(d):g}" for d in deltas]
             + ["adc_area", "r_sentence", "r_pair", "variability", "mcc"])
+
+
+ALL_METRICS = "bootstrap_metrics"  # the attribute all_metrics sets
+
+
+def all_metrics(func: Callable) -> Callable:
+    """Mark ``func`` (``stats.evaluate``) as giving every metric of `metric_names`.
+
+    ``stats.bootstrap(func, ...)`` then takes the fast path for them
+    (``func.bootstrap_metrics(deltas)`` names them) instead of calling ``func`` on each
+    resampled dataset. A mark, not an import, so that ``evaluate`` can call the bootstrap
+    without the bootstrap importing ``evaluate`` (no import cycle).
+
+    Examples
+    --------
+    >>> from acceptability import stats
+    >>> stats.evaluate.bootstrap_metrics((0.5,))[:3]
+    ['blimp', 'adc_0.5', 'adc_area']
+    """
+    setattr(func, ALL_METRICS, metric_names)
+    return func
 
 
 _ADC = re.compile(r"adc_(\d*\.?\d+(?:e-?\d+)?)$")
 
 
 def adc_delta(name: str) -> float | None:
-    """The delta of an ``adc_<delta>`` metric name, else None."""
+    """The delta of an ``adc_<delta>`` metric name, else None.
+
+    Examples
+    --------
+    >>> from acceptability.stats.inference.arrays import adc_delta
+    >>> adc_delta("adc_0.5"), adc_delta("adc_area")
+    (0.5, None)
+    """
     match = _ADC.match(name)
     return float(match.group(1)) if match else None
 
 
 def missing_for(dataset: Dataset, metric: str) -> str | None:
-    """What ``dataset`` lacks to define ``metric`` (a name of :func:`metric_names`, any
+    """What ``dataset`` lacks to define ``metric`` (a name of `metric_names`, any
     ``adc_<delta>``), or None: minimal pairs (BLiMP, ADC, r_pair), gradient human
     judgments (ADC, correlations), expert labels (MCC), a sentence type with two or
-    more sentences (variability)."""
+    more sentences (variability).
+
+    Examples
+    --------
+    >>> from acceptability import data
+    >>> from acceptability.stats.inference.arrays import missing_for
+    >>> ds, _ = data.load_example()
+    >>> one_pair = ds.subset(ds.pairs["pair_id"][:1])
+    >>> missing_for(ds, "variability"), missing_for(one_pair, "variability")
+    (None, 'sentence types with two or more sentences')
+    """
     s = dataset.sentences
     adc = metric == "adc_area" or adc_delta(metric) is not None
     if (metric in ("blimp", "r_pair") or adc) and len(dataset.pairs) == 0:
@@ -62,8 +109,17 @@ def missing_for(dataset: Dataset, metric: str) -> str | None:
 
 
 def check_metric(dataset: Dataset, metric: str) -> str:
-    """``metric`` if ``dataset`` defines it (:func:`missing_for`), else a ValueError
-    saying what is missing and which metrics it does define."""
+    """``metric`` if ``dataset`` defines it (`missing_for`), else a ValueError
+    saying what is missing and which metrics it does define.
+
+    Examples
+    --------
+    >>> from acceptability import data
+    >>> from acceptability.stats.inference.arrays import check_metric
+    >>> ds, _ = data.load_example()
+    >>> check_metric(ds, "adc_1")
+    'adc_1'
+    """
     lacks = missing_for(dataset, metric)
     if lacks is not None:
         have = [m for m in metric_names() if missing_for(dataset, m) is None]
@@ -80,6 +136,15 @@ def step_sums(counts: np.ndarray, units: np.ndarray, x: np.ndarray, v: np.ndarra
     threshold are a plain weighted sum, rows above all of them drop out, and only the
     few with x_i inside the narrow range of t (the resampled SD or mean moves little)
     need a (resamples x rows) indicator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from acceptability.stats.inference.arrays import step_sums
+    >>> counts = np.array([[1.0, 2.0], [0.0, 1.0]])  # 2 resamples of 2 units
+    >>> step_sums(counts, np.array([0, 1]), np.array([0.0, 1.0]), np.ones(2),
+    ...           np.array([0.5, 2.0])).tolist()
+    [1.0, 1.0]
     """
     always = x < t.min()
     out = _dot(counts, np.bincount(units[always], weights=v[always], minlength=counts.shape[1]))
@@ -95,7 +160,7 @@ class MetricArrays:
     matrix: ``MetricArrays(...)(counts)`` -> (models, metrics, resamples)."""
 
     def __init__(self, dataset: Dataset, scores: pd.DataFrame, units: Units,
-                 metrics_: list[str], max_delta: float = 5.0, by: str | None = None,
+                 metrics_: list[str], max_delta: float = DEFAULT_MAX_DELTA, by: str | None = None,
                  sign: str = "strict"):
         for m in metrics_:
             if m not in metric_names(()) and adc_delta(m) is None:
@@ -129,7 +194,8 @@ class MetricArrays:
         if not {"ref_mean", "ref_sd"} <= set(scores.columns):
             return np.ones(len(self.models), dtype=bool)
         sc = scores[scores["sentence_id"].isin(dataset.sentences["sentence_id"])]
-        has = (sc["ref_mean"].notna() & sc["ref_sd"].notna()).groupby(sc["model"]).agg(["any", "all"])
+        has = (sc["ref_mean"].notna() & sc["ref_sd"].notna()).groupby(sc["model"]).agg(
+            ["any", "all"])
         mixed = has["any"] & ~has["all"]
         if mixed.any():
             raise ValueError(f"model(s) {list(has.index[mixed])} have ref_mean/ref_sd on some rows "
@@ -310,7 +376,17 @@ def group_masks(dataset: Dataset, by: str | None
                 ) -> tuple[list, list[np.ndarray], list[np.ndarray]]:
     """The values of ``by`` and, for each, masks of its sentences and pairs, as ``evaluate``
     splits them: pairs without a ``by`` column take their good sentence's value; sentences
-    without one form a NaN group. ``by=None``: one group, [None], holding everything."""
+    without one form a NaN group. ``by=None``: one group, [None], holding everything.
+
+    Examples
+    --------
+    >>> from acceptability import data
+    >>> from acceptability.stats.inference.arrays import group_masks
+    >>> ds, _ = data.load_example()
+    >>> groups, sentence_in, pair_in = group_masks(ds, "dataset")
+    >>> groups, int(sentence_in[0].sum()), int(pair_in[0].sum())
+    (['published example'], 57, 29)
+    """
     s, p = dataset.sentences, dataset.pairs
     if by is None:
         return [None], [np.ones(len(s), bool)], [np.ones(len(p), bool)]

@@ -43,8 +43,30 @@ class Units:
 
 
 def resampling_units(dataset: Dataset, cluster: str | None = "type_id") -> Units:
-    """The units of a bootstrap clustered by the sentence column ``cluster``
-    (``None``: by sentence), clusters linked by a pair merged (see module doc)."""
+    """The units of a bootstrap clustered by a sentence column, clusters linked by a pair
+    merged (see module doc).
+
+    Parameters
+    ----------
+    dataset
+        The sentences and pairs.
+    cluster
+        A sentence column (``"type_id"``, ``"phenomenon"``); ``None``: by sentence (the
+        units are then single pairs, or pairs sharing a sentence, and unpaired sentences).
+
+    Returns
+    -------
+    Units
+        The unit of every sentence and pair, their number ``n`` and ``types_nested``.
+
+    Examples
+    --------
+    >>> from acceptability import data
+    >>> from acceptability.stats.inference import resampling_units
+    >>> ds, _ = data.load_example()
+    >>> resampling_units(ds).n, resampling_units(ds, None).n
+    (23, 28)
+    """
     s = dataset.sentences
     if cluster is None:
         base, k = np.arange(len(s)), len(s)
@@ -77,7 +99,7 @@ def _units(dataset: Dataset, codes: np.ndarray) -> Units:
 
 @dataclass(frozen=True)
 class Strata:
-    """How a per-group bootstrap resamples (see :func:`stratify`).
+    """How a per-group bootstrap resamples (see `stratify`).
 
     units: the units, single-unit groups split into finer ones; samples: the unit codes
     of each group resampled on its own (scipy resamples each sample separately);
@@ -110,7 +132,7 @@ def stratify(dataset: Dataset, units: Units, cluster: str | None, sentence_in: l
     When every unit lies in one group, each group's units are resampled separately (a
     stratified bootstrap: group sizes stay as designed; units with pairs apart from
     units of unpaired sentences, so every resample of a group has as many pairs' units
-    as the group; ``n_units`` counts those). A group of fewer than :data:`MIN_CLUSTERS`
+    as the group; ``n_units`` counts those). A group of fewer than `MIN_CLUSTERS`
     clusters is resampled by the pairs within each of its clusters (pairs sharing a
     sentence together, as ``cluster=None``; each cluster a stratum of its own): on
     LI-Adger each phenomenon is one ``type_id`` unit, so a phenomenon's interval comes
@@ -119,6 +141,18 @@ def stratify(dataset: Dataset, units: Units, cluster: str | None, sentence_in: l
     their pairs, not between clusters. A cluster of a single pair stays whole; a group
     left with fewer than two units to resample gets no interval (unit ``"none"``). When
     units span groups, all units are resampled together (each group's share then varies).
+
+    Examples
+    --------
+    >>> from acceptability import data
+    >>> from acceptability.stats.inference import resampling_units
+    >>> from acceptability.stats.inference.arrays import group_masks
+    >>> from acceptability.stats.inference.resample import stratify
+    >>> ds, _ = data.load_example()
+    >>> _, sentence_in, pair_in = group_masks(ds, "dataset")
+    >>> strata = stratify(ds, resampling_units(ds), "type_id", sentence_in, pair_in)
+    >>> strata.unit, strata.n_units.tolist()
+    (['type_id'], [23])
     """
     n_groups = len(sentence_in)
     sentence_group, pair_group = _codes(sentence_in), _codes(pair_in)
@@ -195,7 +229,15 @@ def _touching(units: Units, sentence_group: np.ndarray, pair_group: np.ndarray,
 
 
 def counts_from_indices(idx: np.ndarray, n_units: int) -> np.ndarray:
-    """(resamples x units) counts from (resamples x draws) unit indices."""
+    """(resamples x units) counts from (resamples x draws) unit indices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from acceptability.stats.inference.resample import counts_from_indices
+    >>> counts_from_indices(np.array([[0, 0, 2], [1, 2, 2]]), 3).tolist()
+    [[2.0, 0.0, 1.0], [0.0, 1.0, 2.0]]
+    """
     idx = np.atleast_2d(idx)
     rows = np.arange(idx.shape[0])[:, None] * n_units
     return np.bincount((rows + idx).ravel(), minlength=idx.shape[0] * n_units).reshape(
@@ -210,9 +252,35 @@ def _copies(reps: np.ndarray) -> tuple[np.ndarray, pd.Series]:
 
 def resample_dataset(dataset: Dataset, scores: pd.DataFrame, units: Units,
                      counts: np.ndarray) -> tuple[Dataset, pd.DataFrame]:
-    """The dataset and scores of one resample: unit ``u`` appears ``counts[u]`` times,
-    each copy with ids suffixed ``@0``, ``@1``, ... (and its own type ids when types are
-    nested in units). Used by the general bootstrap path and the benchmark baseline."""
+    """The dataset and scores of one resample. Used by the general bootstrap path and the
+    benchmark baseline.
+
+    Parameters
+    ----------
+    dataset, scores
+        The data and the long scores table.
+    units
+        `resampling_units` of the dataset.
+    counts
+        How many times each unit appears in the resample.
+
+    Returns
+    -------
+    dataset, scores
+        Unit ``u`` ``counts[u]`` times, each copy with ids suffixed ``@0``, ``@1``, ...
+        (and its own type ids when types are nested in units).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from acceptability import data
+    >>> from acceptability.stats.inference import resample_dataset, resampling_units
+    >>> ds, scores = data.load_example()
+    >>> units = resampling_units(ds)
+    >>> twice, twice_scores = resample_dataset(ds, scores, units, np.full(units.n, 2))
+    >>> len(twice.pairs), twice.pairs["pair_id"].iloc[0], len(twice_scores) == 2 * len(scores)
+    (58, 'pair01@0', True)
+    """
     counts = np.asarray(counts, dtype=int)
     s, p = dataset.sentences, dataset.pairs
     reps = counts[units.sentence]

@@ -84,7 +84,7 @@ def test_strict_sign_differs_on_the_two_identical_text_pairs(li_adger, li_adger_
     curve = stats.adc_curve(li_adger, li_adger_scores, deltas=[1.0], sign="thesis")
     assert np.allclose(curve.set_index("model")["pass_rate"], thesis.loc[curve["model"], "adc_1"])
     assert np.allclose(pd.Series(curve.attrs["area"]), thesis.loc[curve["model"], "adc_area"])
-    kw = dict(n=20, seed=0, models=["bert-large-cased_mlm", "trigram_slor"])
+    kw = dict(n_boot=20, seed=0, models=["bert-large-cased_mlm", "trigram_slor"])
     ours = stats.compare_all(li_adger, li_adger_scores, "adc_0.5", sign="thesis", **kw)
     assert ours.loc[0, "estimate_a"] == pytest.approx(thesis.loc["bert-large-cased_mlm",
                                                                  "adc_0.5"], abs=1e-12)

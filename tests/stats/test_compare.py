@@ -54,7 +54,7 @@ def test_steiger_against_bootstrap_se():
 @pytest.mark.parametrize("correction", ["holm", "fdr_bh"])
 def test_compare_all_corrections_match_statsmodels(li_adger, li_adger_scores, correction):
     models = ["bert-large-cased_acc", "bert-base-uncased_mlm", "trigram_slor", "trigram_logprob"]
-    table = compare_all(li_adger, li_adger_scores, "adc_1", models=models, n=500, seed=1,
+    table = compare_all(li_adger, li_adger_scores, "adc_1", models=models, n_boot=500, seed=1,
                         correction=correction)
     assert len(table) == 6 and (table["test"] == "mcnemar_exact").all()
     assert np.allclose(table["p_boot_adj"], multipletests(table["p_boot"], method=correction)[1])
@@ -66,17 +66,17 @@ def test_compare_pair_on_li_adger(li_adger, li_adger_scores):
     a, b = "bert-large-cased_acc", "trigram_slor"
     for metric, test in [("r_pair", "steiger_z"), ("r_sentence", "steiger_z"),
                          ("blimp", "mcnemar_exact"), ("adc_area", None)]:
-        res = compare(li_adger, li_adger_scores, a, b, metric, n=400, seed=2)
+        res = compare(li_adger, li_adger_scores, a, b, metric, n_boot=400, seed=2)
         assert res["test"] == test
         assert res["difference"] == pytest.approx(ev.loc[a, metric] - ev.loc[b, metric])
         assert res["lower"] < res["upper"] and 0 < res["p_boot"] <= 1
-    ab = compare(li_adger, li_adger_scores, a, b, "r_pair", n=400, seed=2)
-    ba = compare(li_adger, li_adger_scores, b, a, "r_pair", n=400, seed=2)
+    ab = compare(li_adger, li_adger_scores, a, b, "r_pair", n_boot=400, seed=2)
+    ba = compare(li_adger, li_adger_scores, b, a, "r_pair", n_boot=400, seed=2)
     assert ab["difference"] == pytest.approx(-ba["difference"])
     assert ab["p_test"] == pytest.approx(ba["p_test"]) and ab["p_boot"] == pytest.approx(ba["p_boot"])
     assert ab["lower"] == pytest.approx(-ba["upper"])
     # BLiMP: BERT_CoLA clearly beats the trigram, by every test
-    blimp = compare(li_adger, li_adger_scores, a, b, "blimp", n=400, seed=2)
+    blimp = compare(li_adger, li_adger_scores, a, b, "blimp", n_boot=400, seed=2)
     assert blimp["lower"] > 0 and blimp["p_boot"] < 0.01 and blimp["p_test"] < 1e-6
 
 
@@ -90,23 +90,23 @@ def test_compare_user_function_and_errors(li_adger, li_adger_scores):
     def blimp(dataset, scores):
         return stats.evaluate(dataset, scores)[["model", "blimp"]]
 
-    kw = dict(n=30, seed=4, cluster="phenomenon")
+    kw = dict(n_boot=30, seed=4, cluster="phenomenon")
     general = compare(small, scores, "trigram_slor", "trigram_logprob", blimp, **kw)
     fast = compare(small, scores, "trigram_slor", "trigram_logprob", "blimp", **kw)
     for col in ("difference", "lower", "upper", "p_boot"):
         assert general[col] == pytest.approx(fast[col])
     assert general["test"] is None
     with pytest.raises(KeyError, match="no model"):
-        compare(small, scores, "gpt9", "trigram_slor", "blimp", n=10)
+        compare(small, scores, "gpt9", "trigram_slor", "blimp", n_boot=10)
     with pytest.raises(ValueError, match="several metrics"):
-        compare(small, scores, "trigram_slor", "trigram_logprob", stats.evaluate, n=10)
+        compare(small, scores, "trigram_slor", "trigram_logprob", stats.evaluate, n_boot=10)
 
 
 def test_p_boot_states_its_resolution(li_adger, li_adger_scores):
     """p_boot = (1 + count beyond 0) / (n + 1), doubled: never below p_min = 2 / (n + 1),
     which every row and the attrs state; a difference no resample crosses sits at it."""
     models = ["bert-large-cased_mlm", "trigram_logprob", "trigram_slor"]
-    table = compare_all(li_adger, li_adger_scores, "adc_1", models=models, n=999, seed=1)
+    table = compare_all(li_adger, li_adger_scores, "adc_1", models=models, n_boot=999, seed=1)
     assert table.attrs["p_min"] == pytest.approx(2 / 1000) and (table["p_min"] == 2 / 1000).all()
     assert (table["p_boot"] >= table["p_min"]).all()
     k = np.round(table["p_boot"] / table["p_min"], 9)
@@ -135,7 +135,7 @@ def test_a_model_without_the_metric_does_not_make_others_significant(example):
     once leaked into every difference (0 * NaN in a contrast product), and NaN
     bootstrap distributions got the smallest p: all comparisons 'significant'."""
     ds, sc = example
-    out = stats.compare_all(ds, sc, "adc_1", n=999, seed=0)
+    out = stats.compare_all(ds, sc, "adc_1", n_boot=999, seed=0)
     nan_model = out["model_a"].eq("trigram_slor") | out["model_b"].eq("trigram_slor")
     assert nan_model.any() and out.loc[nan_model, "p_boot"].isna().all()
     others = out[~nan_model]

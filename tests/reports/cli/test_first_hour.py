@@ -20,8 +20,8 @@ from acceptability.reports.cli import experiment
 
 def test_one_default_resample_count():
     n = stats.DEFAULT_N_BOOT
-    assert inspect.signature(stats.bootstrap).parameters["n"].default == n
-    assert inspect.signature(stats.compare_all).parameters["n"].default == n
+    assert inspect.signature(stats.bootstrap).parameters["n_boot"].default == n
+    assert inspect.signature(stats.compare_all).parameters["n_boot"].default == n
     assert inspect.signature(stats.evaluate).parameters["n_boot"].default == n
     assert inspect.signature(analysis.analyse).parameters["n_boot"].default == n
     assert experiment.Experiment().n_boot == n

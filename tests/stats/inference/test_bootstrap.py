@@ -152,15 +152,16 @@ def test_fast_path_by_group_equals_evaluate_by_group_on_resampled_datasets(li_ad
 
 
 def test_bootstrap_table_on_li_adger(li_adger, li_adger_scores):
-    table, dist = bootstrap(stats.evaluate, li_adger, li_adger_scores, n=300, seed=3,
+    table, dist = bootstrap(stats.evaluate, li_adger, li_adger_scores, n_boot=300, seed=3,
                             distribution=True)
     assert list(table.columns) == ["model", "metric", "estimate", "se", "lower", "upper"]
     assert len(table) == 8 * len(metric_names()) and dist.shape == (300, len(table))
     assert (table["lower"] <= table["estimate"]).all() and (table["estimate"] <= table["upper"]).all()
     assert table.attrs["n_units"] == 236
-    again = bootstrap(stats.evaluate, li_adger, li_adger_scores, n=300, seed=3)
+    again = bootstrap(stats.evaluate, li_adger, li_adger_scores, n_boot=300, seed=3)
     pd.testing.assert_frame_equal(table, again)
-    bca = bootstrap(["adc_1", "r_pair"], li_adger, li_adger_scores, n=300, seed=3, method="bca")
+    bca = bootstrap(["adc_1", "r_pair"], li_adger, li_adger_scores, n_boot=300, seed=3,
+                    method="bca")
     assert bca["lower"].notna().all() and (bca["lower"] < bca["upper"]).all()
 
 
@@ -175,10 +176,10 @@ def test_general_path_equals_fast_path():
         return stats.evaluate(dataset, scores)[["model", *names]]
 
     for cluster in ("type_id", None):
-        fast = bootstrap(names, ds, sc, n=40, cluster=cluster, seed=9)
-        slow = bootstrap(user, ds, sc, n=40, cluster=cluster, seed=9)
+        fast = bootstrap(names, ds, sc, n_boot=40, cluster=cluster, seed=9)
+        slow = bootstrap(user, ds, sc, n_boot=40, cluster=cluster, seed=9)
         pd.testing.assert_frame_equal(fast, slow, atol=1e-10)
-    value = bootstrap(lambda d, s: float(stats.evaluate(d, s)["r_pair"].iloc[0]), ds, sc, n=40,
+    value = bootstrap(lambda d, s: float(stats.evaluate(d, s)["r_pair"].iloc[0]), ds, sc, n_boot=40,
                       seed=9)
     assert value["estimate"].iloc[0] == pytest.approx(fast.set_index("metric").loc["r_pair",
                                                                                    "estimate"])
@@ -190,7 +191,7 @@ def test_intervals_agree_with_scipy(method):
     on the raw pair arrays differ by Monte Carlo error only (different seeds)."""
     ds, sc = clustered_pairs(np.random.default_rng(5), n_clusters=300, per_cluster=1,
                              sd_cluster=0.0, sd_pair=1.0)
-    ours = bootstrap(["r_pair", "blimp"], ds, sc, n=5000, cluster=None, method=method,
+    ours = bootstrap(["r_pair", "blimp"], ds, sc, n_boot=5000, cluster=None, method=method,
                      seed=1).set_index("metric")
     score = sc.set_index("sentence_id")["score"]
     human = ds.sentences.set_index("sentence_id")["human"]
@@ -223,7 +224,8 @@ def test_cluster_bootstrap_covers_and_pair_bootstrap_undercovers():
     for _ in range(200):
         ds, sc = clustered_pairs(rng, 100, 6, sd_c, sd_p, rho_c, rho_p)
         for cluster in hits:
-            b = bootstrap(list(truth), ds, sc, n=1000, cluster=cluster, seed=rng).set_index("metric")
+            b = bootstrap(list(truth), ds, sc, n_boot=1000, cluster=cluster,
+                          seed=rng).set_index("metric")
             for m in truth:
                 hits[cluster][m] += b.loc[m, "lower"] <= truth[m] <= b.loc[m, "upper"]
     cover = {c: {m: h / 200 for m, h in v.items()} for c, v in hits.items()}
@@ -250,18 +252,18 @@ def test_evaluate_ci_puts_intervals_beside_each_metric(li_adger, li_adger_scores
         lower, value, upper = (per_dataset[f"{m}_lower"], per_dataset[m], per_dataset[f"{m}_upper"])
         assert lower.notna().all() and (lower <= value).all() and (value <= upper).all()
     with pytest.raises(ValueError, match="by= needs"):
-        bootstrap(lambda d, s: 0.0, li_adger, li_adger_scores, n=10, by="dataset")
+        bootstrap(lambda d, s: 0.0, li_adger, li_adger_scores, n_boot=10, by="dataset")
 
 
 def test_bad_arguments(li_adger, li_adger_scores):
     with pytest.raises(ValueError, match="unknown metric"):
-        bootstrap("accuracy", li_adger, li_adger_scores, n=10)
+        bootstrap("accuracy", li_adger, li_adger_scores, n_boot=10)
     with pytest.raises(ValueError, match="percentile"):
-        bootstrap("blimp", li_adger, li_adger_scores, n=10, method="basic")
+        bootstrap("blimp", li_adger, li_adger_scores, n_boot=10, method="basic")
     mixed = li_adger_scores.copy()
     mixed.loc[mixed.index[:5], ["ref_mean", "ref_sd"]] = [0.0, 1.0]
     with pytest.raises(ValueError, match="some rows"):
-        bootstrap("adc_1", li_adger, mixed, n=10)
+        bootstrap("adc_1", li_adger, mixed, n_boot=10)
 
 
 def test_default_seed_makes_every_resampling_reproducible(example):
@@ -270,8 +272,8 @@ def test_default_seed_makes_every_resampling_reproducible(example):
     ds, sc = example
     assert stats.DEFAULT_SEED == 0
     runs = {
-        "bootstrap": lambda **kw: bootstrap(stats.evaluate, ds, sc, n=300, **kw),
-        "compare_all": lambda **kw: stats.compare_all(ds, sc, "blimp", n=300, **kw),
+        "bootstrap": lambda **kw: bootstrap(stats.evaluate, ds, sc, n_boot=300, **kw),
+        "compare_all": lambda **kw: stats.compare_all(ds, sc, "blimp", n_boot=300, **kw),
         "evaluate": lambda **kw: stats.evaluate(ds, sc, ci=True, n_boot=300, **kw),
     }
     for name, run in runs.items():
@@ -361,7 +363,7 @@ def test_per_paradigm_intervals_on_blimp():
     table = stats.evaluate(ds, sc, by="paradigm", ci=True, n_boot=2000)
     assert (table["ci_unit"] == "pair").all() and (table["ci_n_units"] == 1000).all()
     assert ((table["blimp_lower"] < table["blimp"]) & (table["blimp"] < table["blimp_upper"])).all()
-    boot = bootstrap("blimp", ds, sc, n=2000, by="paradigm").set_index("paradigm")
+    boot = bootstrap("blimp", ds, sc, n_boot=2000, by="paradigm").set_index("paradigm")
     p = table.set_index("paradigm")["blimp"]
     # Monte Carlo error of a bootstrap SE from 2,000 resamples: ~1.6%; 6% is ~4 of them
     np.testing.assert_allclose(boot["se"], np.sqrt(p * (1 - p) / 1000).loc[boot.index],
@@ -376,7 +378,7 @@ def test_a_group_of_one_pair_says_why_it_has_no_interval(li_adger, li_adger_scor
     sc = li_adger_scores[li_adger_scores["sentence_id"].isin(ds.sentences["sentence_id"])]
     with pytest.warns(UserWarning, match=r"no bootstrap interval for 1 phenomenon group\(s\) "
                       r"\['33.4.neeleman.24d.\*'\]: each holds a single resampling unit"):
-        boot = bootstrap(["blimp", "adc_1"], ds, sc, n=200, by="phenomenon")
+        boot = bootstrap(["blimp", "adc_1"], ds, sc, n_boot=200, by="phenomenon")
     one = boot["phenomenon"] == SOME_PHENOMENA[2]
     assert (boot.loc[one, "unit"] == "none").all() and boot.loc[one, "lower"].isna().all()
     assert boot.loc[one, "estimate"].notna().all()
