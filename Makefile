@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.installed
 # Tests and the demo read the reference data beside the checkout unless told otherwise.
 export ACCEPTABILITY_DATA_DIR ?= $(abspath ../shared/data)
 
-.PHONY: install demo test lint bench wheel test-wheel clean
+.PHONY: install demo test lint docs bench wheel test-wheel clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -25,6 +25,11 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	$(VENV)/bin/pytest -q -n 2
+
+# The documentation site (mkdocs-material + mkdocstrings) into build/site; the tests build it
+# with --strict too (tests/docs/test_site.py). `$(VENV)/bin/mkdocs serve` previews it.
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict
 
 # The wheel and sdist, built from this checkout (what a user installs from the index).
 wheel: $(STAMP)

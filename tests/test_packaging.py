@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import acceptability
+from acceptability import _moved
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -53,10 +55,18 @@ def test_a_users_data_folder_and_stats_module_do_not_shadow_the_package(tmp_path
     assert out.stdout.split()[0] == "29"
 
 
-def test_wheel_has_one_top_level_package(tmp_path):
-    subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir",
-                    str(tmp_path), str(REPO)], check=True, capture_output=True)
-    wheel = next(tmp_path.glob("acceptability-*.whl"))
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, str]:
+    """The wheel built from this checkout, and what the build printed."""
+    out = tmp_path_factory.mktemp("wheel")
+    proc = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation",
+                           "--outdir", str(out), str(REPO)], check=True, capture_output=True,
+                          text=True)
+    return next(out.glob("acceptability-*.whl")), proc.stdout + proc.stderr
+
+
+def test_wheel_has_one_top_level_package_and_builds_silently(built):
+    wheel, log = built
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/")[0] for n in names if ".dist-info/" not in n}
     assert top == {"acceptability"}
@@ -65,8 +75,58 @@ def test_wheel_has_one_top_level_package(tmp_path):
     assert "acceptability/py.typed" in names
     assert "acceptability/data/examples/published_pairs.csv" in names
     assert any(n.startswith("acceptability/data/registry/") for n in names)
+    assert any(n.startswith("acceptability/data/paper_tables/") for n in names)
     top_level = next(n for n in names if n.endswith(".dist-info/top_level.txt"))
     assert zipfile.ZipFile(wheel).read(top_level).decode().split() == ["acceptability"]
+    # setuptools warns (BuildBackendWarning) of folders importable but not declared
+    assert "Warning" not in log, log
+
+
+def test_the_wheel_ships_every_module_of_the_tree(built):
+    """Each subpackage (stats/mixed, scoring/backends, reports/cli, ...) is declared."""
+    wheel, _ = built
+    names = set(zipfile.ZipFile(wheel).namelist())
+    tree = {"data": "data", "scoring": "scoring", "stats": "stats", "reports": "reports",
+            "src/acceptability": ""}
+    expected = {"/".join(filter(None, ("acceptability", sub, p.relative_to(REPO / folder)
+                                                              .as_posix())))
+                for folder, sub in tree.items() for p in (REPO / folder).rglob("*.py")
+                if "__pycache__" not in p.parts}
+    assert expected <= names, sorted(expected - names)
+
+
+@pytest.mark.parametrize("old", sorted(_moved.MODULES))
+def test_a_01_module_path_still_imports_with_a_deprecation_warning(old):
+    """Code written against 0.1's layout runs (one release), told where the module went."""
+    code = ("import importlib, warnings; warnings.simplefilter('error', DeprecationWarning)\n"
+            f"try:\n    importlib.import_module({old!r})\n"
+            "except DeprecationWarning as w:\n    print(w)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert f"{old} moved to {_moved.MODULES[old]}" in out
+    with pytest.warns(DeprecationWarning):
+        module = importlib.import_module(old)
+    assert module is importlib.import_module(_moved.MODULES[old])
+
+
+@pytest.mark.parametrize("old", sorted(_moved.NAMES))
+def test_a_01_name_still_resolves_with_a_deprecation_warning(old):
+    package, _, name = old.rpartition(".")
+    module, _, attr = _moved.NAMES[old].partition(":")
+    with pytest.warns(DeprecationWarning, match=f"{old} moved to {module}.{attr}"):
+        value = getattr(importlib.import_module(package), name)
+    assert value is getattr(importlib.import_module(module), attr)
+
+
+def test_an_old_keyword_is_renamed_with_a_warning():
+    @_moved.renamed_kwargs(n="n_boot")
+    def f(*, n_boot: int = 1) -> int:
+        return n_boot
+
+    with pytest.warns(DeprecationWarning, match=r"f\(n=\) moved to f\(n_boot=\)"):
+        assert f(n=7) == 7
+    with pytest.raises(TypeError, match="got both n= and its new name n_boot="):
+        f(n=7, n_boot=7)
 
 
 @pytest.mark.skipif(os.environ.get("ACCEPTABILITY_TEST_INSTALLED") != "1",

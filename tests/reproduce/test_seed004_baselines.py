@@ -1,6 +1,6 @@
 """Seed 004's Table 1 baselines trained on the partial AO-CHILDES corpus here: the
 5-gram word and tag models, their oracle and the linear rules on Zorro and BLiMP, the
-numbers the README shows beside the paper's (benchmarks/seed004_baselines.py prints
+numbers docs/papers.md shows beside the paper's (benchmarks/seed004_baselines.py prints
 them). About three minutes: the tagger (reports.seed004.TAGGER) and the scoring of
 226,000 benchmark sentences by two models."""
 

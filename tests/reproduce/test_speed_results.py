@@ -1,4 +1,5 @@
-"""The README's speed and bfloat16 tables are what `benchmarks/bench_scoring.py --out
+"""The speed and bfloat16 tables of docs/scoring-speed.md (the site's "Scoring speed and
+precision" page) are what `benchmarks/bench_scoring.py --out
 docs/speed` wrote in one run on this repository's CPU (timings are that run's; the
 agreement numbers are deterministic given the models)."""
 
@@ -10,7 +11,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "speed"
-README = (ROOT / "README.md").read_text()
+PAGE = (ROOT / "docs" / "scoring-speed.md").read_text()
 
 
 def throughput_table(rows: pd.DataFrame) -> str:
@@ -49,20 +50,20 @@ def recheck_table(rows: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def test_the_readme_shows_the_benchmark_run():
+def test_the_page_shows_the_benchmark_run():
     rows = pd.read_csv(RESULTS / "throughput.csv")
     assert set(rows["sentences"]) == {4178}  # all of LI-Adger
-    assert throughput_table(rows) in README
+    assert throughput_table(rows) in PAGE
     agreement = pd.read_csv(RESULTS / "agreement.csv")
-    assert agreement_table(agreement) in README
-    assert recheck_table(agreement) in README
+    assert agreement_table(agreement) in PAGE
+    assert recheck_table(agreement) in PAGE
     for method, part in rows.groupby("method"):
         fp32, bf16 = (part.set_index("dtype").loc[d, "ours_sent_per_s"] for d in ("float32", "bfloat16"))
-        assert f"{method} {bf16 / fp32:.2f}×" in README
+        assert f"{method} {bf16 / fp32:.2f}×" in PAGE
     pll = rows[rows["method"] == "pll"].set_index("dtype")
     ratio = pll.loc["bfloat16", "ours_sent_per_s"] / pll.loc["float32", "ours_sent_per_s"]
-    assert f"bfloat16 PLL is\n{ratio:.2f}× float32 in the run above" in README
-    assert f"{pll.loc['bfloat16', 'speedup']:.2f}× minicons in\nbfloat16" in README
+    assert f"bfloat16 PLL is\n{ratio:.2f}× float32 in the run above" in PAGE
+    assert f"{pll.loc['bfloat16', 'speedup']:.2f}× minicons in\nbfloat16" in PAGE
 
 
 def test_the_agreement_counts_are_consistent():
@@ -71,26 +72,26 @@ def test_the_agreement_counts_are_consistent():
     changed = (agreement["changed_share"] * agreement["blimp_pairs"]).round().astype(int)
     assert (changed == agreement["verdicts_changed"]).all()
     fragile = agreement["pairs_delta_below_bf16_error"].sum()
-    assert f"and {changed.sum()} of the {fragile} such pairs here do" in README
+    assert f"and {changed.sum()} of the {fragile} such pairs here do" in PAGE
     share = {trained: [f"{100 * v:.2f}%" for v in part["changed_share"]]
              for trained, part in agreement.groupby(agreement["model"].str.startswith("trained"))}
     said = (f"the trained models stay below it ({' and '.join(share[True])}), the random ones do not "
             f"({' and '.join(share[False])})")
-    assert said in " ".join(README.split())
+    assert said in " ".join(PAGE.split())
     assert (agreement["changed_share"] <= 0.005).tolist() == agreement["model"].str.startswith("trained").tolist()
     rounded = [str(n) for n in agreement["verdicts_changed_rounded_logits"]]
     said = f"the verdicts changed are {', '.join(rounded[:-1])}\nand {rounded[-1]} in the table's order"
-    assert said in README
+    assert said in PAGE
     weights = [str(n) for n in agreement["verdicts_changed_rounded_weights"]]
     said = f"weights rounded to bfloat16 changes {', '.join(weights[:-1])}\nand {weights[-1]} verdicts"
-    assert said in README
+    assert said in PAGE
 
 
-def test_the_recheck_changes_no_verdict_and_the_readme_says_what_it_cost():
+def test_the_recheck_changes_no_verdict_and_the_page_says_what_it_cost():
     agreement = pd.read_csv(RESULTS / "agreement.csv")
     assert (agreement["verdicts_changed_recheck"] == 0).all()
     assert (agreement["recheck_sentences"] <= 2 * agreement["recheck_pairs"]).all()
-    text = " ".join(README.split())
+    text = " ".join(PAGE.split())
     assert "With the recheck no verdict changed on any of the four models." in text
     random = agreement[~agreement["model"].str.startswith("trained")].set_index("method")
     shares = " and ".join(f"{100 * v:.1f}%" for v in random["recheck_pairs"] / random["blimp_pairs"])
@@ -101,16 +102,16 @@ def test_the_recheck_changes_no_verdict_and_the_readme_says_what_it_cost():
     assert (trained["blimp_seconds_fp32"] / trained["blimp_seconds_bf16"] < 2).all()  # "little or nothing"
 
 
-def test_the_readme_explains_bfloat16_pll_from_the_profile_run():
+def test_the_page_explains_bfloat16_pll_from_the_profile_run():
     """Where PLL's time goes: `benchmarks/profile_scoring.py --out docs/speed`."""
     parts = pd.read_csv(RESULTS / "profile.csv").set_index(["dtype", "part"])
     fp32, bf16 = parts.loc["float32"], parts.loc["bfloat16"]
     linear = "linear layers"
-    assert f"take {100 * fp32.loc[linear, 'share']:.1f}% of it" in README
-    assert f"at {fp32.loc[linear, 'gflops']:.0f} GFLOP/s" in README
+    assert f"take {100 * fp32.loc[linear, 'share']:.1f}% of it" in PAGE
+    assert f"at {fp32.loc[linear, 'gflops']:.0f} GFLOP/s" in PAGE
     assert f"{fp32.loc[linear, 'seconds'] / bf16.loc[linear, 'seconds']:.1f}× faster, at " \
-           f"{round(bf16.loc[linear, 'gflops'], -1):.0f} GFLOP/s" in README
-    assert f"({100 * bf16.loc['attention', 'share']:.1f}% of bfloat16's time)" in README
+           f"{round(bf16.loc[linear, 'gflops'], -1):.0f} GFLOP/s" in PAGE
+    assert f"({100 * bf16.loc['attention', 'share']:.1f}% of bfloat16's time)" in PAGE
     gains = [fp32.loc[p, "seconds"] / bf16.loc[p, "seconds"] for p in ("attention", "layer norm", "other")]
-    assert f"gain only {min(gains):.1f}-{max(gains):.1f}×" in README
+    assert f"gain only {min(gains):.1f}-{max(gains):.1f}×" in PAGE
     assert max(gains) < fp32.loc[linear, "seconds"] / bf16.loc[linear, "seconds"]
