@@ -248,7 +248,7 @@ def test_tagger_held_out_accuracy(evaluation):
     assert evaluation["n_train_utterances"] == 5000 and evaluation["n_test_transcripts"] == 88
     assert evaluation["n_test_words"] == 62_412
     assert evaluation["baseline_accuracy"] == pytest.approx(0.8427, abs=5e-5)
-    assert evaluation["accuracy"] == pytest.approx(0.9217, abs=5e-5)  # the README's 92.2%
+    assert evaluation["accuracy"] == pytest.approx(0.9217, abs=5e-5)  # docs/baselines.md's 92.2%
     assert evaluation["accuracy"] > TAGGER_FLOOR
     assert evaluation["accuracy"] > evaluation["baseline_accuracy"] + 0.05
     held = transcript_split(pd.DataFrame({"transcript_id": [1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}),

@@ -211,7 +211,7 @@ def test_intervals_agree_with_scipy(method):
 def test_cluster_bootstrap_covers_and_pair_bootstrap_undercovers():
     """200 replications of 100 phenomena x 6 pairs (ICC of the pair deltas 0.84):
     the 95% cluster-bootstrap interval covers the true r_pair and ADC(1) in 92-98% of
-    them; the naive pair bootstrap far less (1000 replications: README figures)."""
+    them; the naive pair bootstrap far less (1000 replications: docs/metrics.md figures)."""
     sd_c, sd_p, rho_c, rho_p = 0.9, 0.4, 0.5, 0.5
     var, cov = sd_c**2 + sd_p**2, rho_c * sd_c**2 + rho_p * sd_p**2
     rng = np.random.default_rng(2026)
