@@ -47,7 +47,7 @@ def convergence(args: argparse.Namespace) -> None:
             warnings.simplefilter("ignore")
             b = brm(SENTENCE_FORMULA, frame, seed=seed, **kwargs)
         cpu = time.process_time() - cpu
-        summ = b.summary()
+        summ = b.summary().tables["posterior"]
         rhat = b.rhat()  # largest over each variable's elements, unrounded
         post = b.idata.posterior
         n_values = sum(v.size for v in post.data_vars.values()) // (post.sizes["chain"] * post.sizes["draw"])

@@ -1,35 +1,37 @@
 """Bayesian (generalised) linear mixed models with lme4 syntax, like R's ``brms::brm``.
 
-Fitted with bambi on PyMC (Capretto et al. 2022, J. Stat. Softw. 103(15)); nutpie's
-NUTS sampler when installed. Diagnostics, LOO and posterior densities come from arviz
-(Kumar et al. 2019); PSIS-LOO after Vehtari, Gelman & Gabry (2017); the Savage–Dickey
-density ratio after Wagenmakers et al. (2010). Crossed random effects are allowed.
-bambi, pymc and arviz are imported inside the functions so that ``import acceptability.stats`` is fast.
+The same stages as ``lmer``: a design (the formula parsed and checked against the data),
+the bambi engine ([BambiEngine][acceptability.stats.mixed.bambi_engine.BambiEngine]:
+bambi on PyMC, Capretto et al. 2022, J. Stat. Softw. 103(15); nutpie's NUTS sampler when
+installed) and a result sharing the mixed models' base. Diagnostics, LOO and posterior
+densities come from arviz (Kumar et al. 2019); PSIS-LOO after Vehtari, Gelman & Gabry
+(2017); the Savage–Dickey density ratio after Wagenmakers et al. (2010). Crossed random
+effects are allowed. bambi, pymc and arviz are imported inside the functions so that
+``import acceptability.stats`` is fast.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import os
-import time
-from dataclasses import dataclass, field
-from importlib.metadata import version
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from acceptability.stats.mixed.bambi_engine import (
+    FAMILIES,
+    arviz_label,
+    default_sampler,
+    draw_chunks,
+)
+from acceptability.stats.mixed.checks import prepare_frame
+from acceptability.stats.mixed.design import MixedDesign, mixed_design
 from acceptability.stats.mixed.formula import Formula, parse_formula
-from acceptability.stats.mixed.lmer import prepare_frame
+from acceptability.stats.mixed.results import MixedResult, Summary
+from acceptability.stats.mixed.stages import fit
 
 __all__ = ["BrmResult", "brm", "loo_compare", "memory_estimate"]
-
-FAMILIES = ("gaussian", "bernoulli")
-
-
-def _default_sampler() -> str:
-    return "nutpie" if _has("nutpie") else "pymc"
 
 
 def _check_response(formula: Formula, frame: pd.DataFrame, family: str) -> None:
@@ -50,15 +52,12 @@ def _check_response(formula: Formula, frame: pd.DataFrame, family: str) -> None:
         raise ValueError(f"family='gaussian' needs a numeric response; {formula.response!r} is {y.dtype}")
 
 
-def _priors(priors: dict[str, Any] | None) -> dict[str, Any] | None:
-    """bambi priors; ``("Normal", {"mu": 0, "sigma": 1})`` is turned into ``bmb.Prior``."""
-    if priors is None:
-        return None
-    import bambi as bmb
-
-    return {
-        k: bmb.Prior(v[0], **v[1]) if isinstance(v, tuple) else v for k, v in priors.items()
-    }
+def _design(formula: Formula, frame: pd.DataFrame, family: str, n_dropped: int) -> MixedDesign:
+    """The design of a Bayesian fit: response and random-effects terms; bambi builds the
+    fixed-effects matrix itself (formulae), so ``X`` has no columns here."""
+    y = (frame[formula.response].to_numpy(dtype=float) if formula.response in frame
+         else np.full(len(frame), np.nan))  # an expression such as log(y): bambi evaluates it
+    return mixed_design(formula, frame, np.empty((len(frame), 0)), [], y, None, family, n_dropped)
 
 
 def brm(
@@ -101,12 +100,10 @@ def brm(
     and what to change; ``check_memory=False`` skips that check. The wall-clock time of
     building, sampling and the pointwise log-likelihood is ``result.fit_seconds``.
     """
-    import bambi as bmb
-
     parsed = parse_formula(formula)
     frame, n_dropped = prepare_frame(parsed, data)
     _check_response(parsed, frame, family)
-    sampler = sampler or _default_sampler()
+    sampler = sampler or default_sampler()
     if sampler not in ("nutpie", "pymc"):
         raise ValueError(f"sampler={sampler!r}: use 'nutpie' or 'pymc'")
     if thin < 1 or draws < 1 or chains < 1:
@@ -114,70 +111,15 @@ def brm(
     if check_memory:
         _refuse_if_too_large(_estimate(parsed, frame, family, draws, chains, thin), draws,
                              chains, thin)
-    start = time.perf_counter()
-    bambi_formula, frame = _bambi_formula(parsed, frame)
-    model = bmb.Model(bambi_formula, frame, family=family, priors=_priors(priors))
-    kwargs: dict[str, Any] = {"target_accept": target_accept}
-    if sampler == "nutpie":
-        kwargs["inference_method"] = "nutpie"
-        kwargs["nuts_sampler_kwargs"] = {"save_warmup": False}
-    else:
-        kwargs["cores"] = min(chains, os.cpu_count() or 1)
-    idata = model.fit(draws=draws * thin, tune=tune, chains=chains, random_seed=seed, **kwargs)
-    stats = idata.sample_stats
-    divergences = int(stats["diverging"].sum()) if "diverging" in stats else 0  # before thinning
-    _thin(idata, thin)
-    _add_log_likelihood(model, idata)  # for PSIS-LOO; nutpie ignores idata_kwargs
-    seconds = time.perf_counter() - start
-    settings = {
-        "sampler": sampler, "draws": draws, "tune": tune, "chains": chains, "thin": thin,
-        "seed": seed, "target_accept": target_accept, "family": family, "formula": bambi_formula,
-        "model": str(model), "fit_seconds": round(seconds, 2), "divergences": divergences,
-        "versions": {p: version(p) for p in _PACKAGES if _has(p)},
-    }
-    return BrmResult(parsed, family, frame, n_dropped, model, idata, settings)
+    options = {"priors": priors, "draws": draws, "tune": tune, "chains": chains, "seed": seed,
+               "sampler": sampler, "target_accept": target_accept, "thin": thin}
+    design = _design(parsed, frame, family, n_dropped)
+    return BrmResult(design, fit(design, engine="bambi", options=options))
 
 
-def _thin(idata: Any, thin: int) -> None:
-    """Keep every ``thin``-th draw (the last of each block) of every per-draw group."""
-    if thin == 1:
-        return
-    for group in ("posterior", "sample_stats"):
-        ds = getattr(idata, group, None)
-        if ds is not None:
-            ds = ds.isel(draw=slice(thin - 1, None, thin)).copy(deep=True)  # frees the rest
-            setattr(idata, group, ds.assign_coords(draw=np.arange(ds.sizes["draw"])))
-
-
-# values (chains x draws x rows) per call of bambi's prediction: its sparse product needs
-# some 300-400 bytes per value (20000 rows x 1000 draws: 6.4 GB more in one call), so
-# 2**20 values keep a call's peak near 400 MB however large the model (0.9 GB there, with
-# the same log-likelihood to the last bit, and faster)
-_CHUNK_VALUES = 2**20
+# the working memory of the pointwise log-likelihood's blocks (bambi_engine.draw_chunks)
 _CHUNK_WORK = 400 * 2**20
 _OVERHEAD = 200 * 2**20  # compiling the model, the sampler's working memory
-
-
-def _draw_chunks(idata: Any, n: int) -> list[slice]:
-    post = idata.posterior
-    step = max(1, _CHUNK_VALUES // (n * post.sizes["chain"]))
-    return [slice(i, i + step) for i in range(0, post.sizes["draw"], step)]
-
-
-def _add_log_likelihood(model: Any, idata: Any) -> None:
-    """``model.compute_log_likelihood`` a block of draws at a time (bounded memory), without
-    the per-row means it would leave in the posterior."""
-    import arviz as az
-    import xarray as xr
-
-    pieces = []
-    for sl in _draw_chunks(idata, len(model.data)):
-        part = az.InferenceData(posterior=idata.posterior.isel(draw=sl))
-        model.compute_log_likelihood(part)
-        pieces.append(part.log_likelihood)
-    idata.add_groups({"log_likelihood": xr.concat(pieces, dim="draw")})
-
-
 _BYTES = 8  # float64 draws; formulae's design matrices are float64 / int64
 
 
@@ -303,60 +245,62 @@ def _refuse_if_too_large(est: dict[str, float], draws: int, chains: int, thin: i
     )
 
 
-_PACKAGES = ("bambi", "pymc", "arviz", "nutpie")
+def _posterior_table(table: pd.DataFrame) -> pd.DataFrame:
+    """arviz's summary columns under brms' names."""
+    hdi = [c for c in table.columns if c.startswith("hdi_")]
+    cols = {"mean": "Estimate", "sd": "Est.Error", hdi[0]: f"l-{hdi[0][4:]} HDI",
+            hdi[1]: f"u-{hdi[1][4:]} HDI", "r_hat": "Rhat", "ess_bulk": "Bulk_ESS",
+            "ess_tail": "Tail_ESS"}
+    return table[list(cols)].rename(columns=cols)
 
 
-def _has(package: str) -> bool:
-    return importlib.util.find_spec(package) is not None
+def _brms_text(m: BrmResult, table: pd.DataFrame) -> str:
+    """The fit printed in the layout of brms' ``summary.brmsfit``."""
+    s = m.settings
+    link = {"gaussian": "mu = identity; sigma = identity", "bernoulli": "mu = logit"}[m.family]
+    out = [f" Family: {m.family} ", f"  Links: {link} ", f"Formula: {m.formula.text} ",
+           f"   Data: (Number of observations: {m.nobs}) ",
+           f"  Draws: {s.get('chains')} chains, each with iter = {s.get('draws', 0) * s.get('thin', 1)}"
+           f"; warmup = {s.get('tune')}; thin = {s.get('thin', 1)};",
+           f"         total post-warmup draws = {s.get('chains', 0) * s.get('draws', 0)}",
+           f"Engine: {m.engine}"]
+    fmt = {c: (lambda v: f"{v:.0f}") if c.endswith("ESS") else (lambda v: f"{v:.2f}")
+           for c in table.columns}
+    blocks = (("Multilevel Hyperparameters:", table.index.str.endswith("_sigma")),
+              ("Regression Coefficients:", table.index.isin(m.fixed_names)),
+              ("Further Distributional Parameters:", table.index == "sigma"))
+    for title, rows in blocks:
+        if rows.any():
+            out += ["", title, table[rows].to_string(formatters=fmt)]
+    if m.divergences:
+        out += ["", f"Warning: {m.divergences} divergent transitions after warmup"]
+    return "\n".join(out)
 
 
-def _bambi_formula(formula: Formula, frame: pd.DataFrame) -> tuple[str, pd.DataFrame]:
-    """The formula for bambi, with each interaction group ``g:h`` as one column ``g_h``:
-    formulae would otherwise build the full crossing of all levels (slow, and for
-    LI-Adger 236 x 522 columns)."""
-    frame = frame.copy()
-    terms = []
-    for term in formula.random:
-        col = "_".join(term.factors)
-        if len(term.factors) > 1:
-            if col in frame.columns:
-                raise ValueError(f"column {col!r} exists; rename it so {term} can use that name")
-            frame[col] = frame[list(term.factors)].astype(str).agg(":".join, axis=1)
-        terms.append(f"({term.expr} | {col})")
-    return " + ".join([formula.fixed_formula, *dict.fromkeys(terms)]), frame
+@dataclass(repr=False)
+class BrmResult(MixedResult):
+    """A fitted [brm][acceptability.stats.mixed.brm.brm] model: the mixed models' base
+    (``fixef``: posterior means, ``vcov``: posterior covariance), bambi's model, its
+    InferenceData and the settings."""
 
+    @property
+    def family(self) -> str:
+        return self.design.family
 
-def _lme4_name(var: str, term: Any, levels: list[str]) -> str:
-    """lme4's name of one design column: each categorical factor of the term followed by
-    its level (``period`` level 2 -> ``period2``, ``x:period`` -> ``x:period2``); bambi
-    joins the levels of an interaction of factors with ", ". Otherwise ``var[level]``."""
-    comps = getattr(getattr(term, "term", None), "components", [])
-    parts = var.split(":")
-    cats = [i for i, c in enumerate(comps) if getattr(c, "kind", None) == "categoric"]
-    flat = [x for lv in levels for x in (lv.split(", ") if len(cats) > 1 else [lv])]
-    if len(levels) != 1 or len(parts) != len(comps) or len(flat) != len(cats) or not cats:
-        return _arviz_label(var, dict(enumerate(levels)))
-    for i, level in zip(cats, flat, strict=True):
-        parts[i] += level
-    return ":".join(parts)
+    @property
+    def model(self) -> Any:
+        """bambi's model."""
+        return self.parameters.state["model"]
 
+    @property
+    def idata(self) -> Any:
+        """The thinned posterior with its pointwise log-likelihood (arviz InferenceData)."""
+        return self.parameters.state["idata"]
 
-def _arviz_label(var: str, sel: dict[Any, Any]) -> str:
-    """The row label ``arviz.summary`` gives: ``var`` or ``var[a, b]``."""
-    return f"{var}[{', '.join(str(v) for v in sel.values())}]" if sel else var
-
-
-@dataclass
-class BrmResult:
-    """A fitted :func:`brm` model: the bambi model, its InferenceData and the settings."""
-
-    formula: Formula
-    family: str
-    frame: pd.DataFrame
-    n_dropped: int
-    model: Any
-    idata: Any
-    settings: dict[str, Any] = field(default_factory=dict)
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The sampler's settings, the bambi formula, the fit time, versions."""
+        return self.parameters.state["settings"]
 
     @property
     def fit_seconds(self) -> float:
@@ -381,30 +325,9 @@ class BrmResult:
     @property
     def _fixed(self) -> dict[str, tuple[str, dict[str, Any]]]:
         """lme4-style name -> (posterior variable, coordinate selection)."""
-        if "_fixed_cache" not in self.__dict__:
-            comp = self.model.components[self.model.family.likelihood.parent]
-            post = self.idata.posterior
-            out: dict[str, tuple[str, dict[str, Any]]] = {}
-            for var in ["Intercept", *comp.common_terms]:
-                if var not in post:
-                    continue
-                extra = [d for d in post[var].dims if d not in ("chain", "draw")]
-                if not extra:
-                    out[var] = (var, {})
-                    continue
-                coords = [post[var][d].values for d in extra]
-                for combo in np.array(np.meshgrid(*coords, indexing="ij")).reshape(len(extra), -1).T:
-                    labels = [str(c) for c in combo]
-                    name = _lme4_name(var, comp.common_terms.get(var), labels)
-                    out[name] = (var, dict(zip(extra, combo, strict=True)))
-            self.__dict__["_fixed_cache"] = out
-        return self.__dict__["_fixed_cache"]
+        return self.parameters.state["fixed"]
 
-    def summary(self, var_names: list[str] | None = None, hdi_prob: float = 0.95) -> pd.DataFrame:
-        """Posterior mean, SD, HDI, ESS and R-hat (``arviz.summary``); by default the
-        fixed effects (one row per contrast, lme4 names), group-level SDs and the
-        residual SD. ``attrs`` of the table hold ``fit_seconds`` (wall-clock time of the
-        fit) and ``divergences``."""
+    def _arviz_summary(self, var_names: list[str] | None, hdi_prob: float) -> pd.DataFrame:
         import arviz as az
 
         if var_names is None:
@@ -413,16 +336,58 @@ class BrmResult:
                 v for v in post.data_vars if v.endswith("_sigma") or v == "sigma"
             ]
         table = az.summary(self.idata, var_names=var_names, hdi_prob=hdi_prob)
-        labels = {_arviz_label(v, sel): name for name, (v, sel) in self._fixed.items()}
+        labels = {arviz_label(v, sel): name for name, (v, sel) in self._fixed.items()}
         table = table.rename(index=labels)
         table.attrs["fit_seconds"] = self.fit_seconds
         table.attrs["divergences"] = self.divergences
         return table
 
-    @property
-    def fixef(self) -> pd.Series:
-        """Posterior means of the fixed effects, one per design column (lme4 names)."""
-        return pd.Series({n: float(self.draws(n).mean()) for n in self.fixed_names}, dtype=float)
+    def summary(self, var_names: list[str] | None = None, hdi_prob: float = 0.95) -> Summary:
+        """The fit printed as brms prints it, with its tables: ``posterior`` (arviz's
+        summary: posterior mean, SD, HDI, ESS and R-hat; by default the fixed effects, one
+        row per contrast with lme4 names, group-level SDs and the residual SD; its
+        ``attrs`` hold ``fit_seconds`` and ``divergences``), ``coefficients`` (its fixed
+        effects) and ``random`` (its group-level SDs). Until 0.3 the Summary also answers
+        as the arviz table did (``.loc``, ``.index``, ``[...]``), with a
+        ``DeprecationWarning``."""
+        table = self._arviz_summary(var_names, hdi_prob)
+        brms = _posterior_table(table)
+        tables = {"posterior": table, "coefficients": table[table.index.isin(self.fixed_names)],
+                  "random": table[table.index.str.endswith("_sigma")]}
+        return Summary(_brms_text(self, brms), tables, legacy=table)
+
+    def confint(self, level: float = 0.95, method: str = "hdi") -> pd.DataFrame:
+        """Credible intervals of the fixed effects: ``"hdi"`` (highest density, arviz),
+        ``"eti"`` (equal-tailed quantiles, as brms) or ``"Wald"`` (normal, from ``vcov``)."""
+        if method == "Wald":
+            return self._wald(level)
+        lo, hi = (1 - level) / 2, (1 + level) / 2
+        cols = [f"{100 * lo:.1f} %", f"{100 * hi:.1f} %"]
+        if method == "eti":
+            rows = [np.quantile(self.draws(n), [lo, hi]) for n in self.fixed_names]
+        elif method == "hdi":
+            import arviz as az
+
+            rows = [az.hdi(self.draws(n), hdi_prob=level) for n in self.fixed_names]
+        else:
+            raise ValueError(f"confint method {method!r}: use 'hdi', 'eti' or 'Wald'")
+        return pd.DataFrame(rows, index=self.fixed_names, columns=cols)
+
+    def predict(self, newdata: pd.DataFrame | None = None, **kwargs: Any) -> pd.Series:
+        """Posterior mean of the expected response (bambi ``predict``, ``response_params``)
+        for the fitted rows or ``newdata``; ``kwargs`` go to bambi
+        (``sample_new_groups=True`` for unseen levels)."""
+        data = self.model.data if newdata is None else newdata
+        pred = self.model.predict(self.idata, kind="response_params", data=newdata,
+                                  inplace=False, **kwargs)
+        name = self.model.family.likelihood.parent
+        mu = pred.posterior[name].mean(dim=("chain", "draw")).to_numpy()
+        return pd.Series(mu, index=data.index)
+
+    def anova(self, *others: BrmResult, **kwargs: Any) -> pd.DataFrame:
+        """PSIS-LOO comparison with ``others`` ([loo_compare][acceptability.stats.mixed.brm.loo_compare]),
+        models named ``m0``, ``m1``, ..."""
+        return loo_compare(**{f"m{i}": m for i, m in enumerate((self, *others))})
 
     def draws(self, name: str) -> np.ndarray:
         """All posterior draws of one scalar parameter (a fixed effect by its lme4 name,
@@ -459,7 +424,7 @@ class BrmResult:
         name = self.model.response_component.response.name
         y = self.frame[self.formula.response].to_numpy(dtype=float)
         means, sds = [], []
-        for i, sl in enumerate(_draw_chunks(self.idata, len(y))):
+        for i, sl in enumerate(draw_chunks(self.idata, len(y))):
             part = az.InferenceData(posterior=self.idata.posterior.isel(draw=sl))
             pred = self.model.predict(part, kind="response", inplace=False, random_seed=seed + i)
             yrep = pred.posterior_predictive[name].stack(s=("chain", "draw")).to_numpy()

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 
 from acceptability._warnings import warn
-from acceptability.stats.mixed.design import group_key
+from acceptability.stats.mixed.design import MixedDesign, group_key
 from acceptability.stats.mixed.formula import Formula, parse_formula
 
-__all__ = ["Response", "check_reml", "prepare_frame", "response"]
+__all__ = ["Response", "check_reml", "check_separation", "prepare_frame", "response"]
 
 _CBIND = re.compile(r"^cbind\((.*)\)$")
 _COUNT = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(?:-\s*([A-Za-z_][\w.]*)\s*)?$")
@@ -186,3 +186,18 @@ def parse(formula: str) -> Formula:
             f"formula {formula!r} has no random-effects term (1 | group): a mixed model needs one; "
             "for fixed effects only use statsmodels' ols/glm")
     return parsed
+
+
+def check_separation(d: MixedDesign) -> None:
+    """Warn when a fixed-effect column separates 0/1 outcomes perfectly (estimates diverge)."""
+    y = d.y
+    if d.trials is not None or not set(np.unique(y)) <= {0.0, 1.0}:
+        return
+    for j, name in enumerate(d.xnames):
+        x = d.X[:, j]
+        if name == "(Intercept)" or np.ptp(x) == 0:
+            continue
+        if x[y == 1].min() > x[y == 0].max() or x[y == 0].min() > x[y == 1].max():
+            warn(f"glmer: {name!r} separates the 0/1 responses of {d.formula.response!r} "
+                 "perfectly: its estimate and standard error are not finite in truth "
+                 "(complete separation); consider a penalised (Bayesian) fit, stats.brm")

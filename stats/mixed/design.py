@@ -22,7 +22,7 @@ from scipy import sparse
 
 from acceptability.stats.mixed.formula import Formula, RandomTerm
 
-__all__ = ["MixedDesign", "ReTerm", "group_key", "mixed_design"]
+__all__ = ["MixedDesign", "ReTerm", "fixed_matrix", "group_key", "mixed_design"]
 
 
 def group_key(data: pd.DataFrame, factors: tuple[str, ...]) -> pd.Series:
@@ -88,6 +88,8 @@ class MixedDesign:
     xnames: list[str]
     terms: list[ReTerm]
     trials: np.ndarray | None = None  # binomial cbind(): successes + failures per row
+    family: str = "gaussian"  # the response's distribution: gaussian, binomial, poisson, bernoulli
+    n_dropped: int = 0  # rows of the data left out for missing values
     _lind: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -197,7 +199,7 @@ class MixedDesign:
     def with_response(self, y: np.ndarray) -> MixedDesign:
         """The same design with another response (bootstrap refits, profiles)."""
         d = MixedDesign(self.formula, self.frame, np.asarray(y, float), self.X, self.xnames,
-                        self.terms, self.trials)
+                        self.terms, self.trials, self.family, self.n_dropped)
         shared = ("Z", "_lambdat_pattern", "_ztz_dense", "_ztz_sparse", "_ztx_xtx")
         d.__dict__.update({k: v for k, v in self.__dict__.items() if k in shared})
         return d
@@ -219,8 +221,27 @@ def _lower_factor(s: np.ndarray) -> np.ndarray:
         return low
 
 
+def fixed_matrix(formula: Formula, frame: pd.DataFrame,
+                 check_rank: bool = True) -> tuple[np.ndarray, list[str]]:
+    """``X`` and its column names from glmm's ``model_matrix`` (R's ``model.matrix``,
+    treatment contrasts); a rank-deficient ``X`` is an error naming its columns."""
+    import glmm
+
+    try:
+        x, names = glmm.model_matrix(frame, f"~ {formula.fixed}")
+    except ValueError as err:
+        raise ValueError(f"fixed-effects part {formula.fixed!r} of {formula.text!r}: {err}") from None
+    x = np.asarray(x, float)
+    if check_rank and np.linalg.matrix_rank(x) < x.shape[1]:
+        raise ValueError(
+            f"fixed-effects model matrix of {formula.fixed!r} is rank deficient ({x.shape[1]} "
+            f"columns {names}, rank {np.linalg.matrix_rank(x)}): drop the redundant term")
+    return x, list(names)
+
+
 def mixed_design(formula: Formula, frame: pd.DataFrame, X: np.ndarray, xnames: list[str],
-                 y: np.ndarray, trials: np.ndarray | None = None) -> MixedDesign:
+                 y: np.ndarray, trials: np.ndarray | None = None, family: str = "gaussian",
+                 n_dropped: int = 0) -> MixedDesign:
     """Build the terms of ``formula`` on ``frame`` (complete rows) in lme4's order."""
     terms = []
     for term in formula.random:
@@ -238,4 +259,5 @@ def mixed_design(formula: Formula, frame: pd.DataFrame, X: np.ndarray, xnames: l
         # lme4's mkReTrms: rev(order(nl)), which also reverses the order of ties, so that
         # (1 + x || g) + (1 | g:h) has terms g:h, x | g, 1 | g (VarCorr g.h, g, g.1)
         terms = sorted(terms, key=lambda t: t.nlev)[::-1]
-    return MixedDesign(formula, frame, np.asarray(y, float), X, xnames, terms, trials)
+    return MixedDesign(formula, frame, np.asarray(y, float), X, xnames, terms, trials, family,
+                       n_dropped)

@@ -165,7 +165,15 @@ def _bar_term(term: str) -> list[RandomTerm] | None:
 
 
 def parse_formula(text: str) -> Formula:
-    """Parse an lme4 formula such as ``human ~ score + (1 + score | phenomenon)``."""
+    """Parse an lme4 formula such as ``human ~ score + (1 + score | phenomenon)``.
+
+    Examples
+    --------
+    >>> from acceptability.stats.mixed import parse_formula
+    >>> f = parse_formula("y ~ x + (1 + x | g/h)")
+    >>> f.response, f.fixed, [str(t) for t in f.random]
+    ('y', 'x', ['(1 + x | g)', '(1 + x | g:h)'])
+    """
     if text.count("~") != 1:
         raise ValueError(f"formula {text!r} needs exactly one '~' (response ~ predictors)")
     lhs, rhs = (s.strip() for s in text.split("~"))

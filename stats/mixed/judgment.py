@@ -46,7 +46,16 @@ def sentence_model_frame(dataset, scores: pd.DataFrame, model: str | None = None
     """One row per sentence: ``human``, ``score`` (the model's z-score), ``raw_score``,
     ``phenomenon``, ``type_id``, ``sentence_id``, ``model``, then every other column of the
     sentences table (``dataset``, ``label``, the user's own such as ``translated``), so a
-    formula can use them."""
+    formula can use them.
+
+    Examples
+    --------
+    >>> from acceptability import data
+    >>> from acceptability.stats.mixed import sentence_model_frame
+    >>> ds, scores = data.load_example()
+    >>> list(sentence_model_frame(ds, scores, model="trigram_slor").columns[:6])
+    ['sentence_id', 'model', 'phenomenon', 'type_id', 'human', 'score']
+    """
     fr = sentence_frame(dataset, _one_model(scores, model))
     fr = fr.rename(columns={"score": "raw_score"}).rename(columns={"z": "score"})
     cols = ["sentence_id", "model", "phenomenon", "type_id", "human", "score", "raw_score"]
@@ -59,8 +68,17 @@ def pair_model_frame(dataset, scores: pd.DataFrame, model: str | None = None) ->
     z-score deltas, thesis 1.3.3), then every column of the pairs table and of
     :func:`stats.pair_deltas`, and the sentences' columns, so a formula can use them: each
     as ``<column>_good`` and ``<column>_bad`` (``human_good``, ``type_id_bad``, ...), and
-    under its own name where the two sentences of every pair agree (:func:`differing_pairs`
-    finds none); a column of the pairs table keeps its name and its values."""
+    under its own name where the two sentences of every pair agree (`differing_pairs`
+    finds none); a column of the pairs table keeps its name and its values.
+
+    Examples
+    --------
+    >>> from acceptability import data
+    >>> from acceptability.stats.mixed import pair_model_frame
+    >>> ds, scores = data.load_example()
+    >>> list(pair_model_frame(ds, scores, model="trigram_slor").columns[:5])
+    ['pair_id', 'model', 'phenomenon', 'dh', 'dlm']
+    """
     d = pair_deltas(dataset, _one_model(scores, model))
     s = dataset.sentences.set_index("sentence_id")
     extra: dict[str, pd.Series] = {}
@@ -124,7 +142,20 @@ def sentence_model(dataset, scores: pd.DataFrame, model: str | None = None,
 
 def pair_model(dataset, scores: pd.DataFrame, model: str | None = None,
                engine: str = "lmer", formula: str = PAIR_FORMULA, **kwargs: Any):
-    """Pair-level model of human deltas on model deltas (default :data:`PAIR_FORMULA`)."""
+    """Pair-level model of human deltas on model deltas (default `PAIR_FORMULA`).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from acceptability import data
+    >>> from acceptability.stats.mixed import pair_model
+    >>> ds, scores = data.load_example()
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     m = pair_model(ds, scores, model="bert-large-cased_mlm")
+    >>> list(m.fixef.index)
+    ['(Intercept)', 'dlm']
+    """
     return _fit(formula, pair_model_frame(dataset, scores, model), engine, **kwargs)
 
 

@@ -3,23 +3,21 @@
 ``lmer(formula, data, REML=True)`` and ``glmer(formula, data, family, nAGQ=1)`` mirror
 lme4 (Bates, Mächler, Bolker & Walker 2015, J. Stat. Softw. 67(1)). Every lme4
 random-effects structure is accepted: crossed and nested factors, correlated slopes on any
-factor, ``||``, ``(0 + x | g)``, ``g/h``, ``g:h``.
-
-Engine, chosen by measurement (``benchmarks/bench_lmm_engines.py``): the covariance
-parameters are optimised by glmm (PyPI, Rust kernel; its optima equal lme4's to 1e-4 at a
-fraction of lme4's time); the structures glmm refuses (``||``, ``(0 + x | g)``, a factor
-in several terms) are optimised here by lme4's penalised least squares (:mod:`.pls`).
-For a linear model every reported quantity is then computed from lme4's formulas at that
-optimum (:mod:`.pls`), whichever engine found it; a GLMM's estimates, standard errors
-and Laplace / adaptive Gauss-Hermite likelihood are glmm's.
+factor, ``||``, ``(0 + x | g)``, ``g/h``, ``g:h``. Each is lme4's three stages in a row:
+[model_design][acceptability.stats.mixed.stages.model_design] (``lFormula``),
+[fit][acceptability.stats.mixed.stages.fit] with the engine
+[choose_engine][acceptability.stats.mixed.engines.choose_engine] picks (glmm, or lme4's
+penalised least squares for the structures glmm refuses) and
+[make_result][acceptability.stats.mixed.lmer.make_result] (``mkMerMod``). For a linear
+model every reported quantity is computed from lme4's formulas at the optimum, whichever
+engine found it; a GLMM's estimates, standard errors and Laplace / adaptive Gauss-Hermite
+likelihood are glmm's.
 """
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
-from importlib.metadata import version
 
 import numpy as np
 import pandas as pd
@@ -27,18 +25,17 @@ from scipy import stats as sps
 
 from acceptability._warnings import warn
 from acceptability.stats.mixed import pls
-from acceptability.stats.mixed.checks import (
-    check_reml,
-    glmer_response,
-    lmer_response,
-    parse,
-    prepare_frame,
-)
-from acceptability.stats.mixed.design import MixedDesign, group_key, mixed_design
-from acceptability.stats.mixed.formula import Formula
+from acceptability.stats.mixed.checks import check_reml, parse, prepare_frame
+from acceptability.stats.mixed.design import MixedDesign, fixed_matrix, group_key
+from acceptability.stats.mixed.parametric import parametric_confint
+from acceptability.stats.mixed.profile import profile_confint
+from acceptability.stats.mixed.protocol import FittedParameters
+from acceptability.stats.mixed.results import MixedResult, Summary
+from acceptability.stats.mixed.stages import fit, model_design
+from acceptability.stats.mixed.summary import lme4_summary
 
 __all__ = ["ConvergenceWarning", "GlmerResult", "LmerResult", "SingularFitWarning", "anova",
-           "glmer", "lmer", "prepare_frame"]
+           "glmer", "lmer", "make_result", "prepare_frame"]
 
 _SINGULAR_TOL = 1e-4  # lme4::isSingular: a diagonal of a relative covariance factor below this
 FAMILIES = {"binomial": "logit", "poisson": "log"}
@@ -50,17 +47,6 @@ class SingularFitWarning(UserWarning):
 
 class ConvergenceWarning(UserWarning):
     """The optimiser did not report convergence (lme4: 'Model failed to converge')."""
-
-
-def engine_version() -> str:
-    return f"glmm {version('glmm')}"
-
-
-def _glmm_groups(formula: Formula) -> dict[str, str]:
-    """glmm's name of each grouping factor: an interaction ``g:h`` becomes a column of its
-    own (glmm accepts slopes only on a plain column)."""
-    groups = dict.fromkeys(t.group for t in formula.random)
-    return {g: (g if ":" not in g else f"_grp{i}_") for i, g in enumerate(groups)}
 
 
 _R_RESERVED = frozenset({  # R's reserved words, which make.names gives a trailing "."
@@ -93,104 +79,6 @@ def _varcorr_labels(groups: list[str]) -> list[str]:
     return out
 
 
-def _glmm_formula(formula: Formula, response: str) -> str | None:
-    """The formula as glmm writes it, or None where glmm refuses the structure: a term
-    without intercept, a grouping factor in more than one term, or a random slope that is
-    not also a fixed-effect term."""
-    groups = [t.group for t in formula.random]
-    fixed_terms = {t.strip() for t in formula.fixed.split("+")}
-    if len(set(groups)) < len(groups) or not all(t.intercept for t in formula.random) \
-            or any(s not in fixed_terms for t in formula.random for s in t.slopes):
-        return None
-    names = _glmm_groups(formula)
-    terms = [f"({t.expr} | {names[t.group]})" for t in formula.random]
-    return " + ".join([f"{response} ~ {formula.fixed}", *terms])
-
-
-def _glmm_data(frame: pd.DataFrame, formula: Formula, extra: dict[str, np.ndarray]) -> pd.DataFrame:
-    """Columns as glmm reads them: grouping factors as strings (R's factor())."""
-    out = frame.copy()
-    for term in formula.random:
-        for f in term.factors:
-            if not isinstance(out[f].dtype, pd.CategoricalDtype):
-                out[f] = out[f].astype(str)
-    for group, name in _glmm_groups(formula).items():
-        if name != group:
-            out[name] = group_key(frame, tuple(group.split(":")))
-    for k, v in extra.items():
-        out[k] = v
-    return out
-
-
-def _fixed_matrix(formula: Formula, frame: pd.DataFrame, check_rank: bool = True) -> tuple[np.ndarray, list[str]]:
-    import glmm
-
-    try:
-        x, names = glmm.model_matrix(frame, f"~ {formula.fixed}")
-    except ValueError as err:
-        raise ValueError(f"fixed-effects part {formula.fixed!r} of {formula.text!r}: {err}") from None
-    x = np.asarray(x, float)
-    if check_rank and np.linalg.matrix_rank(x) < x.shape[1]:
-        raise ValueError(
-            f"fixed-effects model matrix of {formula.fixed!r} is rank deficient ({x.shape[1]} "
-            f"columns {names}, rank {np.linalg.matrix_rank(x)}): drop the redundant term")
-    return x, list(names)
-
-
-def _check_separation(d: MixedDesign, formula: Formula) -> None:
-    """Warn when a fixed-effect column separates 0/1 outcomes perfectly (estimates diverge)."""
-    y = d.y
-    if d.trials is not None or not set(np.unique(y)) <= {0.0, 1.0}:
-        return
-    for j, name in enumerate(d.xnames):
-        x = d.X[:, j]
-        if name == "(Intercept)" or np.ptp(x) == 0:
-            continue
-        if x[y == 1].min() > x[y == 0].max() or x[y == 0].min() > x[y == 1].max():
-            warn(f"glmer: {name!r} separates the 0/1 responses of {formula.response!r} "
-                 "perfectly: its estimate and standard error are not finite in truth "
-                 "(complete separation); consider a penalised (Bayesian) fit, stats.brm")
-
-
-def _fit_glmm(d: MixedDesign, formula: Formula, family: str, reml: bool, nagq: int,
-              warm: dict | None = None):
-    """glmm's fit on the design's rows; None where glmm refuses the structure."""
-    import glmm
-
-    extra = {"_y_": d.y} if d.trials is None else {"_s_": d.y * d.trials, "_f_": (1 - d.y) * d.trials}
-    lhs = "_y_" if d.trials is None else "cbind(_s_, _f_)"
-    text = _glmm_formula(formula, lhs)
-    if text is None:
-        return None
-    # an LMM's SEs are computed here (pls), so glmm's Hessian would be wasted work
-    kwargs = {"reml": reml, "wald_se": "rx"} if family == "gaussian" else {"nagq": nagq}
-    if warm and "theta" in warm:  # glmm takes theta in formula order, ours is lme4's order
-        pieces = dict(zip((t.term for t in d.terms), d.split_theta(warm["theta"]), strict=True))
-        warm = warm | {"theta": [float(v) for t in formula.random for v in pieces[t]]}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        g = glmm.fit(_glmm_data(d.frame, formula, extra), text, family,
-                     satterthwaite=False, warm_start=warm, **kwargs)
-    notes = [str(w.message) for w in caught if not issubclass(w.category, glmm.SingularFitWarning)]
-    return g, notes
-
-
-def _theta_from_glmm(d: MixedDesign, g, sigma: float) -> np.ndarray:
-    if len(g.varcorr) != len(g.re_groups):  # glmm reports no covariances when it failed
-        return np.full(d.ntheta, np.nan)
-    ours = {v: k for k, v in _glmm_groups(d.formula).items()}
-    by_group = {}
-    for (name, terms), packed in zip(g.re_groups, g.varcorr, strict=True):
-        name = ours.get(name, name)
-        k = len(terms)
-        cov = np.zeros((k, k))
-        rows, cols = np.tril_indices(k)
-        order = np.lexsort((rows, cols))  # glmm packs column-major lower triangles
-        cov[rows[order], cols[order]] = packed
-        by_group[name] = cov + np.tril(cov, -1).T
-    return d.theta_from_covariances([by_group[t.group] for t in d.terms], sigma)
-
-
 @pls.one_blas_thread
 def lmer(formula: str, data: pd.DataFrame, REML: bool = True) -> LmerResult:
     """Fit a linear mixed model written in lme4 syntax (``lme4::lmer``).
@@ -199,28 +87,36 @@ def lmer(formula: str, data: pd.DataFrame, REML: bool = True) -> LmerResult:
     ``(1 | g) + (1 | g:h)``, ``(0 + x | g)`` without intercept, ``(1 + x || g)``
     uncorrelated. Rows with missing values in used columns are dropped and counted in
     ``n_dropped``. The result has lme4's accessors and lmerTest's Satterthwaite tests.
+
+    Parameters
+    ----------
+    formula
+        lme4 syntax.
+    data
+        One row per observation.
+    REML
+        REML (default) or maximum likelihood (``REML=False``).
+
+    Returns
+    -------
+    LmerResult
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from acceptability import data
+    >>> from acceptability.stats.mixed import lmer, sentence_model_frame
+    >>> ds, scores = data.load_example()
+    >>> frame = sentence_model_frame(ds, scores, model=scores["model"].iloc[0])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     m = lmer("human ~ score + (1 | phenomenon)", frame)
+    >>> list(m.fixef.index), m.nobs + m.n_dropped == len(frame)
+    (['(Intercept)', 'score'], True)
     """
     reml = check_reml(REML)
-    parsed = parse(formula)
-    frame, n_dropped = prepare_frame(parsed, data)
-    y = lmer_response(parsed, frame)
-    x, names = _fixed_matrix(parsed, frame)
-    d = mixed_design(parsed, frame, x, names, y)
-    return _lmer_fit(d, reml, n_dropped)
-
-
-def _lmer_fit(d: MixedDesign, reml: bool, n_dropped: int, start: np.ndarray | None = None,
-              quiet: bool = False) -> LmerResult:
-    glmm_fit = _fit_glmm(d, d.formula, "gaussian", reml, 1,
-                         None if start is None else {"theta": list(start)})
-    if glmm_fit is not None:
-        g, notes = glmm_fit
-        theta = _theta_from_glmm(d, g, float(np.sqrt(g.dispersion)))
-        converged, engine = bool(g.converged), engine_version()
-    else:
-        theta, converged = pls.fit_theta(d, reml, start)
-        notes, engine = [], "acceptability PLS (lme4's algorithm; glmm refuses this structure)"
-    return LmerResult(d, reml, n_dropped, pls.pls(d, theta, reml), engine, converged, notes, quiet)
+    d = model_design(formula, data)
+    return make_result(d, fit(d, REML=reml), REML=reml)
 
 
 @pls.one_blas_thread
@@ -231,6 +127,31 @@ def glmer(formula: str, data: pd.DataFrame, family: str = "binomial", nAGQ: int 
     ``cbind(successes, failures)``) or ``"poisson"`` (log link). ``nAGQ=1`` is the
     Laplace approximation; ``nAGQ > 1`` (odd, at most 25) adaptive Gauss-Hermite
     quadrature, for a single scalar random effect as in lme4.
+
+    Parameters
+    ----------
+    formula
+        lme4 syntax; a binomial response is 0/1, TRUE/FALSE or ``cbind(k, n - k)``.
+    data
+        The observations (trials, or counts of successes), one per row.
+    family
+        ``"binomial"`` or ``"poisson"``.
+    nAGQ
+        1 (Laplace) or an odd number of quadrature points up to 25.
+
+    Returns
+    -------
+    GlmerResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.mixed import glmer
+    >>> df = pd.DataFrame({"k": [2, 5, 3, 8, 1, 6, 4, 9], "n": [10] * 8,
+    ...                    "x": [0, 1, 0, 1, 0, 1, 0, 1], "g": list("aabbccdd")})
+    >>> m = glmer("cbind(k, n - k) ~ x + (1 | g)", df)
+    >>> list(m.coefficients.columns)
+    ['Estimate', 'Std. Error', 'z value', 'Pr(>|z|)']
     """
     if family not in FAMILIES:
         raise ValueError(f"family={family!r}: glmer fits {sorted(FAMILIES)}; for a numeric "
@@ -242,42 +163,60 @@ def glmer(formula: str, data: pd.DataFrame, family: str = "binomial", nAGQ: int 
     if nAGQ > 1 and (len(parsed.random) != 1 or len(parsed.random[0].names) != 1):
         raise ValueError(f"nAGQ={nAGQ} needs a single scalar random effect, as in lme4 "
                          f"(the model has {[str(t) for t in parsed.random]}); use nAGQ=1 (Laplace)")
-    frame, n_dropped = prepare_frame(parsed, data)
-    y, trials = glmer_response(parsed, frame, family)
-    x, names = _fixed_matrix(parsed, frame)
-    d = mixed_design(parsed, frame, x, names, y, trials)
-    _check_separation(d, parsed)
-    return _glmer_fit(d, family, int(nAGQ), n_dropped)
+    d = model_design(formula, data, family)
+    return make_result(d, fit(d, REML=False, nAGQ=int(nAGQ)), nAGQ=int(nAGQ))
 
 
-def _glmer_fit(d: MixedDesign, family: str, nagq: int, n_dropped: int, warm: dict | None = None,
-               quiet: bool = False) -> GlmerResult:
-    glmm_fit = _fit_glmm(d, d.formula, family, False, nagq, warm)
-    if glmm_fit is None:
-        raise ValueError(
-            f"glmer: the random-effects structure of {d.formula.text!r} ({', '.join(map(str, d.formula.random))}) "
-            "is not available for GLMMs here: write each grouping factor once, with an intercept "
-            "(e.g. (1 + x | g) instead of (x || g))")
-    g, notes = glmm_fit
-    return GlmerResult(d, False, n_dropped, None, engine_version(), bool(g.converged), notes, quiet,
-                       family=family, nagq=nagq, glmm_fit=g)
+def make_result(design: MixedDesign, fitted: FittedParameters, REML: bool = True,
+                nAGQ: int = 1, quiet: bool = False) -> LmerResult:
+    """The fitted model from a design and an engine's record (lme4's ``mkMerMod``): an
+    [LmerResult][acceptability.stats.mixed.lmer.LmerResult] for a linear model, a
+    [GlmerResult][acceptability.stats.mixed.lmer.GlmerResult] otherwise. Warns of a
+    singular or unconverged fit unless ``quiet``.
+
+    Parameters
+    ----------
+    design
+        From [model_design][acceptability.stats.mixed.stages.model_design].
+    fitted
+        From [fit][acceptability.stats.mixed.stages.fit] on that design.
+    REML
+        Whether ``fitted`` maximised the REML criterion (linear models).
+    nAGQ
+        The quadrature points of a GLMM's fit.
+    quiet
+        No warnings (refits).
+
+    Returns
+    -------
+    LmerResult
+        (a ``GlmerResult`` for a binomial or poisson design).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.mixed import fit, make_result, model_design
+    >>> df = pd.DataFrame({"y": [1.0, 2.4, 2.9, 4.6, 5.1, 6.5], "x": [1, 2, 3, 4, 5, 6],
+    ...                    "g": list("aabbcc")})
+    >>> d = model_design("y ~ x + (1 | g)", df)
+    >>> m = make_result(d, fit(d, REML=False), REML=False, quiet=True)
+    >>> type(m).__name__, m.nobs
+    ('LmerResult', 6)
+    """
+    if design.family == "gaussian":
+        return LmerResult(design, fitted, quiet, REML=REML)
+    return GlmerResult(design, fitted, quiet, REML=False, nagq=nAGQ)
 
 
-@dataclass
-class LmerResult:
+@dataclass(repr=False)
+class LmerResult(MixedResult):
     """A fitted mixed model with lme4's accessors (``fixef``, ``ranef``, ``VarCorr``,
     ``vcov``, ``logLik``, ``predict``, ``confint``) and lmerTest's tests (``coefficients``)."""
 
-    design: MixedDesign
-    REML: bool
-    n_dropped: int
-    state: pls.PlsFit | None
-    engine: str
-    converged: bool
-    notes: list[str] = field(default_factory=list)
-    quiet: bool = False
+    REML: bool = True
 
     def __post_init__(self) -> None:
+        self.notes = [*self.parameters.notes, *self.notes]
         if self.singular:
             self.notes.append("boundary (singular) fit: see help('isSingular') in lme4")
             if not self.quiet:
@@ -289,20 +228,10 @@ class LmerResult:
                 warn(f"{self._kind}: model failed to converge", ConvergenceWarning)
 
     _kind = "lmer"
+    _has_sigma = True
+    _confint_methods = ("profile", "Wald", "boot")  # the first is the default
 
     # --- data and structure -----------------------------------------------------------
-    @property
-    def formula(self) -> Formula:
-        return self.design.formula
-
-    @property
-    def frame(self) -> pd.DataFrame:
-        return self.design.frame
-
-    @property
-    def nobs(self) -> int:
-        return self.design.n
-
     @property
     def ngrps(self) -> pd.Series:
         """Levels per grouping factor (lme4 ``ngrps``), in lme4's order."""
@@ -312,28 +241,17 @@ class LmerResult:
     @property
     def theta(self) -> np.ndarray:
         """lme4's ``getME(m, "theta")``: the relative covariance factors, column-major."""
-        return self.state.theta
-
-    # --- parameters -------------------------------------------------------------------
-    @property
-    def fixef(self) -> pd.Series:
-        """Fixed-effect estimates (lme4 ``fixef``)."""
-        return pd.Series(self.state.beta, index=self.design.xnames)
+        return self.parameters.theta
 
     @property
-    def vcov(self) -> pd.DataFrame:
-        """Covariance of the fixed effects, sigma^2 (R_X'R_X)^-1 (lme4 ``vcov``)."""
-        names = self.design.xnames
-        return pd.DataFrame(self.state.vcov, index=names, columns=names)
-
-    @property
-    def se(self) -> pd.Series:
-        return pd.Series(np.sqrt(np.diag(self.vcov)), index=self.fixef.index)
+    def state(self) -> pls.PlsFit | None:
+        """The PLS solution at the optimum (linear models)."""
+        return self.parameters.state if isinstance(self.parameters.state, pls.PlsFit) else None
 
     @property
     def sigma(self) -> float:
-        """Residual standard deviation (lme4 ``sigma``)."""
-        return self.state.sigma
+        """Residual standard deviation (lme4 ``sigma``; 1 for a GLMM)."""
+        return self.parameters.sigma
 
     def _covariances(self) -> list[np.ndarray]:
         return self.design.covariances(self.theta, self.sigma)
@@ -360,8 +278,6 @@ class LmerResult:
             rows.append(("Residual", None, None, self.sigma**2, self.sigma))
         return pd.DataFrame(rows, columns=["grp", "var1", "var2", "vcov", "sdcor"])
 
-    _has_sigma = True
-
     @property
     def singular(self) -> bool:
         """lme4 ``isSingular``: a diagonal element of a relative covariance factor below 1e-4."""
@@ -369,7 +285,7 @@ class LmerResult:
         return bool(np.any(self.theta[lower == 0] < _SINGULAR_TOL))
 
     def _b(self) -> np.ndarray:
-        return self.state.b
+        return self.parameters.b
 
     @property
     def ranef(self) -> dict[str, pd.DataFrame]:
@@ -418,7 +334,7 @@ class LmerResult:
     @property
     def logLik(self) -> float:
         """Log-likelihood; for a REML fit, minus half the REML criterion (lme4 ``logLik``)."""
-        return -self.state.deviance / 2
+        return self.parameters.loglik
 
     @property
     def deviance(self) -> float:
@@ -433,11 +349,25 @@ class LmerResult:
     def BIC(self) -> float:
         return self.deviance + np.log(self.nobs) * self.npar
 
+    def refit(self, newresp: np.ndarray, quiet: bool = True) -> LmerResult:
+        """The same model fitted to another response (lme4 ``refit``), started at this
+        fit's estimates."""
+        d = self.design.with_response(newresp)
+        start = {"theta": list(self.theta)}
+        if d.family != "gaussian":
+            start["beta"] = list(self.fixef)
+        return make_result(d, fit(d, REML=self.REML, nAGQ=self._nagq, start=start),
+                           REML=self.REML, nAGQ=self._nagq, quiet=quiet)
+
+    _nagq = 1
+
     def refit_ml(self) -> LmerResult:
         """The same model fitted by maximum likelihood (lme4 ``refitML``)."""
         if not self.REML:
             return self
-        return _lmer_fit(self.design, False, self.n_dropped, start=self.theta, quiet=True)
+        d = self.design
+        return make_result(d, fit(d, REML=False, start={"theta": list(self.theta)}),
+                           REML=False, quiet=True)
 
     # --- inference --------------------------------------------------------------------
     @cached_property
@@ -454,30 +384,28 @@ class LmerResult:
         return pd.DataFrame({"Estimate": est, "Std. Error": se, "df": df, "t value": t,
                              "Pr(>|t|)": 2 * sps.t.sf(np.abs(t), df)})
 
-    def confint(self, level: float = 0.95, method: str = "profile", nsim: int = 500,
+    def confint(self, level: float = 0.95, method: str | None = None, nsim: int = 500,
                 seed: int = 0, n_jobs: int | None = None) -> pd.DataFrame:
         """Confidence intervals (lme4 ``confint.merMod``), rows as :meth:`params`.
 
-        ``"profile"`` (lme4's default): likelihood-profile intervals for every parameter
-        (:mod:`.lmer_profile`); ``"Wald"``: fixed effects only, variance rows NaN as in
-        lme4; ``"boot"``: parametric-bootstrap percentile intervals (lme4 ``bootMer``),
+        ``"profile"`` (lme4's default; lmer fits only): likelihood-profile intervals for
+        every parameter (`profile_confint`);
+        ``"Wald"`` (the default of a glmer fit): fixed effects only, variance rows NaN as
+        in lme4; ``"boot"``: parametric-bootstrap percentile intervals (lme4 ``bootMer``),
         ``nsim`` refits in ``n_jobs`` processes (default: one per core).
         """
+        method = self._confint_methods[0] if method is None else method
         lo, hi = (1 - level) / 2, (1 + level) / 2
         cols = [f"{100 * lo:.1f} %", f"{100 * hi:.1f} %"]
+        if method == "profile" and method not in self._confint_methods:
+            raise ValueError(f"confint(method='profile') is available for lmer fits; for a "
+                             f"{self._kind} fit use method='Wald' or method='boot'")
         if method == "Wald":
-            z = sps.norm.ppf(hi)
-            fe = np.column_stack([self.fixef - z * self.se, self.fixef + z * self.se])
             out = pd.DataFrame(np.nan, index=self._varpars().index, columns=cols)
-            return pd.concat([out, pd.DataFrame(fe, index=self.fixef.index, columns=cols)])
+            return pd.concat([out, self._wald(level)])
         if method == "boot":
-            from acceptability.stats.mixed.parametric import parametric_bootstrap
-
-            draws = parametric_bootstrap(self, nsim, seed, n_jobs)
-            return draws.quantile([lo, hi]).T.set_axis(cols, axis=1)
+            return parametric_confint(self, level, nsim, seed, n_jobs)
         if method == "profile":
-            from acceptability.stats.mixed.profile import profile_confint
-
             return profile_confint(self, level).set_axis(cols, axis=1)
         raise ValueError(f"confint method {method!r}: use 'profile', 'Wald' or 'boot'")
 
@@ -548,7 +476,7 @@ class LmerResult:
                     raise ValueError(f"newdata: level(s) {unknown[:5]} of fixed factor {name!r} were "
                                      f"not in the fitted data ({levels[:10]})")
                 data[name] = pd.Categorical(new, categories=levels)
-        x, names = _fixed_matrix(self.formula, data, check_rank=False)
+        x, names = fixed_matrix(self.formula, data, check_rank=False)
         if names != self.design.xnames:
             raise ValueError(f"newdata gives fixed-effect columns {names}, the fit has {self.design.xnames}")
         return x
@@ -577,11 +505,15 @@ class LmerResult:
                 "nobs": self.nobs, "n_dropped": self.n_dropped, "REML": self.REML,
                 "converged": self.converged, "singular": self.singular}
 
-    def summary(self) -> str:
-        """The fit printed like lme4's ``summary.merMod`` with lmerTest's t tests."""
-        from acceptability.stats.mixed.summary import format_summary
+    def summary(self) -> Summary:
+        """The fit printed like lme4's ``summary.merMod`` with lmerTest's t tests (a glmer
+        fit: lme4's z tests); its tables: ``coefficients``, ``random`` (``VarCorr``),
+        ``residuals`` and ``criteria``."""
+        return lme4_summary(self)
 
-        return format_summary(self)
+    def anova(self, *others: LmerResult, refit: bool = True) -> pd.DataFrame:
+        """Likelihood-ratio tests of this fit against ``others`` ([anova][acceptability.stats.mixed.lmer.anova])."""
+        return anova(self, *others, refit=refit)
 
     def __repr__(self) -> str:
         how = "REML" if self.REML else "ML"
@@ -590,50 +522,25 @@ class LmerResult:
 
 @dataclass(repr=False)
 class GlmerResult(LmerResult):
-    """A fitted :func:`glmer` model: the accessors of :class:`LmerResult`, z tests, no sigma."""
+    """A fitted [glmer][acceptability.stats.mixed.lmer.glmer] model: the accessors of
+    [LmerResult][acceptability.stats.mixed.lmer.LmerResult], z tests, no sigma."""
 
-    family: str = "binomial"
     nagq: int = 1
-    glmm_fit: object = None
 
     _kind = "glmer"
     _has_sigma = False
+    _confint_methods = ("Wald", "boot")
 
     @property
-    def theta(self) -> np.ndarray:
-        return _theta_from_glmm(self.design, self.glmm_fit, 1.0)
+    def family(self) -> str:
+        return self.design.family
 
     @property
-    def fixef(self) -> pd.Series:
-        return pd.Series(np.asarray(self.glmm_fit.beta, float), index=self.design.xnames)
-
-    @property
-    def vcov(self) -> pd.DataFrame:
-        names = self.design.xnames
-        return pd.DataFrame(np.asarray(self.glmm_fit.vcov, float), index=names, columns=names)
-
-    @property
-    def sigma(self) -> float:
-        return 1.0
-
-    @property
-    def logLik(self) -> float:
-        """Laplace (nAGQ=1) or adaptive Gauss-Hermite log-likelihood, as lme4 reports it."""
-        return float(self.glmm_fit.loglik)
+    def _nagq(self) -> int:
+        return self.nagq
 
     def refit_ml(self) -> GlmerResult:
         return self
-
-    def _b(self) -> np.ndarray:
-        ours = {v: k for k, v in _glmm_groups(self.formula).items()}
-        blocks = {ours.get(b["group"], b["group"]): b for b in self.glmm_fit.ranef_blocks}
-        out = []
-        for t in self.design.terms:
-            blk = blocks[t.group]
-            frame = pd.DataFrame(np.asarray(blk["values"], float), index=list(blk["levels"]),
-                                 columns=list(blk["terms"]))
-            out.append(frame.loc[list(t.levels), list(t.names)].to_numpy().ravel())
-        return np.concatenate(out)
 
     def _condvar(self) -> list[np.ndarray]:
         """Conditional variances from A = Lambda' Z' W Z Lambda + I at the fit, W the GLM
@@ -669,15 +576,6 @@ class GlmerResult(LmerResult):
         return pd.DataFrame({"Estimate": est, "Std. Error": se, "z value": z,
                              "Pr(>|z|)": 2 * sps.norm.sf(np.abs(z))})
 
-    def confint(self, level: float = 0.95, method: str = "Wald", nsim: int = 500,
-                seed: int = 0, n_jobs: int | None = None) -> pd.DataFrame:
-        """``"Wald"`` (default here) or ``"boot"`` (parametric bootstrap); likelihood
-        profiles are available for :func:`lmer` fits."""
-        if method == "profile":
-            raise ValueError("confint(method='profile') is available for lmer fits; for a glmer "
-                             "fit use method='Wald' or method='boot'")
-        return super().confint(level, method, nsim, seed, n_jobs)
-
     @property
     def provenance(self) -> dict[str, object]:
         return super().provenance | {"family": self.family, "nAGQ": self.nagq}
@@ -690,6 +588,19 @@ def anova(*models: LmerResult, refit: bool = True) -> pd.DataFrame:
     REML likelihoods of models with different fixed effects are not comparable.
     ``refit=False`` compares the REML fits as they are (valid only when the fixed
     effects are the same). Rows are ordered by number of parameters.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> from acceptability.stats.mixed import anova, lmer
+    >>> df = pd.DataFrame({"y": [3.1, 4.0, 5.2, 5.9, 7.1, 8.2, 8.8, 10.1],
+    ...                    "x": [1, 2, 3, 4, 5, 6, 7, 8], "g": list("aabbccdd")})
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     table = anova(lmer("y ~ 1 + (1 | g)", df), lmer("y ~ x + (1 | g)", df))
+    >>> list(table["npar"]), bool(table.attrs["refitted_ml"])
+    ([3, 4], True)
     """
     if len(models) < 2:
         raise ValueError("anova needs at least two fitted models")

@@ -8,17 +8,16 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from acceptability.stats.defaults import DEFAULT_SEED
+from acceptability.stats.inference.intervals import percentile_interval
 from acceptability.stats.mixed.pls import one_blas_thread
+from acceptability.stats.mixed.results import MixedResult as LmerResult
 
-if TYPE_CHECKING:
-    from acceptability.stats.mixed.lmer import LmerResult
-
-__all__ = ["parametric_bootstrap", "simulate"]
+__all__ = ["parametric_bootstrap", "parametric_confint", "simulate"]
 
 
 def simulate(m: LmerResult, rng: np.random.Generator) -> np.ndarray:
@@ -48,18 +47,13 @@ def _set_model(m: LmerResult) -> None:
 @one_blas_thread
 def _refit(y: np.ndarray, m: LmerResult | None = None) -> pd.Series:
     """The parameters of ``m`` (or the worker's fit) refitted to response ``y``, started at
-    ``m``'s estimates."""
-    from acceptability.stats.mixed.lmer import _glmer_fit, _lmer_fit
-
+    ``m``'s estimates (lme4's ``refit``)."""
     m = _MODEL if m is None else m
-    design = m.design.with_response(y)
-    if m._kind == "lmer":
-        return _lmer_fit(design, m.REML, m.n_dropped, start=m.theta, quiet=True).params()
-    warm = {"beta": list(m.fixef), "theta": list(m.theta)}
-    return _glmer_fit(design, m.family, m.nagq, m.n_dropped, warm=warm, quiet=True).params()
+    return m.refit(y).params()
 
 
-def parametric_bootstrap(m: LmerResult, nsim: int, seed: int = 0, n_jobs: int | None = None) -> pd.DataFrame:
+def parametric_bootstrap(m: LmerResult, nsim: int, seed: int | None = DEFAULT_SEED,
+                         n_jobs: int | None = None) -> pd.DataFrame:
     """``nsim`` refits to simulated responses; one row of ``m.params()`` per refit.
 
     The responses are drawn here, in order, from ``seed``; the refits run in ``n_jobs``
@@ -75,3 +69,41 @@ def parametric_bootstrap(m: LmerResult, nsim: int, seed: int = 0, n_jobs: int | 
         with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_set_model, initargs=(m,)) as ex:
             rows = list(ex.map(_refit, responses, chunksize=max(1, nsim // (4 * jobs))))
     return pd.DataFrame(rows).reset_index(drop=True)
+
+
+def parametric_confint(m: LmerResult, level: float = 0.95, nsim: int = 500,
+                       seed: int | None = DEFAULT_SEED, n_jobs: int | None = None) -> pd.DataFrame:
+    """Parametric-bootstrap percentile intervals of every parameter (lme4's
+    ``confint(method="boot")``): the quantiles of `parametric_bootstrap`'s refits,
+    by the resampling engine's ``percentile_interval`` (a refit without a value is left
+    out of its parameter's quantiles).
+
+    Parameters
+    ----------
+    m
+        An ``lmer`` or ``glmer`` fit.
+    level
+        Confidence level.
+    nsim, seed, n_jobs
+        As in `parametric_bootstrap`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows as ``m.params()``, columns ``"2.5 %"`` and ``"97.5 %"`` (for level 0.95).
+
+    Examples
+    --------
+    >>> from acceptability import data, stats
+    >>> from acceptability.stats.mixed.parametric import parametric_confint
+    >>> ds, _ = data.load_example()
+    >>> fit = stats.lmer("human ~ 1 + (1 | phenomenon)", ds.sentences)
+    >>> ci = parametric_confint(fit, nsim=20, n_jobs=1)
+    >>> list(ci.columns), bool((ci["2.5 %"] <= ci["97.5 %"]).all())
+    (['2.5 %', '97.5 %'], True)
+    """
+    draws = parametric_bootstrap(m, nsim, seed, n_jobs)
+    lower, upper = percentile_interval(draws.to_numpy(float).T, level, nan_policy="omit")
+    lo, hi = (1 - level) / 2, (1 + level) / 2
+    return pd.DataFrame({f"{100 * lo:.1f} %": lower, f"{100 * hi:.1f} %": upper},
+                        index=draws.columns)

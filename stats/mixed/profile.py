@@ -10,8 +10,6 @@ normal quantile. By hand: no Python library profiles a mixed model's likelihood.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 from scipy import optimize
@@ -19,9 +17,7 @@ from scipy import stats as sps
 
 from acceptability.stats.mixed import pls
 from acceptability.stats.mixed.design import MixedDesign
-
-if TYPE_CHECKING:
-    from acceptability.stats.mixed.lmer import LmerResult
+from acceptability.stats.mixed.results import MixedResult
 
 __all__ = ["profile_confint"]
 
@@ -102,7 +98,7 @@ def _zeta_roots(zeta, est: float, step: float, z: float, lo: float | None, hi: f
 
 
 @pls.one_blas_thread
-def profile_confint(m: LmerResult, level: float = 0.95) -> pd.DataFrame:
+def profile_confint(m: MixedResult, level: float = 0.95) -> pd.DataFrame:
     """Profile intervals for ``m.params()`` (lower, upper columns)."""
     ml = m.refit_ml()
     d = ml.design

@@ -1,21 +1,21 @@
-"""Text summary of an :func:`stats.lmer` fit in the layout of lme4's ``summary.merMod``
-(Bates et al. 2015, J. Stat. Softw. 67(1), section 5.1; ``print.summary.merMod``).
-By hand: statsmodels prints its own layout, not lme4's."""
+"""The summary of an lmer / glmer fit in the layout of lme4's ``summary.merMod``
+(Bates et al. 2015, J. Stat. Softw. 67(1), section 5.1; ``print.summary.merMod``), as a
+[Summary][acceptability.stats.mixed.results.Summary] that also carries its tables.
+By hand: statsmodels prints its own layout, not lme4's. The fit is typed as the results
+base: the lme4 accessors it reads (``VarCorr``, ``coefficients``, ...) are
+``LmerResult``'s, which imports this module."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from acceptability.stats.mixed.lmer import LmerResult
+from acceptability.stats.mixed.results import MixedResult, Summary
 
-__all__ = ["format_summary"]
+__all__ = ["format_summary", "lme4_summary"]
 
 
-def _random_table(m: LmerResult) -> str:
+def _random_table(m: MixedResult) -> str:
     vc = m.VarCorr
     rows = []
     body = vc.iloc[:-1] if m._has_sigma else vc
@@ -40,7 +40,7 @@ def _random_table(m: LmerResult) -> str:
     return "\n".join(" " + " ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells)
 
 
-def _fixed_table(m: LmerResult) -> str:
+def _fixed_table(m: MixedResult) -> str:
     tab = m.coefficients
     p_col = tab.columns[-1]
     p = tab.pop(p_col)
@@ -55,7 +55,7 @@ def _format_p(p: float) -> str:
     return "< 2e-16" if p < 2e-16 else f"{p:.3g}"
 
 
-def _fixed_correlation(m: LmerResult) -> str:
+def _fixed_correlation(m: MixedResult) -> str:
     cov = m.vcov.to_numpy()
     sd = np.sqrt(np.diag(cov))
     cor = cov / np.outer(sd, sd)
@@ -68,7 +68,7 @@ def _fixed_correlation(m: LmerResult) -> str:
     return "\n".join(lines)
 
 
-def _header(m: LmerResult) -> list[str]:
+def _header(m: MixedResult) -> list[str]:
     if m._kind == "glmer":
         how = "Laplace Approximation" if m.nagq == 1 else f"Adaptive Gauss-Hermite Quadrature, nAGQ = {m.nagq}"
         link = {"binomial": "logit", "poisson": "log"}[m.family]
@@ -78,7 +78,7 @@ def _header(m: LmerResult) -> list[str]:
     return [f"Linear mixed model fit by {how}. t-tests use Satterthwaite's method ['lmerModLmerTest']"]
 
 
-def format_summary(m: LmerResult) -> str:
+def format_summary(m: MixedResult) -> str:
     """lme4-style summary: criterion, scaled residuals, random and fixed effects, notes."""
     out = _header(m) + [f"Formula: {m.formula.text}", f"Engine: {m.engine}"]
     if m.n_dropped:
@@ -104,3 +104,15 @@ def format_summary(m: LmerResult) -> str:
     out += ["", f"optimizer ({m.engine}) {'converged' if m.converged else 'did NOT converge'}"]
     out += m.notes
     return "\n".join(out)
+
+
+def lme4_summary(m: MixedResult) -> Summary:
+    """The printout of [format_summary][acceptability.stats.mixed.summary.format_summary]
+    with its tables: ``coefficients``, ``random`` (``VarCorr``), ``residuals`` (quantiles
+    of the scaled residuals) and ``criteria`` (AIC, BIC, logLik, deviance, df.resid)."""
+    q = np.quantile(m.scaled_residuals, [0, 0.25, 0.5, 0.75, 1])
+    criteria = pd.DataFrame([[m.AIC, m.BIC, m.logLik, m.deviance, m.nobs - len(m.fixef)]],
+                            columns=["AIC", "BIC", "logLik", "deviance", "df.resid"])
+    tables = {"coefficients": m.coefficients, "random": m.VarCorr, "criteria": criteria,
+              "residuals": pd.DataFrame([q], columns=["Min", "1Q", "Median", "3Q", "Max"])}
+    return Summary(format_summary(m), tables)

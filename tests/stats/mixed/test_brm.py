@@ -37,8 +37,16 @@ def test_brm_slope_agrees_with_lmer_few_draws(li_adger_frame):
     assert b.n_dropped == 2
     post = b.draws("score")
     assert abs(post.mean() - _lmer_slope(li_adger_frame)) < 2 * post.std()
-    summ = b.summary()
+    summary = b.summary()
+    summ = summary.tables["posterior"]
     assert {"mean", "sd", "ess_bulk", "ess_tail", "r_hat"} <= set(summ.columns)
+    # the printout is brms' layout; until 0.3 the Summary answers as the arviz table did
+    assert "Regression Coefficients:" in str(summary) and "Multilevel Hyperparameters:" in summary
+    assert list(summary.coefficients.index) == b.fixed_names
+    with pytest.warns(DeprecationWarning, match="returns a Summary"):
+        assert summary.loc["score", "r_hat"] == summ.loc["score", "r_hat"]
+    with pytest.warns(DeprecationWarning):
+        assert list(summary["mean"]) == list(summ["mean"])
     assert 0 < b.fit_seconds == b.settings["fit_seconds"] == summ.attrs["fit_seconds"]
     assert f"fit {b.fit_seconds:.1f} s" in repr(b)
     assert summ.loc["score", "r_hat"] < 1.05  # few draws; the default settings give < 1.01
@@ -55,7 +63,7 @@ def test_brm_default_settings_converge(li_adger_frame):
     b = brm(SENTENCE_FORMULA, li_adger_frame)
     rhat = b.rhat()
     assert rhat["1|phenomenon_sigma"] < 1.01 and b.rhat_max() < 1.01, rhat.sort_values().tail()
-    assert b.summary().loc["1|phenomenon_sigma", "ess_bulk"] > 400
+    assert b.summary().tables["posterior"].loc["1|phenomenon_sigma", "ess_bulk"] > 400
     assert b.idata.posterior.sizes["draw"] == 1000 and b.settings["thin"] == 10
     post = b.draws("score")
     assert abs(post.mean() - _lmer_slope(li_adger_frame)) < 2 * post.std()
@@ -81,7 +89,7 @@ def crossed_fits():
 
 def test_crossed_effects_ppc_rope(crossed_fits):
     m1, _ = crossed_fits
-    assert set(m1.summary().index) >= {"Intercept", "x", "z", "sigma", "1|subj_sigma", "1|item_sigma"}
+    assert set(m1.summary().tables["posterior"].index) >= {"Intercept", "x", "z", "sigma", "1|subj_sigma", "1|item_sigma"}
     assert abs(m1.fixef["x"] - 0.8) < 0.15
     ppc = m1.ppc()
     assert list(ppc["statistic"]) == ["mean", "sd"] and ppc["p_value"].between(0.01, 0.99).all()
@@ -176,7 +184,7 @@ def test_categorical_predictor_one_coefficient_per_contrast():
     assert b.idata.posterior.sizes["draw"] == 300 and b.settings["thin"] == 2
     assert b.fixed_names == list(CBPP_LME4)
     assert list(b.fixef.index) == list(CBPP_LME4)
-    summ = b.summary()
+    summ = b.summary().tables["posterior"]
     assert list(summ.index[:4]) == list(CBPP_LME4)
     for name, (est, se) in CBPP_LME4.items():
         post = b.draws(name)

@@ -86,7 +86,7 @@ def test_fc_bayesian_model_on_blimp_subset(blimp_fc):
     trials = ds.trials[ds.trials["paradigm"].isin(keep)]
     fit = fc_model(ds, scores, trials=trials, formula="chose_good ~ dlm + (1 | participant) + (1 | paradigm)",
                    engine="brm", draws=150, tune=150, chains=2, seed=3)
-    summ = fit.summary()
+    summ = fit.summary().tables["posterior"]
     assert {"Intercept", "dlm", "1|participant_sigma", "1|paradigm_sigma"} <= set(summ.index)
     assert summ.loc["Intercept", "mean"] > 1
     assert fit.settings["family"] == "bernoulli" and fit.settings["seed"] == 3

@@ -64,7 +64,7 @@ def test_anova_refits_with_ml_like_lme4(frame, fit):
 
 
 def test_summary_layout_and_accessors(fit):
-    text = fit.summary()
+    text = str(fit.summary())
     criterion = lme4_reference("sentence|REML|")["criterion"]  # lme4's REMLcrit(m)
     for part in ("Linear mixed model fit by REML",
                  f"REML criterion at convergence: {criterion:.1f}",

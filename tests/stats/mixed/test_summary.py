@@ -96,7 +96,7 @@ def test_every_reference_model_is_here():
 def test_summary_and_varcorr_match_lme4(prefix, request):
     m = fit(prefix, request)
     # the random-effects block of summary(): rows, standard deviations, correlations
-    rows, numbers, counts = random_effects(m.summary().splitlines())
+    rows, numbers, counts = random_effects(str(m.summary()).splitlines())
     lme4_rows, lme4_numbers, lme4_counts = random_effects(lme4_summaries()[prefix])
     assert rows == [(NESTED.get(g, g), name) for g, name in lme4_rows]
     for ours, lme4 in zip(numbers, lme4_numbers, strict=True):

@@ -1,0 +1,151 @@
+"""The glmm engine: the Rust optimiser package ``glmm`` (PyPI) behind the engine protocol.
+
+Chosen by measurement (``benchmarks/bench_lmm_engines.py``): its optima equal lme4's to
+1e-4 at a fraction of lme4's time. The design is translated to glmm's formula and columns
+here; glmm refuses a term without intercept, a grouping factor in several terms and a
+random slope that is not also a fixed effect. A linear model's estimates are then lme4's
+formulas at glmm's optimum (the PLS solution there,
+[lmm_parameters][acceptability.stats.mixed.pls_engine.lmm_parameters]); a GLMM's estimates,
+standard errors and Laplace / adaptive Gauss-Hermite likelihood are glmm's.
+"""
+
+from __future__ import annotations
+
+import warnings
+from importlib.metadata import version
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from acceptability.stats.mixed.design import MixedDesign, group_key
+from acceptability.stats.mixed.formula import Formula
+from acceptability.stats.mixed.pls_engine import lmm_parameters
+from acceptability.stats.mixed.protocol import EngineRefused, FitSettings, FittedParameters
+
+__all__ = ["FAMILIES", "GlmmEngine", "engine_version"]
+
+FAMILIES = ("gaussian", "binomial", "poisson")
+
+
+def engine_version() -> str:
+    """``"glmm <version>"``, as the fits' ``engine`` names it."""
+    return f"glmm {version('glmm')}"
+
+
+def _glmm_groups(formula: Formula) -> dict[str, str]:
+    """glmm's name of each grouping factor: an interaction ``g:h`` becomes a column of its
+    own (glmm accepts slopes only on a plain column)."""
+    groups = dict.fromkeys(t.group for t in formula.random)
+    return {g: (g if ":" not in g else f"_grp{i}_") for i, g in enumerate(groups)}
+
+
+def _glmm_formula(formula: Formula, response: str) -> str:
+    """The formula as glmm writes it (the caller has checked that glmm takes it)."""
+    names = _glmm_groups(formula)
+    terms = [f"({t.expr} | {names[t.group]})" for t in formula.random]
+    return " + ".join([f"{response} ~ {formula.fixed}", *terms])
+
+
+def _glmm_data(frame: pd.DataFrame, formula: Formula, extra: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Columns as glmm reads them: grouping factors as strings (R's factor())."""
+    out = frame.copy()
+    for term in formula.random:
+        for f in term.factors:
+            if not isinstance(out[f].dtype, pd.CategoricalDtype):
+                out[f] = out[f].astype(str)
+    for group, name in _glmm_groups(formula).items():
+        if name != group:
+            out[name] = group_key(frame, tuple(group.split(":")))
+    for k, v in extra.items():
+        out[k] = v
+    return out
+
+
+def _theta(d: MixedDesign, g: Any, sigma: float) -> np.ndarray:
+    """lme4's theta from glmm's covariance matrices (NaN where glmm reports none)."""
+    if len(g.varcorr) != len(g.re_groups):  # glmm reports no covariances when it failed
+        return np.full(d.ntheta, np.nan)
+    ours = {v: k for k, v in _glmm_groups(d.formula).items()}
+    by_group = {}
+    for (name, terms), packed in zip(g.re_groups, g.varcorr, strict=True):
+        k = len(terms)
+        cov = np.zeros((k, k))
+        rows, cols = np.tril_indices(k)
+        order = np.lexsort((rows, cols))  # glmm packs column-major lower triangles
+        cov[rows[order], cols[order]] = packed
+        by_group[ours.get(name, name)] = cov + np.tril(cov, -1).T
+    return d.theta_from_covariances([by_group[t.group] for t in d.terms], sigma)
+
+
+def _b(d: MixedDesign, g: Any) -> np.ndarray:
+    """glmm's conditional modes in the design's order (term by term, level-major); NaN
+    where glmm reports none (a failed fit)."""
+    ours = {v: k for k, v in _glmm_groups(d.formula).items()}
+    blocks = {ours.get(b["group"], b["group"]): b for b in g.ranef_blocks}
+    if any(t.group not in blocks for t in d.terms):
+        return np.full(d.q, np.nan)
+    out = []
+    for t in d.terms:
+        blk = blocks[t.group]
+        frame = pd.DataFrame(np.asarray(blk["values"], float), index=list(blk["levels"]),
+                             columns=list(blk["terms"]))
+        out.append(frame.loc[list(t.levels), list(t.names)].to_numpy().ravel())
+    return np.concatenate(out)
+
+
+class GlmmEngine:
+    """glmm's optimiser: linear (``gaussian``), ``binomial`` and ``poisson`` models."""
+
+    name = "glmm"
+
+    def refusal(self, design: MixedDesign) -> str | None:
+        """Why glmm cannot fit ``design``'s random effects, or None."""
+        if design.family not in FAMILIES:
+            return f"family={design.family!r}: glmm fits {FAMILIES}"
+        formula = design.formula
+        groups = [t.group for t in formula.random]
+        fixed_terms = {t.strip() for t in formula.fixed.split("+")}
+        if len(set(groups)) < len(groups):
+            return "a grouping factor in more than one term"
+        if not all(t.intercept for t in formula.random):
+            return "a random-effects term without intercept"
+        if any(s not in fixed_terms for t in formula.random for s in t.slopes):
+            return "a random slope that is not also a fixed effect"
+        return None
+
+    def _run(self, d: MixedDesign, settings: FitSettings) -> tuple[Any, list[str]]:
+        """glmm's fit of the design's rows and the warnings it gave (singular fits aside)."""
+        import glmm
+
+        if (why := self.refusal(d)) is not None:
+            raise EngineRefused(f"glmm refuses {d.formula.text!r}: {why}")
+        binomial = d.trials is not None
+        extra = {"_s_": d.y * d.trials, "_f_": (1 - d.y) * d.trials} if binomial else {"_y_": d.y}
+        text = _glmm_formula(d.formula, "cbind(_s_, _f_)" if binomial else "_y_")
+        # an LMM's SEs are computed from the PLS solution, so glmm's Hessian would be wasted
+        kwargs = ({"reml": settings.REML, "wald_se": "rx"} if d.family == "gaussian"
+                  else {"nagq": settings.nAGQ})
+        warm = settings.start
+        if warm and "theta" in warm:  # glmm takes theta in formula order, ours is lme4's
+            pieces = dict(zip((t.term for t in d.terms), d.split_theta(warm["theta"]), strict=True))
+            warm = warm | {"theta": [float(v) for t in d.formula.random for v in pieces[t]]}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            g = glmm.fit(_glmm_data(d.frame, d.formula, extra), text, d.family,
+                         satterthwaite=False, warm_start=warm, **kwargs)
+        notes = [str(w.message) for w in caught if not issubclass(w.category, glmm.SingularFitWarning)]
+        return g, notes
+
+    def fit(self, design: MixedDesign, settings: FitSettings) -> FittedParameters:
+        """Optimise with glmm; a linear model's estimates from the PLS solution at its theta."""
+        g, notes = self._run(design, settings)
+        if design.family == "gaussian":
+            theta = _theta(design, g, float(np.sqrt(g.dispersion)))
+            return lmm_parameters(design, theta, settings.REML, engine_version(),
+                                  bool(g.converged), notes)
+        return FittedParameters(
+            engine=engine_version(), theta=_theta(design, g, 1.0),
+            beta=np.asarray(g.beta, float), vcov=np.asarray(g.vcov, float),
+            b=_b(design, g), sigma=1.0, loglik=float(g.loglik), converged=bool(g.converged),
+            notes=notes, state=g)

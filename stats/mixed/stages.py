@@ -1,0 +1,117 @@
+"""lme4's stages as public functions: a design from a formula and data, then a fit by an
+engine (Bates, Mächler, Bolker & Walker 2015, J. Stat. Softw. 67(1), section 1: ``lFormula``
+/ ``glFormula``, then ``mkLmerDevfun`` + ``optimizeLmer``). The third stage, the result
+(``mkMerMod``), is [make_result][acceptability.stats.mixed.lmer.make_result]; ``lmer`` and
+``glmer`` are the three in a row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from acceptability.stats.mixed.checks import (
+    check_separation,
+    glmer_response,
+    lmer_response,
+    parse,
+    prepare_frame,
+)
+from acceptability.stats.mixed.design import MixedDesign, fixed_matrix, mixed_design
+from acceptability.stats.mixed.engines import choose_engine
+from acceptability.stats.mixed.protocol import FitSettings, FittedParameters
+
+__all__ = ["fit", "model_design"]
+
+LME4_FAMILIES = ("gaussian", "binomial", "poisson")
+
+
+def model_design(formula: str, data: pd.DataFrame, family: str = "gaussian") -> MixedDesign:
+    """The design of a mixed model (lme4's ``lFormula``, ``glFormula`` for a GLMM).
+
+    The formula is parsed and checked against the data, rows with missing values in used
+    columns are dropped (counted in ``n_dropped``), and the response, ``X`` (treatment
+    contrasts) and the random-effects terms (``Z``, ``Lambda(theta)``) are built in lme4's
+    order.
+
+    Parameters
+    ----------
+    formula
+        lme4 syntax, e.g. ``"y ~ x + (1 + x | g)"``; a GLMM's binomial response may be
+        ``cbind(successes, failures)``.
+    data
+        One row per observation.
+    family
+        ``"gaussian"`` (lmer), ``"binomial"`` or ``"poisson"`` (glmer).
+
+    Returns
+    -------
+    MixedDesign
+        ``y``, ``X``, ``xnames``, ``terms``, ``Z``, ``family``, ``n_dropped``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.mixed import model_design
+    >>> df = pd.DataFrame({"y": [1.0, 2.1, 2.9, 4.2, 5.1, None], "x": [1, 2, 3, 4, 5, 6],
+    ...                    "g": list("aabbcc")})
+    >>> d = model_design("y ~ x + (1 | g)", df)
+    >>> d.xnames, d.Z.shape, d.n_dropped
+    (['(Intercept)', 'x'], (5, 3), 1)
+    """
+    if family not in LME4_FAMILIES:
+        raise ValueError(f"family={family!r}: use one of {LME4_FAMILIES}")
+    parsed = parse(formula)
+    frame, n_dropped = prepare_frame(parsed, data)
+    if family == "gaussian":
+        y, trials = lmer_response(parsed, frame), None
+    else:
+        y, trials = glmer_response(parsed, frame, family)
+    x, names = fixed_matrix(parsed, frame)
+    d = mixed_design(parsed, frame, x, names, y, trials, family, n_dropped)
+    if family == "binomial":
+        check_separation(d)
+    return d
+
+
+def fit(design: MixedDesign, REML: bool = True, nAGQ: int = 1, engine: str | None = None,
+        start: dict[str, list[float]] | None = None,
+        options: dict[str, Any] | None = None) -> FittedParameters:
+    """Fit a design with an engine (lme4's ``optimizeLmer`` / ``optimizeGlmer``).
+
+    Parameters
+    ----------
+    design
+        From [model_design][acceptability.stats.mixed.stages.model_design].
+    REML
+        Linear models: REML (default) or maximum likelihood.
+    nAGQ
+        GLMMs: 1 (Laplace) or an odd number of adaptive Gauss-Hermite points.
+    engine
+        ``"glmm"``, ``"pls"`` or None to choose
+        ([choose_engine][acceptability.stats.mixed.engines.choose_engine]).
+    start
+        Warm start: ``{"theta": [...]}`` in lme4's order (and ``"beta"`` for a GLMM).
+    options
+        Engine-specific settings (bambi's sampler settings, see
+        [brm][acceptability.stats.mixed.brm.brm]).
+
+    Returns
+    -------
+    FittedParameters
+        theta, beta, vcov, b, sigma, logLik, convergence and the engine's name.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.mixed import fit, model_design
+    >>> df = pd.DataFrame({"y": [1.0, 2.4, 2.9, 4.6, 5.1, 6.5], "x": [1, 2, 3, 4, 5, 6],
+    ...                    "g": list("aabbcc")})
+    >>> p = fit(model_design("y ~ x + (1 | g)", df), REML=False, engine="pls")
+    >>> p.engine.startswith("acceptability PLS"), round(float(p.beta[1]), 3)
+    (True, 1.066)
+    """
+    chosen = choose_engine(design, engine)
+    return chosen.fit(design, FitSettings(REML=REML, nAGQ=nAGQ, start=start,
+                                          options=dict(options or {})))
