@@ -95,10 +95,22 @@ def brm(
     (``benchmarks/bench_brm.py``). nutpie adapts a diagonal mass matrix: its low-rank
     variant was 3 x slower per iteration there and mixed that SD worse.
 
-    Before anything is built, :func:`memory_estimate` is compared with the available
+    Before anything is built, `memory_estimate` is compared with the available
     memory and a model that would not fit is refused (``ValueError``) with the numbers
     and what to change; ``check_memory=False`` skips that check. The wall-clock time of
     building, sampling and the pointwise log-likelihood is ``result.fit_seconds``.
+
+    Examples
+    --------
+    Sampling takes a while (a minute or more with the default settings), so
+    this is not run as a test (tests/stats/mixed/test_brm.py fits these models):
+
+    >>> from acceptability import data, stats
+    >>> ds, scores = data.load_example()
+    >>> frame = stats.sentence_model_frame(ds, scores, model="bert-large-cased_mlm")
+    >>> b = stats.brm("human ~ score + (1 | phenomenon)", frame, draws=300, tune=300,
+    ...               chains=2)  # doctest: +SKIP
+    >>> print(b.summary())  # doctest: +SKIP
     """
     parsed = parse_formula(formula)
     frame, n_dropped = prepare_frame(parsed, data)
@@ -496,7 +508,19 @@ class BrmResult(MixedResult):
 
 
 def loo_compare(**models: BrmResult) -> pd.DataFrame:
-    """Rank models by PSIS-LOO expected log predictive density (``arviz.compare``)."""
+    """Rank models by PSIS-LOO expected log predictive density (``arviz.compare``).
+
+    Examples
+    --------
+    Sampling takes a minute or more, so this is not run as a test:
+
+    >>> from acceptability import data, stats
+    >>> ds, scores = data.load_example()
+    >>> frame = stats.sentence_model_frame(ds, scores, model="bert-large-cased_mlm")
+    >>> with_score = stats.brm("human ~ score + (1 | phenomenon)", frame)  # doctest: +SKIP
+    >>> without = stats.brm("human ~ 1 + (1 | phenomenon)", frame)  # doctest: +SKIP
+    >>> loo_compare(with_score=with_score, without=without)  # doctest: +SKIP
+    """
     import arviz as az
 
     return az.compare({k: m.idata for k, m in models.items()}, ic="loo")

@@ -110,6 +110,18 @@ def fc_model_frame(
 
     ``trials`` defaults to ``dataset.trials`` (columns ``participant``, ``pair_id``,
     ``chose_good``, ``paradigm``); pairs the model did not score get ``dlm`` NaN.
+
+    Examples
+    --------
+    Needs the reference data: BLiMP's raw forced-choice responses, in a dataset built
+    with ``data.from_frames(sentences, pairs, trials=trials)`` (docs: Benchmarks).
+
+    >>> from acceptability import data
+    >>> from acceptability.stats.mixed import fc_model_frame
+    >>> trials = data.load_blimp_trials()  # doctest: +SKIP
+    >>> frame = fc_model_frame(ds, scores)  # doctest: +SKIP
+    >>> len(frame) == len(trials), frame["dlm"].notna().all()  # doctest: +SKIP
+    (True, True)
     """
     trials = dataset.trials if trials is None else trials
     if trials is None:
@@ -136,7 +148,22 @@ def _fit(formula: str, frame: pd.DataFrame, engine: str, **kwargs: Any):
 
 def sentence_model(dataset, scores: pd.DataFrame, model: str | None = None,
                    engine: str = "lmer", formula: str = SENTENCE_FORMULA, **kwargs: Any):
-    """Sentence-level judgment model (default :data:`SENTENCE_FORMULA`) by ``lmer`` or ``brm``."""
+    """Sentence-level judgment model (default `SENTENCE_FORMULA`) by ``lmer`` or ``brm``.
+
+    Examples
+    --------
+    The bundled example has too few sentences per phenomenon for the default random
+    slopes; a random intercept per phenomenon fits:
+
+    >>> from acceptability import data
+    >>> from acceptability.stats.mixed import sentence_model
+    >>> ds, scores = data.load_example()
+    >>> m = sentence_model(ds, scores, model="bert-large-cased_mlm",
+    ...                    formula="human ~ score + (1 | phenomenon)")
+    >>> print(m.fixef.round(3).to_string())
+    (Intercept)    0.263
+    score          0.092
+    """
     return _fit(formula, sentence_model_frame(dataset, scores, model), engine, **kwargs)
 
 
@@ -162,10 +189,21 @@ def pair_model(dataset, scores: pd.DataFrame, model: str | None = None,
 def fc_model(dataset, scores: pd.DataFrame, model: str | None = None,
              trials: pd.DataFrame | None = None, formula: str = FC_FORMULA,
              engine: str = "glmer", **kwargs: Any):
-    """Mixed logistic model of forced choices (default :data:`FC_FORMULA`, crossed
-    participant, pair and paradigm intercepts; any column of :func:`fc_model_frame`, e.g.
+    """Mixed logistic model of forced choices (default `FC_FORMULA`, crossed
+    participant, pair and paradigm intercepts; any column of `fc_model_frame`, e.g.
     ``good_first``, may enter the formula): ``engine="glmer"`` (Laplace, lme4's estimator)
-    or ``"brm"`` (Bayesian, family bernoulli)."""
+    or ``"brm"`` (Bayesian, family bernoulli).
+
+    Examples
+    --------
+    Needs the reference data: BLiMP's forced-choice trials in a dataset with its scores
+    (``ds, scores``, as for `fc_model_frame`); with every trial:
+
+    >>> from acceptability.stats.mixed import fc_model
+    >>> fit = fc_model(ds, scores)  # doctest: +SKIP
+    >>> dict(fit.ngrps)  # doctest: +SKIP
+    {'pair_id': 348, 'participant': 341, 'paradigm': 70}
+    """
     frame = fc_model_frame(dataset, scores, model, trials)
     if engine == "glmer":
         return glmer(formula, frame, family="binomial", **kwargs)
