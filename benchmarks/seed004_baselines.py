@@ -6,7 +6,7 @@ oracle and the linear rules on Zorro and BLiMP, beside the paper's printed numbe
 Prints, per benchmark, the average accuracy over paradigms of each system, ours beside
 seed 004's (its Tables 1, 3 and 5), and the number of paradigms where each is at least as
 accurate as BabyBERTa (the paper's printed per-paradigm values), with the time each step
-took. The tagger is ``reports.seed004.TAGGER``'s, as in tests/reproduce/test_seed004_baselines.py.
+took. The tagger is ``reports.cli.seed004.TAGGER``'s, as in tests/reproduce/test_seed004_baselines.py.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import time
 from acceptability import data
 from acceptability.data.childes import load_childes
 from acceptability.data.published import SEED_004_AVERAGES
-from acceptability.reports.seed004 import quick_baselines, seed004_table
+from acceptability.reports.cli.seed004 import quick_baselines, seed004_table
 
 
 def main() -> None:

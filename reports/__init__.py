@@ -1,8 +1,11 @@
-"""Reports: tables, figures, HTML/Markdown/LaTeX reports and the ``acceptability`` command.
+"""Reports: tables, figures and HTML/Markdown/LaTeX reports (this package's top level), and
+the application that makes them (``reports.cli``: the ``acceptability`` command, TOML
+experiments and the resumable pipeline).
 
-``results = reports.analyse(dataset, scores)`` runs the statistics; ``reports.build(results,
-out="report/")`` writes the report. ``reports.run(reports.from_toml("experiment.toml"))``
-runs score -> evaluate -> fit -> report, resumable. Figure functions: ``reports.figures``.
+``results = reports.analyse(dataset, scores)`` computes what a report shows;
+``reports.build(results, out="report/")`` writes it. ``reports.run(reports.from_toml(
+"experiment.toml"))`` runs score -> evaluate -> fit -> report, resumable, its intermediate
+results stored as Parquet and JSON. Figure functions: ``reports.figures``.
 """
 
 from acceptability._moved import package_getattr

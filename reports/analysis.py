@@ -14,6 +14,7 @@ from acceptability.data.names import with_display_names
 from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
 from acceptability.reports.benchmark import BENCHMARKS, Benchmark, analyse_benchmark
 from acceptability.reports.provenance import provenance
+from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
 from acceptability.stats.inference.arrays import adc_delta, check_metric, metric_names, missing_for
 from acceptability.stats.inference.bootstrap import WARNINGS, with_intervals
 from acceptability.stats.mixed.judgment import differing_pairs
@@ -94,7 +95,7 @@ def _reference(dataset, models: list[str]) -> dict[str, pd.DataFrame]:
 def bootstrap_ci(dataset, scores: pd.DataFrame, deltas, n_boot: int, seed: int,
                  notes: dict, sign: str = "strict") -> pd.DataFrame | None:
     """Cluster (sentence type) bootstrap of every ``stats.evaluate`` metric the dataset
-    defines (:func:`stats.bootstrap_arrays.missing_for`), tidy ``model, metric, estimate,
+    defines (``stats.inference.arrays.missing_for``), tidy ``model, metric, estimate,
     lower, upper``; None (and a note) when not run. Intervals missing for a metric that
     has a value are named in ``notes["bootstrap"]``."""
     if n_boot <= 0:
@@ -106,7 +107,7 @@ def bootstrap_ci(dataset, scores: pd.DataFrame, deltas, n_boot: int, seed: int,
         return None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        boot = stats.bootstrap(names, dataset, scores, n=n_boot, cluster="type_id",
+        boot = stats.bootstrap(names, dataset, scores, n_boot=n_boot, cluster="type_id",
                                seed=seed, deltas=deltas, sign=sign)
     _note_missing(caught, notes, "bootstrap", "Intervals")
     return boot
@@ -147,7 +148,7 @@ def _compare(dataset, scores, metric: str | None, correction: str, n_boot: int, 
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", message=NAN_WARNING)
         try:
-            out = stats.compare_all(dataset, scores, metric, correction=correction, n=n,
+            out = stats.compare_all(dataset, scores, metric, correction=correction, n_boot=n,
                                     seed=seed, deltas=deltas, sign=sign)
         except ValueError as err:  # a single resampling unit: nothing to resample
             notes["comparisons"] = f"No model comparisons: {err}."
@@ -168,7 +169,7 @@ def group_intervals(dataset, scores: pd.DataFrame, by_group: pd.DataFrame, by: s
         return by_group
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        boot = stats.bootstrap(names, dataset, scores, n=n_boot, seed=seed, by=by, sign=sign)
+        boot = stats.bootstrap(names, dataset, scores, n_boot=n_boot, seed=seed, by=by, sign=sign)
     _note_missing(caught, notes, "by_group_ci", "Per-group intervals")
     return with_intervals(by_group, boot, by)
 
@@ -203,7 +204,7 @@ def check_formula(dataset, formula: str) -> None:
 
 def resolve_formula(dataset, formula: str | None) -> tuple[str | None, str | None]:
     """The mixed-model formula to fit and, where there is none, why. ``"auto"``:
-    :data:`DEFAULT_FORMULA` where the sentences have human judgments grouped in
+    ``DEFAULT_FORMULA`` where the sentences have human judgments grouped in
     phenomena that can carry its random slopes (2 or more, fewer than half the
     sentences: lme4 needs more rows than random effects), else none."""
     if not formula:
@@ -222,11 +223,43 @@ def resolve_formula(dataset, formula: str | None) -> tuple[str | None, str | Non
 
 
 def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) -> Fits:
-    """One linear mixed model per language model (``stats.judgment_models``, fitted by
+    """One linear mixed model per language model (``stats.mixed.judgment``, fitted by
     ``stats.lmer``): a sentence-level model with ``score`` = the model's z-score, or a
-    pair-level one when the response is ``dh`` (predictor ``dlm``). A formula that fits
-    no model (:func:`check_formula`), or whose fit fails for every model, is an error; a
-    model whose fit fails while others fit is skipped, the reason in ``notes``.
+    pair-level one when the response is ``dh`` (predictor ``dlm``).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The sentences (and pairs) with their columns.
+    scores : pandas.DataFrame
+        The long scores table (``sentence_id``, ``model``, ``score``).
+    formula : str
+        An lme4-style formula: ``human ~ score ...`` or ``dh ~ dlm ...``.
+
+    Returns
+    -------
+    Fits
+        The fixed effects with Wald 95% intervals (``table``), each model's lme4-style
+        summary as text (``summaries``) and the models not fitted (``notes``).
+
+    Raises
+    ------
+    ValueError
+        When the formula fits no model (``check_formula``) or every fit fails; a model
+        whose fit fails while others fit is skipped, the reason in ``notes``.
+
+    Examples
+    --------
+    >>> from acceptability.data import load_example
+    >>> from acceptability.reports import fit_models
+    >>> dataset, scores = load_example()
+    >>> fits = fit_models(dataset, scores, "human ~ score + (1 | phenomenon)")
+    >>> list(fits.table["term"].head(2))
+    ['(Intercept)', 'score']
+    >>> list(fits.summaries)  # trigram_slor: no row with both a score and a judgment
+    ['bert-large-cased_mlm', 'bert-large-cased_acc']
+    >>> fits.notes[0].split(" (")[0]
+    'trigram_slor: not fitted'
     """
     check_formula(dataset, formula)
     fit = stats.pair_model if _pair_level(formula) else stats.sentence_model
@@ -246,31 +279,89 @@ def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) ->
             "upper": ci.iloc[:, 1].to_numpy(), "n": m.nobs, "singular": bool(m.singular),
             "engine": m.engine,
         }))
-        summaries[model] = m.summary()
+        summaries[model] = str(m.summary())  # the printout, whatever type prints it
     if not rows:
         raise ValueError(f"no model could be fitted with {formula!r}: {notes[0]}")
     return Fits(formula=formula, table=pd.concat(rows, ignore_index=True), summaries=summaries,
                 notes=notes)
 
 
-def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
-            n_boot: int = stats.DEFAULT_N_BOOT, seed: int = stats.DEFAULT_SEED,
+def _by_group(dataset, scores: pd.DataFrame, by: str | None, deltas, n_boot: int, seed: int,
+              notes: dict, sign: str) -> pd.DataFrame | None:
+    """``stats.evaluate`` per group of ``by``, with intervals (``group_intervals``); None
+    (and a note) without a grouping or pairs."""
+    if not by or not len(dataset.pairs):
+        notes["by_group"] = ("No per-group breakdown: the dataset has no grouping column with "
+                             f"2 to {MAX_GROUPS} groups (or no pairs).")
+        return None
+    by_group = stats.evaluate(dataset, scores, deltas=deltas, by=by, sign=sign)
+    return group_intervals(dataset, scores, by_group, by, n_boot, seed, notes, sign)
+
+
+def _descriptives(dataset, scores: pd.DataFrame, sign: str) -> dict:
+    """The report's correlations and their matrices, the ADC curve, the within-type
+    variability and the frames of the scatter plots (``Results`` fields)."""
+    has_pairs = len(dataset.pairs) > 0
+    return {
+        "correlations": stats.correlations(dataset, scores),
+        "corr_sentence": stats.correlation_matrix(dataset, scores, level="sentence"),
+        "corr_pair": (stats.correlation_matrix(dataset, scores, level="pair") if has_pairs
+                      else None),
+        "adc_curve": stats.adc_curve(dataset, scores, sign=sign) if has_pairs else pd.DataFrame(
+            columns=["model", "delta", "pass_rate"]),
+        "variability": stats.variability(dataset, scores),
+        "sentence_frame": stats.sentence_frame(dataset, scores),
+        "pair_deltas": stats.pair_deltas(dataset, scores) if has_pairs else None,
+    }
+
+
+def analyse(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
+            n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULT_SEED,
             by: str | None = "auto", formula: str | None = AUTO,
             compare_metric: str = AUTO, correction: str = "holm",
             command: str | None = None, extra: dict | None = None,
             sign: str = "strict", data_path: str | None = None) -> Results:
-    """Every statistic of the report for ``scores`` on ``dataset``.
+    """Every statistic of the report for ``scores`` on ``dataset``; on BLiMP, Zorro and
+    Marvin & Linzen the benchmark's too (``reports.benchmark.analyse_benchmark``).
 
-    ``by="auto"`` picks the per-group breakdown (:func:`choose_by`); ``formula="auto"``
-    the default mixed model where the data can carry it (:func:`resolve_formula`),
-    ``None`` none (fit them later with :func:`fit_models`); ``compare_metric="auto"``
-    the metric the models are compared on (:func:`resolve_compare_metric`; a metric the
-    data do not define is an error). ``command`` and
-    ``extra`` go into the reproducibility block. ``sign``: the ADC's sign convention,
-    ``"strict"`` or ``"thesis"`` (``stats.metrics.sign_agree``; "thesis" reproduces the
-    thesis' tables). On BLiMP, Zorro and Marvin & Linzen the benchmark statistics are
-    added (:func:`reports.benchmark.analyse_benchmark`; BLiMP's human and published
-    results read from ``data_path``, as the dataset was).
+    Parameters
+    ----------
+    dataset, scores : Dataset, pandas.DataFrame
+        The sentences and pairs, and the long scores table (``sentence_id, model, score``).
+    deltas, n_boot, seed : sequence of float, int, int
+        The ADC's thresholds in z-units; bootstrap resamples (0: none) and their seed.
+    by, formula, compare_metric : str or None
+        The per-group breakdown's column, the mixed model fitted per language model
+        (None: none; fit them later with ``fit_models``) and the metric the models are
+        compared on; ``"auto"`` chooses from the data (``choose_by``,
+        ``resolve_formula``, ``resolve_compare_metric``).
+    correction : str
+        Multiple-comparison correction of the comparisons' p-values.
+    command, extra : str, dict, optional
+        For the reproducibility block.
+    sign : str
+        The ADC's sign convention, ``"strict"`` or ``"thesis"``
+        (``stats.metrics.sign_agree``; "thesis" reproduces the thesis' tables).
+    data_path : str, optional
+        Where BLiMP's human and published results are read (as the dataset was).
+
+    Returns
+    -------
+    Results
+        What [build][acceptability.reports.build] renders; a part that cannot be
+        computed is None and ``notes`` says why.
+
+    Examples
+    --------
+    >>> from acceptability.data import load_example
+    >>> from acceptability.reports import analyse
+    >>> dataset, scores = load_example()
+    >>> results = analyse(dataset, scores, n_boot=0, sign="thesis")
+    >>> results.models
+    ['bert-large-cased_acc', 'bert-large-cased_mlm', 'trigram_slor']
+    >>> adc = results.evaluation.set_index("model")["adc_1"]
+    >>> round(float(adc["bert-large-cased_mlm"]), 3)
+    0.438
     """
     stats.metrics.check_sign(sign)
     deltas = tuple(float(d) for d in deltas)
@@ -285,25 +376,11 @@ def analyse(dataset, scores: pd.DataFrame, deltas=(0.5, 1.0, 5.0),
     has_pairs = len(dataset.pairs) > 0
     evaluation = stats.evaluate(dataset, scores, deltas=deltas, sign=sign)
     by = choose_by(dataset) if by == "auto" else by
-    by_group = (stats.evaluate(dataset, scores, deltas=deltas, by=by, sign=sign)
-                if by and has_pairs else None)
-    if by_group is not None:
-        by_group = group_intervals(dataset, scores, by_group, by, n_boot, seed, notes, sign)
-    if by_group is None:
-        notes["by_group"] = ("No per-group breakdown: the dataset has no grouping column with "
-                             f"2 to {MAX_GROUPS} groups (or no pairs).")
+    by_group = _by_group(dataset, scores, by, deltas, n_boot, seed, notes, sign)
     fits = fit_models(dataset, scores, formula) if formula else None
     return Results(
         dataset=dataset, scores=scores, deltas=deltas, evaluation=evaluation,
-        correlations=stats.correlations(dataset, scores),
-        corr_sentence=stats.correlation_matrix(dataset, scores, level="sentence"),
-        corr_pair=stats.correlation_matrix(dataset, scores, level="pair") if has_pairs else None,
-        adc_curve=stats.adc_curve(dataset, scores, sign=sign) if has_pairs else pd.DataFrame(
-            columns=["model", "delta", "pass_rate"]),
-        variability=stats.variability(dataset, scores),
-        sentence_frame=stats.sentence_frame(dataset, scores),
-        pair_deltas=stats.pair_deltas(dataset, scores) if has_pairs else None,
-        by=by, sign=sign, by_group=by_group,
+        **_descriptives(dataset, scores, sign), by=by, sign=sign, by_group=by_group,
         bootstrap=bootstrap_ci(dataset, scores, deltas, n_boot, seed, notes, sign),
         comparisons=_compare(dataset, scores, compare_metric, correction, n_boot, seed, deltas,
                              notes, sign),

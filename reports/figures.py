@@ -21,6 +21,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from acceptability.reports.labels import header, resampled  # noqa: E402
 from acceptability.stats import metrics  # noqa: E402
+from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_SEED  # noqa: E402
 
 JITTER, ALPHA = 0.05, 0.3  # thesis figs 2-5, 2-7, 3-2, 3-4: x-jitter 0.05, alpha 0.3
 
@@ -47,7 +48,28 @@ def _grid(n: int, ncols: int = 4, size: float = 3.0) -> tuple[Figure, np.ndarray
 
 def correlation_heatmap(matrix: pd.DataFrame, title: str = "Pearson r") -> Figure:
     """Correlation matrix of humans and models as an annotated heatmap (thesis figs 2-4,
-    3-1 at sentence level; 2-6, 3-3 at pair level); input: ``stats.correlation_matrix``."""
+    3-1 at sentence level; 2-6, 3-3 at pair level).
+
+    Parameters
+    ----------
+    matrix : pandas.DataFrame
+        A square correlation matrix, ``stats.correlation_matrix``'s.
+    title : str
+        The axes' title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The heatmap and its colour bar.
+
+    Examples
+    --------
+    >>> from acceptability import data, stats
+    >>> from acceptability.reports.figures import correlation_heatmap
+    >>> fig = correlation_heatmap(stats.correlation_matrix(*data.load_example()))
+    >>> fig.axes[0].get_title()
+    'Pearson r'
+    """
     n = len(matrix)
     fig, ax = plt.subplots(figsize=(max(5.0, 1.5 + 0.7 * n), max(4.0, 1.0 + 0.6 * n)),
                            layout="constrained")
@@ -82,26 +104,91 @@ def _scatter(frame: pd.DataFrame, x: str, y: str, xlabel: str, ylabel: str,
     return fig
 
 
-def human_vs_model(sentence_frame: pd.DataFrame, seed: int = 0) -> Figure:
+def human_vs_model(sentence_frame: pd.DataFrame, seed: int = DEFAULT_SEED) -> Figure:
     """Human judgment (y) vs model z-score (x) per sentence, one panel per model, with
-    x-jitter 0.05, alpha 0.3 and the least-squares line in red (thesis figs 2-5, 3-2);
-    input: ``stats.sentence_frame``."""
+    x-jitter 0.05, alpha 0.3 and the least-squares line in red (thesis figs 2-5, 3-2).
+
+    Parameters
+    ----------
+    sentence_frame : pandas.DataFrame
+        ``stats.sentence_frame``'s table (``model``, ``z``, ``human``).
+    seed : int
+        Seed of the jitter.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A scatter plot per model, its least-squares line in red.
+
+    Examples
+    --------
+    >>> from acceptability import data, stats
+    >>> from acceptability.reports.figures import human_vs_model
+    >>> fig = human_vs_model(stats.sentence_frame(*data.load_example()))
+    >>> [ax.get_title() for ax in fig.axes]
+    ['bert-large-cased_mlm', 'bert-large-cased_acc', 'trigram_slor']
+    """
     return _scatter(sentence_frame, "z", "human", "model z-score", "human judgment", seed)
 
 
-def delta_scatter(pair_deltas: pd.DataFrame, seed: int = 0) -> Figure:
-    """Human delta (y) vs model delta (x) per minimal pair, as :func:`human_vs_model`
-    (thesis figs 2-7, 3-4); input: ``stats.pair_deltas``."""
+def delta_scatter(pair_deltas: pd.DataFrame, seed: int = DEFAULT_SEED) -> Figure:
+    """Human delta (y) vs model delta (x) per minimal pair, as ``human_vs_model``
+    (thesis figs 2-7, 3-4).
+
+    Parameters
+    ----------
+    pair_deltas : pandas.DataFrame
+        ``stats.pair_deltas``'s table (``model``, ``dlm``, ``dh``).
+    seed : int
+        As in ``human_vs_model``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A panel per model, as ``human_vs_model`` draws it.
+
+    Examples
+    --------
+    >>> from acceptability import data, stats
+    >>> from acceptability.reports.figures import delta_scatter
+    >>> fig = delta_scatter(stats.pair_deltas(*data.load_example()))
+    >>> len(fig.axes)
+    3
+    """
     return _scatter(pair_deltas, "dlm", "dh", "model delta (z)", "human delta", seed)
 
 
 def adc_curve(curve: pd.DataFrame, intervals: pd.DataFrame | None = None,
-              marks=(0.5, 1.0, 5.0)) -> Figure:
+              marks=DEFAULT_DELTAS) -> Figure:
     """ADC pass rate against delta per model and, in the legend, the normalised area
     under the curve (thesis 1.3.3), the deltas of Table 3.1 marked, with error bars at
     them from ``intervals`` (the report's tidy ``stats.bootstrap`` table: ``model,
     metric, lower, upper`` with ``adc_<delta>`` rows), the tables' cluster-bootstrap
-    intervals; input: ``stats.adc_curve``."""
+    intervals.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        ``stats.adc_curve``'s table (``model``, ``delta``, ``pass_rate``; the areas in
+        ``attrs["area"]``).
+    intervals : pandas.DataFrame, optional
+        The tidy bootstrap table whose ``adc_<delta>`` rows give the error bars.
+    marks : sequence of float
+        The deltas marked (default: the package's ``DEFAULT_DELTAS``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes, a line per model.
+
+    Examples
+    --------
+    >>> from acceptability import data, stats
+    >>> from acceptability.reports.figures import adc_curve
+    >>> fig = adc_curve(stats.adc_curve(*data.load_example()))
+    >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    ['bert-large-cased_acc (area 0.289)', 'bert-large-cased_mlm (area 0.456)']
+    """
     fig, ax = plt.subplots(figsize=(7, 4.5), layout="constrained")
     bounds = (intervals.set_index(["model", "metric"])[["estimate", "lower", "upper"]]
               if intervals is not None and len(intervals) else None)
@@ -137,8 +224,31 @@ def accuracy_bars(by_group: pd.DataFrame, by: str, metrics=("blimp", "adc_1")) -
     """Per-group (paradigm, phenomenon, sub-dataset) BLiMP-criterion and ADC pass rates
     per model, with error bars from ``<metric>_lower``/``_upper`` where the table has
     them (the per-group cluster-bootstrap intervals of ``stats.evaluate(..., by=by,
-    ci=True)`` or ``reports.analysis.group_intervals``); input: ``stats.evaluate(...,
-    by=by)``."""
+    ci=True)`` or ``reports.analysis.group_intervals``).
+
+    Parameters
+    ----------
+    by_group : pandas.DataFrame
+        ``stats.evaluate(..., by=by)``'s table.
+    by : str
+        The grouping column.
+    metrics : sequence of str
+        The metrics, one panel each.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A panel per metric, bars per group and model.
+
+    Examples
+    --------
+    >>> from acceptability import data, stats
+    >>> from acceptability.reports.figures import accuracy_bars
+    >>> by_group = stats.evaluate(*data.load_example(), by="phenomenon")
+    >>> fig = accuracy_bars(by_group, "phenomenon")
+    >>> [ax.get_title() for ax in fig.axes]
+    ['BLiMP accuracy by phenomenon', 'ADC (δ = 1) by phenomenon']
+    """
     frame = by_group.assign(_group=by_group[by].astype(str))
     models = list(dict.fromkeys(frame["model"]))
     groups = list(dict.fromkeys(frame["_group"]))
@@ -165,7 +275,26 @@ def accuracy_bars(by_group: pd.DataFrame, by: str, metrics=("blimp", "adc_1")) -
 
 def type_mean_sd(types: pd.DataFrame) -> Figure:
     """Each sentence type's mean against its SD, one panel per source (humans first), the
-    panel title giving the mean SD (seed 004 section 4); input: ``Variability.types``."""
+    panel title giving the mean SD (seed 004 section 4).
+
+    Parameters
+    ----------
+    types : pandas.DataFrame
+        ``stats.variability(...).types`` (``source``, ``type_id``, ``mean``, ``sd``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A panel per source, humans first.
+
+    Examples
+    --------
+    >>> from acceptability import data, stats
+    >>> from acceptability.reports.figures import type_mean_sd
+    >>> fig = type_mean_sd(stats.variability(*data.load_example()).types)
+    >>> fig.axes[0].get_title()
+    'human\\nmean SD = 0.372'
+    """
     sources = list(dict.fromkeys(types["source"]))
     fig, axes = _grid(len(sources), ncols=5, size=2.6)
     for ax, source in zip(axes, sources, strict=False):
@@ -179,7 +308,27 @@ def type_mean_sd(types: pd.DataFrame) -> Figure:
 
 def type_correlations(mean_corr: pd.DataFrame, sd_corr: pd.DataFrame) -> Figure:
     """Correlation matrices of per-type means (top) and per-type SDs (bottom) across humans
-    and models (seed 004 fig. 2); inputs: ``Variability.mean_corr`` and ``.sd_corr``."""
+    and models (seed 004 fig. 2).
+
+    Parameters
+    ----------
+    mean_corr, sd_corr : pandas.DataFrame
+        ``stats.variability(...).mean_corr`` and ``.sd_corr``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two heatmaps, means above SDs.
+
+    Examples
+    --------
+    >>> from acceptability import data, stats
+    >>> from acceptability.reports.figures import type_correlations
+    >>> v = stats.variability(*data.load_example())
+    >>> fig = type_correlations(v.mean_corr, v.sd_corr)
+    >>> [ax.get_title() for ax in fig.axes[:2]]
+    ['Correlation of type means', 'Correlation of type SDs']
+    """
     n = len(mean_corr)
     fig, axes = plt.subplots(2, 1, figsize=(max(5.0, 1.5 + 0.7 * n), 2 * max(4.0, 1.0 + 0.6 * n)),
                              layout="constrained")
@@ -196,7 +345,32 @@ def forest(comparisons: pd.DataFrame, estimate: str = "difference", lower: str =
            upper: str = "upper", p: str | None = "p_boot_adj") -> Figure:
     """Forest plot of model differences (a − b) with their bootstrap intervals, a zero line
     and the corrected p-value beside each row, the title saying how p was obtained (from
-    the table's attrs); input: ``stats.compare_all``."""
+    the table's attrs).
+
+    Parameters
+    ----------
+    comparisons : pandas.DataFrame
+        ``stats.compare_all``'s table, with its ``attrs``.
+    estimate, lower, upper : str
+        The columns of the difference and its interval.
+    p : str or None
+        The column of the p-value written beside each row (None: none).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A row per comparison: its difference, interval and p.
+
+    Examples
+    --------
+    >>> from acceptability import data, stats
+    >>> from acceptability.reports.figures import forest
+    >>> comparisons = stats.compare_all(*data.load_example(), "blimp", n_boot=200)
+    >>> fig = forest(comparisons)
+    >>> print(fig.axes[0].get_title())
+    Model comparisons
+    p: holm-adjusted paired cluster bootstrap, 200 resamples (smallest raw p 0.01)
+    """
     c = comparisons.reset_index(drop=True)
     labels = c["model_a"].map(_short) + " − " + c["model_b"].map(_short)
     fig, ax = plt.subplots(figsize=(8, 1.0 + 0.3 * len(c)), layout="constrained")
@@ -212,9 +386,9 @@ def forest(comparisons: pd.DataFrame, estimate: str = "difference", lower: str =
                         va="center", fontsize=7)
     metric = c["metric"].iloc[0] if "metric" in c and len(c) else estimate
     a, title = comparisons.attrs, "Model comparisons"
-    if p and {"n", "p_min"} <= set(a):
+    if p and {"n_boot", "p_min"} <= set(a):
         adjusted = f"{a['correction']}-adjusted " if p.endswith("_adj") and a.get("correction") else ""
-        title += (f"\np: {adjusted}paired {resampled(a)}, {a['n']:,} resamples "
+        title += (f"\np: {adjusted}paired {resampled(a)}, {a['n_boot']:,} resamples "
                   f"(smallest raw p {a['p_min']:.2g})")
     ax.set_xlabel(f"difference in {header(metric)} (a − b)")
     ax.set_title(title, fontsize=9)
@@ -223,7 +397,29 @@ def forest(comparisons: pd.DataFrame, estimate: str = "difference", lower: str =
 
 def shallow_predictors(table: pd.DataFrame) -> Figure:
     """Accuracy per bin of each shallow predictor, a line per model (BLiMP sec. 5.2,
-    Fig. 2); input: ``stats.shallow_predictors``."""
+    Fig. 2).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        ``stats.shallow_predictors``'s table (``predictor``, ``model``, ``low``,
+        ``high``, ``accuracy``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A panel per predictor, a line per model.
+
+    Examples
+    --------
+    >>> from acceptability.reports.figures import shallow_predictors
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"predictor": "length", "model": "gpt2", "low": [4, 6, 8],
+    ...                       "high": [4, 6, 8], "accuracy": [0.9, 0.8, 0.7]})
+    >>> fig = shallow_predictors(table)
+    >>> fig.axes[0].get_title()
+    'sentence length (words)'
+    """
     from acceptability.stats.benchmarks.shallow import PREDICTORS
 
     names = [p for p in PREDICTORS if p in set(table["predictor"])]
@@ -247,8 +443,34 @@ def shallow_predictors(table: pd.DataFrame) -> Figure:
 def learning_curve_figure(curve: pd.DataFrame, slopes: pd.DataFrame) -> Figure:
     """Accuracy per phenomenon against log2 of the training words, one panel per benchmark,
     the mean over phenomena in grey (BLiMP §6.3, Fig. 5); legend entries carry each
-    phenomenon's slope per doubling. Input: ``reports.training.learning_curve`` and
-    ``curve_slopes``."""
+    phenomenon's slope per doubling.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        ``scoring.training.learning_curve``'s table (``benchmark``, ``phenomenon``,
+        ``n_words``, ``accuracy``, ``final``).
+    slopes : pandas.DataFrame
+        ``scoring.training.curve_slopes``'s table (``benchmark``, ``phenomenon``, ``slope``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A panel per benchmark.
+
+    Examples
+    --------
+    >>> from acceptability.reports.figures import learning_curve_figure
+    >>> import pandas as pd
+    >>> curve = pd.DataFrame({"benchmark": "blimp", "phenomenon": "island_effects",
+    ...                       "n_words": [1000, 2000, 4000], "accuracy": [0.5, 0.6, 0.7],
+    ...                       "final": True})
+    >>> slopes = pd.DataFrame({"benchmark": "blimp", "phenomenon": ["island_effects", "overall"],
+    ...                        "slope": [0.1, 0.1]})
+    >>> fig = learning_curve_figure(curve, slopes)
+    >>> fig.axes[0].get_title()
+    'blimp'
+    """
     final = curve[curve["final"]]
     names = list(dict.fromkeys(final["benchmark"]))
     fig, axes = _grid(len(names), ncols=len(names), size=4.6)
@@ -274,7 +496,29 @@ def learning_curve_figure(curve: pd.DataFrame, slopes: pd.DataFrame) -> Figure:
 def flip_figure(curve: pd.DataFrame) -> Figure:
     """Thesis Fig. 2-3: the share of test sentences whose predicted label has flipped
     ("acrobatic") as training orders accumulate, with each order's MCC and the majority-class
-    accuracy. Input: ``stats.training.flip_curve``."""
+    accuracy.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        ``stats.benchmarks.training.flip_curve``'s table (``n_shuffles``,
+        ``acrobatic_pct``, ``mcc``, ``majority_accuracy``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes with three lines.
+
+    Examples
+    --------
+    >>> from acceptability.reports.figures import flip_figure
+    >>> import pandas as pd
+    >>> curve = pd.DataFrame({"n_shuffles": [1, 2, 3], "acrobatic_pct": [0.0, 5.0, 7.5],
+    ...                       "mcc": [0.5, 0.52, 0.49], "majority_accuracy": 0.69})
+    >>> fig = flip_figure(curve)
+    >>> fig.axes[0].get_xlabel()
+    'training orders'
+    """
     fig, ax = plt.subplots(figsize=(5.5, 3.4), layout="constrained")
     x = curve["n_shuffles"].to_numpy()
     ax.plot(x, curve["acrobatic_pct"] / 100, marker="o", ms=3, label="acrobatic (flipped)")

@@ -22,6 +22,7 @@ from acceptability.reports import figures, tables
 from acceptability.reports.analysis import Results
 from acceptability.reports.labels import resampled
 from acceptability.reports.templates import HTML, MARKDOWN
+from acceptability.stats.defaults import DEFAULT_SEED
 
 DPI = 110
 
@@ -41,7 +42,7 @@ class Section:
 
 @dataclass
 class Report:
-    """Paths of what :func:`build` wrote."""
+    """Paths of what [build][acceptability.reports.build] wrote."""
 
     out: Path
     html: Path
@@ -67,12 +68,8 @@ def _omitted(has: dict[str, bool]) -> str:
     return f"This dataset has {'; '.join(parts)}." if parts else ""
 
 
-def sections(r: Results) -> list[Section]:
-    """The report's sections in order, with the figures each shows; a section the
-    dataset cannot support (:func:`tables.supports`) is left out."""
-    seed = r.provenance.get("seed", 0)
-    notes = r.notes
-    has = tables.supports(r)
+def _criteria_section(r: Results, has: dict[str, bool]) -> Section:
+    """BLiMP criterion and ADC (thesis Table 3.1), the ADC curve and the per-group bars."""
     if has["human"]:
         title = "BLiMP criterion and ADC"
         text = ("Share of minimal pairs whose acceptable sentence outscores the unacceptable one "
@@ -84,8 +81,8 @@ def sections(r: Results) -> list[Section]:
     if "table_3_1" in r.reference:
         title += " (thesis Table 3.1)"
     adc = Section("adc", title, text, tables=["table_3_1"],
-                  notes=[notes[k] for k in ("bootstrap", "by_group", "by_group_ci")
-                         if k in notes])
+                  notes=[r.notes[k] for k in ("bootstrap", "by_group", "by_group_ci")
+                         if k in r.notes])
     if has["human"] and len(r.adc_curve):
         bars = ("" if r.bootstrap is None else f", with the table's 95% "
                 f"{resampled(r.bootstrap.attrs, adjective=True)} intervals at them")
@@ -102,6 +99,12 @@ def sections(r: Results) -> list[Section]:
                 if "blimp_lower" in r.by_group else "")
         adc.figures.append(("accuracy_by_group", f"{what} by {r.by}{bars}.",
                             lambda: figures.accuracy_bars(r.by_group, r.by, metrics)))
+    return adc
+
+
+def _correlation_section(r: Results) -> Section:
+    """Correlations with humans: the matrices and the scatter plots (thesis ch. 2-3)."""
+    seed = r.provenance.get("seed", DEFAULT_SEED)
     corr = Section("correlations", "Correlations with human judgments",
                    "Pearson and Spearman correlations of model z-scores with human judgments "
                    "per sentence, and of model deltas with human deltas per minimal pair.",
@@ -122,16 +125,27 @@ def sections(r: Results) -> list[Section]:
         corr.figures.append(("scatter_pair", "Human delta against model delta per minimal pair, "
                              "as above (thesis figs 2-7, 3-4).",
                              lambda: figures.delta_scatter(r.pair_deltas, seed)))
-    var = Section("variability", "Within-type variability",
-                  "SD of the (z-)scores of the lexical variants of each sentence type, averaged "
-                  "over types (seed 004: humans 0.288 on LI-Adger).", tables=["variability"])
-    var.figures += [
-        ("type_mean_sd", "Type mean against type SD, per source (seed 004 section 4).",
-         lambda: figures.type_mean_sd(r.variability.types)),
-        ("type_correlations", "Correlations of type means (top) and type SDs (bottom) across "
-         "humans and models (seed 004 fig. 2).",
-         lambda: figures.type_correlations(r.variability.mean_corr, r.variability.sd_corr)),
-    ]
+    return corr
+
+
+def _variability_section(r: Results) -> Section:
+    """Within-type variability (seed 004 section 4 and fig. 2)."""
+    return Section("variability", "Within-type variability",
+                   "SD of the (z-)scores of the lexical variants of each sentence type, averaged "
+                   "over types (seed 004: humans 0.288 on LI-Adger).", tables=["variability"],
+                   figures=[
+                       ("type_mean_sd", "Type mean against type SD, per source (seed 004 "
+                        "section 4).", lambda: figures.type_mean_sd(r.variability.types)),
+                       ("type_correlations", "Correlations of type means (top) and type SDs "
+                        "(bottom) across humans and models (seed 004 fig. 2).",
+                        lambda: figures.type_correlations(r.variability.mean_corr,
+                                                          r.variability.sd_corr)),
+                   ])
+
+
+def _model_sections(r: Results) -> tuple[Section, Section]:
+    """The mixed-effects judgment models and the model comparisons."""
+    notes = r.notes
     fit = Section("fits", "Mixed-effects judgment models",
                   tables=["fits"], notes=[notes["fits"]] if "fits" in notes and r.fits is None
                   else [])
@@ -140,7 +154,7 @@ def sections(r: Results) -> list[Section]:
                     f"{r.fits.formula} (score = the model's z-score; dh, dlm = human and "
                     f"model deltas of a minimal pair).")
         fit.notes += r.fits.notes
-        fit.pre = [(f"summary: {m}", text) for m, text in r.fits.summaries.items()]
+        fit.pre = [(f"summary: {m}", str(text)) for m, text in r.fits.summaries.items()]
     comp = Section("comparisons", "Model comparisons", tables=["comparisons"],
                    notes=[notes["comparisons"]] if "comparisons" in notes else [])
     if r.comparisons is not None:
@@ -149,6 +163,25 @@ def sections(r: Results) -> list[Section]:
             comp.figures.append(("comparisons_forest", "Model differences with 95% bootstrap "
                                  "intervals and corrected bootstrap p-values (forest plot).",
                                  lambda: figures.forest(r.comparisons)))
+    return fit, comp
+
+
+def sections(r: Results) -> list[Section]:
+    """The report's sections in order, with the figures each shows; a section the
+    dataset cannot support ([supports][acceptability.reports.tables.supports]) is left out.
+
+    Examples
+    --------
+    >>> from acceptability.data import load_example
+    >>> from acceptability.reports import analyse
+    >>> from acceptability.reports.render import sections
+    >>> results = analyse(*load_example(), n_boot=0)
+    >>> [s.anchor for s in sections(results)]
+    ['data', 'adc', 'correlations', 'mcc', 'variability', 'reproducibility']
+    """
+    notes = r.notes
+    has = tables.supports(r)
+    fit, comp = _model_sections(r)
     repro = Section("reproducibility", "Reproducibility",
                     "Versions, models, seeds, data checksums and the command that made this "
                     "report (also in provenance.json).",
@@ -165,8 +198,25 @@ def sections(r: Results) -> list[Section]:
               if not shown[k] and k in notes and (has["human"] or has["pairs"])]
     data = Section("data", "Data summary", _omitted(has),
                    tables=["data_summary", "exclusions", "counts"], notes=absent)
-    return [s for s in (data, *benchmark_sections(r), adc, corr, mcc, var, fit, comp, repro)
-            if shown.get(s.anchor, True)]
+    parts = (data, *benchmark_sections(r), _criteria_section(r, has), _correlation_section(r),
+             mcc, _variability_section(r), fit, comp, repro)
+    return [s for s in parts if shown.get(s.anchor, True)]
+
+
+# Benchmark sections that show one table (its key is the anchor): the Benchmark field that
+# holds it, the anchor, the title and the text.
+TABLE_SECTIONS = (
+    ("contrasts", "contrasts", "Intervening material and irregular forms",
+     "BLiMP section 6: agreement with and without an intervening adjective or attractor, "
+     "and regular against irregular plurals."),
+    ("baselines", "baselines", "Baselines without structure (seed 004)",
+     "Seed 004's hand-written linear rules (Tables 4, 6-7), which pick the acceptable "
+     "sentence from surface patterns (0.5 where a rule cannot decide), and the paper's "
+     "printed BabyBERTa, 5-gram and oracle accuracies, beside your first model: how much of "
+     "each paradigm a model can pass without structure."),
+    ("table1", "ml_table1", "Marvin & Linzen Table 1",
+     "Accuracy per condition of the paper's Table 1, beside its published values."),
+)
 
 
 def benchmark_sections(r: Results) -> list[Section]:
@@ -187,24 +237,9 @@ def benchmark_sections(r: Results) -> list[Section]:
                             "their per-paradigm accuracies (BLiMP Fig. 1).",
                             lambda: figures.correlation_heatmap(
                                 b.correlations, "Pearson r of per-paradigm accuracy")))
-    out = [acc]
-    if b.contrasts is not None:
-        out.append(Section("contrasts", "Intervening material and irregular forms",
-                           "BLiMP section 6: agreement with and without an intervening "
-                           "adjective or attractor, and regular against irregular plurals.",
-                           tables=["contrasts"]))
-    if b.baselines is not None:
-        out.append(Section("baselines", "Baselines without structure (seed 004)",
-                           "Seed 004's hand-written linear rules (Tables 4, 6-7), which pick "
-                           "the acceptable sentence from surface patterns (0.5 where a rule "
-                           "cannot decide), and the paper's printed BabyBERTa, 5-gram and "
-                           "oracle accuracies, beside your first model: how much of each "
-                           "paradigm a model can pass without structure.",
-                           tables=["baselines"]))
-    if b.table1 is not None:
-        out.append(Section("ml_table1", "Marvin & Linzen Table 1",
-                           "Accuracy per condition of the paper's Table 1, beside its "
-                           "published values.", tables=["ml_table1"]))
+    out = [acc] + [Section(anchor, title, text, tables=[anchor])
+                   for field_name, anchor, title, text in TABLE_SECTIONS
+                   if getattr(b, field_name) is not None]
     if b.shallow is not None:
         out.append(Section("shallow", "Shallow predictors of accuracy",
                            "BLiMP section 5.2: accuracy on pairs binned by sentence length, "
@@ -230,7 +265,7 @@ def comparison_method(c: pd.DataFrame) -> str:
                f"resampled within each of too few {a['cluster']} clusters")
             + ", every model in the same resamples). p (bootstrap) is two-sided: "
             "(1 + the number of resampled differences beyond 0) / (n + 1), doubled, from "
-            f"n = {a['n']:,} resamples, so none can be below {a['p_min']:.2g}")
+            f"n = {a['n_boot']:,} resamples, so none can be below {a['p_min']:.2g}")
     if corrected:
         text += (f"; corrected for {m} comparisons ({a['correction']}), none below "
                  f"{min(1.0, m * a['p_min']):.2g}, which is why n grows with the number of "
@@ -249,19 +284,14 @@ def _write_figure(fig: Figure, path: Path) -> str:
     return base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def build(results: Results, out: str | os.PathLike = "report",
-          title: str | None = None) -> Report:
-    """Write the report for ``results`` into ``out``: ``report.html`` (self-contained),
-    ``report.md``, ``figures/*.png``, ``tables/*.csv`` and ``*.tex`` (booktabs),
-    ``provenance.json``. Returns the paths."""
-    out = Path(out)
-    (out / "figures").mkdir(parents=True, exist_ok=True)
-    (out / "tables").mkdir(parents=True, exist_ok=True)
-    all_tables = tables.all_tables(results)
+def _render(parts: list[Section], all_tables: dict, out: Path) -> tuple[list[dict], dict]:
+    """Each section's tables (CSV and LaTeX files) and figures (PNG files) written into
+    ``out``, numbered through the report; the sections as the templates take them, and
+    the table files by name."""
     table_files: dict[str, Path] = {}
     rendered = []
-    n_tables = n_figures = 0  # tables and figures are numbered through the report
-    for s in sections(results):
+    n_tables = n_figures = 0
+    for s in parts:
         ts = []
         for key in s.tables:
             caption, table = all_tables[key]
@@ -286,6 +316,47 @@ def build(results: Results, out: str | os.PathLike = "report",
         rendered.append({"anchor": s.anchor, "title": s.title, "text": s.text, "notes": s.notes,
                          "tables": ts, "figures": fs,
                          "pre": [{"title": t, "text": x} for t, x in s.pre]})
+    return rendered, table_files
+
+
+def build(results: Results, out: str | os.PathLike = "report",
+          title: str | None = None) -> Report:
+    """Write the report for ``results`` into ``out``.
+
+    Parameters
+    ----------
+    results : Results
+        What [analyse][acceptability.reports.analyse] computed.
+    out : str or os.PathLike
+        The report folder (created): ``report.html`` (self-contained, figures embedded),
+        ``report.md``, ``figures/*.png``, ``tables/*.csv`` and ``*.tex`` (booktabs) and
+        ``provenance.json``.
+    title : str, optional
+        The report's title (default: "acceptability report: <dataset>").
+
+    Returns
+    -------
+    Report
+        The paths written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from acceptability.data import load_example
+    >>> from acceptability.reports import analyse, build
+    >>> results = analyse(*load_example(), n_boot=0)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     report = build(results, tmp)
+    ...     html = report.html.read_text(encoding="utf-8")
+    >>> report.html.name, sorted(report.figures)[:2]
+    ('report.html', ['adc_curve', 'corr_pair'])
+    >>> "Within-type variability" in html
+    True
+    """
+    out = Path(out)
+    (out / "figures").mkdir(parents=True, exist_ok=True)
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    rendered, table_files = _render(sections(results), tables.all_tables(results), out)
     extra = {"evaluation": tables.evaluation_with_ci(results.evaluation, results.bootstrap)}
     if results.by_group is not None:
         extra[f"evaluation_by_{results.by}"] = results.by_group

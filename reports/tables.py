@@ -183,7 +183,7 @@ def comparisons_caption(results: Results) -> str:
     a = c.attrs
     corrected = f"; p corrected ({a['correction']}) for {len(c)} comparisons" \
         if a.get("correction") else ""
-    return (f"Model comparisons: paired {resampled(a)}, {a['n']:,} resamples (smallest "
+    return (f"Model comparisons: paired {resampled(a)}, {a['n_boot']:,} resamples (smallest "
             f"possible p {a['p_min']:.2g}){corrected}")
 
 
@@ -315,7 +315,7 @@ def formatted(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _cell(value: object, is_p: bool) -> str:
-    """One table cell as :func:`formatted` shows it."""
+    """One table cell as ``formatted`` shows it."""
     if value is None or value is pd.NA or (isinstance(value, float | np.floating)
                                             and np.isnan(value)):
         return "–"
@@ -342,7 +342,7 @@ def latex_escape(text: object) -> str:
 
 
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
-    """:func:`formatted` with readable headers (:func:`header`), except the columns
+    """``formatted`` with readable headers (``header``), except the columns
     named in ``table.attrs["names"]`` (systems, models), which keep their names."""
     keep = set(table.attrs.get("names", ()))
     return formatted(table).rename(columns=lambda c: c if c in keep else header(c))
@@ -359,7 +359,7 @@ def to_latex(table: pd.DataFrame, caption: str, label: str) -> str:
 
 
 def to_markdown(table: pd.DataFrame) -> str:
-    """A GitHub-flavoured Markdown table, cells as :func:`formatted` writes them (tabulate
+    """A GitHub-flavoured Markdown table, cells as ``formatted`` writes them (tabulate
     would re-read "0.420" as a number and print 0.42)."""
     shown = display_table(table)
     return shown.to_markdown(index=False, disable_numparse=True,

@@ -215,7 +215,7 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
     if correction is not None:
         for col in ("p_boot", "p_test"):  # correct over the comparisons that have a p
             out[f"{col}_adj"] = adjust_p(out[col].to_numpy(float), correction)
-    out.attrs.update(n_boot=n_boot, n=n_boot, cluster=cluster, n_units=strata.units.n,
+    out.attrs.update(n_boot=n_boot, cluster=cluster, n_units=strata.units.n,
                      unit=strata.unit[0], ci=ci, method=method.lower(), seed=seed,
                      correction=correction, p_min=p_min)
     return out

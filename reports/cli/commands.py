@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import NoReturn
 
 from acceptability.data.errors import DataError
+from acceptability.reports.analysis import DEFAULT_FORMULA
 from acceptability.reports.cli import training as training_cli
 from acceptability.reports.cli.experiment import DATASETS, DTYPES
 from acceptability.scoring.normalise import NORMALISATIONS
-from acceptability.stats.defaults import DEFAULT_N_BOOT, DEFAULT_SEED
+from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
 
 EXAMPLES = """\
 examples:
@@ -278,29 +279,44 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+# The data and scores options of every command that reads a dataset and scores.
+DATA_OPTIONS = {
+    "--dataset": {"choices": list(DATASETS), "help": "dataset to analyse (default: li-adger)"},
+    "--data-path": {"metavar": "DIR", "help": "folder with the dataset's files (default: "
+                    "$ACCEPTABILITY_DATA_DIR/<dataset>, else download)"},
+    "--paradigm": {"action": "append", "metavar": "UID", "help": "with --dataset blimp or "
+                   "zorro: a paradigm to load, e.g. adjunct_island; with marvin-linzen: a "
+                   "construction, e.g. simple_agrmt (repeatable; default: all)"},
+    "--max-pairs": {"type": int, "metavar": "N", "help": "keep the first N pairs of each "
+                    "paradigm (else phenomenon): a quick look at a large benchmark"},
+    "--sentences": {"metavar": "FILE", "help": "your own sentences instead of --dataset: "
+                    ".csv, .tsv or .parquet with sentence_id, text and optionally type_id, "
+                    "phenomenon, label, human (docs/tables.md)"},
+    "--pairs": {"metavar": "FILE", "help": "with --sentences: your minimal pairs (pair_id, "
+                "good_id, bad_id)"},
+    "--human-scale": {"choices": ["z", "raw"], "help": "with --sentences: the human column "
+                      "holds z-scores (z, default; the ADC needs them) or raw ratings, "
+                      "z-scored over the sentences (raw)"},
+}
+SCORES_OPTIONS = {
+    "--scores": {"metavar": "SOURCE", "help": "'published' (the dataset's published model "
+                 "scores; default) or a scores file (.csv/.parquet with sentence_id, model, "
+                 "score)"},
+    "--model": {"action": "append", "metavar": "MODEL", "help": "a model of the scores to "
+                "keep (repeatable); without --scores (run only), a model to score first: "
+                "MODEL or MODEL:METHOD, e.g. gpt2:logprob"},
+}
+
+
+def _options(p: argparse.ArgumentParser, title: str, options: dict[str, dict]) -> None:
+    """A group of options from a table of flag -> ``add_argument`` keywords."""
+    g = p.add_argument_group(title)
+    for flag, kwargs in options.items():
+        g.add_argument(flag, **kwargs)
+
+
 def _data_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("data")
-    g.add_argument("--dataset", choices=list(DATASETS),
-                   help="dataset to analyse (default: li-adger)")
-    g.add_argument("--data-path", metavar="DIR",
-                   help="folder with the dataset's files (default: $ACCEPTABILITY_DATA_DIR/"
-                        "<dataset>, else download)")
-    g.add_argument("--paradigm", action="append", metavar="UID",
-                   help="with --dataset blimp or zorro: a paradigm to load, e.g. "
-                        "adjunct_island; with marvin-linzen: a construction, e.g. "
-                        "simple_agrmt (repeatable; default: all)")
-    g.add_argument("--max-pairs", type=int, metavar="N",
-                   help="keep the first N pairs of each paradigm (else phenomenon): a quick "
-                        "look at a large benchmark")
-    g.add_argument("--sentences", metavar="FILE",
-                   help="your own sentences instead of --dataset: .csv, .tsv or .parquet with "
-                        "sentence_id, text and optionally type_id, phenomenon, label, human "
-                        "(docs/tables.md)")
-    g.add_argument("--pairs", metavar="FILE",
-                   help="with --sentences: your minimal pairs (pair_id, good_id, bad_id)")
-    g.add_argument("--human-scale", choices=["z", "raw"],
-                   help="with --sentences: the human column holds z-scores (z, default; "
-                        "the ADC needs them) or raw ratings, z-scored over the sentences (raw)")
+    _options(p, "data", DATA_OPTIONS)
 
 
 def _dtype_arg(p: argparse.ArgumentParser) -> None:
@@ -324,20 +340,21 @@ def _normalise_args(p: argparse.ArgumentParser) -> None:
 
 
 def _scores_args(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("scores")
-    g.add_argument("--scores", metavar="SOURCE",
-                   help="'published' (the dataset's published model scores; default) or a "
-                        "scores file (.csv/.parquet with sentence_id, model, score)")
-    g.add_argument("--model", action="append", metavar="MODEL",
-                   help="a model of the scores to keep (repeatable); without --scores "
-                        "(run only), a model to score first: MODEL or MODEL:METHOD, e.g. "
-                        "gpt2:logprob")
+    _options(p, "scores", SCORES_OPTIONS)
+
+
+def _formula_arg(p, what: str, default: str) -> None:
+    """--formula, its help naming the default mixed model (``reports.analysis``)."""
+    p.add_argument("--formula", help=f"lme4-style {what}: human ~ score ... (score = the "
+                                     "model's z-score) or dh ~ dlm ... (pair deltas)"
+                                     f"{default}: '{DEFAULT_FORMULA}' where the sentences "
+                                     "have human judgments and phenomena)")
 
 
 def _analysis_args(p: argparse.ArgumentParser, report: bool = True) -> None:
     g = p.add_argument_group("analysis")
     g.add_argument("--delta", type=_delta, nargs="+", metavar="D",
-                   help="ADC deltas in (0, 100] (default: 0.5 1 5)")
+                   help=f"ADC deltas in (0, 100] (default: {' '.join(f'{d:g}' for d in DEFAULT_DELTAS)})")
     g.add_argument("--n-boot", type=int, metavar="N",
                    help=f"bootstrap resamples for confidence intervals and comparisons "
                         f"(default: {DEFAULT_N_BOOT:,}; 0 = none)")
@@ -349,11 +366,7 @@ def _analysis_args(p: argparse.ArgumentParser, report: bool = True) -> None:
     if report:
         g.add_argument("--by", help="column for per-group accuracy bars (default: paradigm, "
                                     "else sub-dataset, else phenomenon)")
-        g.add_argument("--formula", help="lme4-style mixed model fitted per language model: "
-                                         "human ~ score ... (score = its z-score) or dh ~ dlm "
-                                         "... (pair deltas); '' for none (default auto: "
-                                         "'human ~ score + (1 + score | phenomenon)' where "
-                                         "the sentences have human judgments and phenomena)")
+        _formula_arg(g, "mixed model fitted per language model", "; '' for none (default auto")
         g.add_argument("--compare-metric",
                        help="metric for model comparisons (default auto: adc_1 with pairs and "
                             "human judgments, else blimp with pairs, else r_sentence)")
@@ -361,6 +374,15 @@ def _analysis_args(p: argparse.ArgumentParser, report: bool = True) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
+    """The ``acceptability`` command's parser, a subcommand per task.
+
+    Examples
+    --------
+    >>> from acceptability.reports.cli import parser
+    >>> args = parser().parse_args(["evaluate", "--dataset", "example", "--n-boot", "0"])
+    >>> args.command, args.dataset, args.n_boot
+    ('evaluate', 'example', 0)
+    """
     p = Parser(
         prog="acceptability",
         description="Does a language model know language the way people do? Score sentences, "
@@ -372,7 +394,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
                            title="commands")
+    for add in (_score_command, _analysis_commands, _run_command, _demo_command,
+                training_cli.add_commands):
+        add(sub)
+    return p
 
+
+def _score_command(sub) -> None:
+    """``acceptability score``."""
     s = sub.add_parser("score", help="score a dataset's sentences with language models",
                        description=cmd_score.__doc__)
     _data_args(s)
@@ -391,34 +420,33 @@ def parser() -> argparse.ArgumentParser:
                    help="scores file to write (.parquet, .csv or .tsv; default: scores.parquet)")
     s.set_defaults(func=cmd_score)
 
-    e = sub.add_parser("evaluate", help="BLiMP criterion, ADC, correlations, MCC, variability",
-                       description=cmd_evaluate.__doc__)
-    _data_args(e)
-    _scores_args(e)
+
+def _reader(sub, name: str, summary: str, func) -> argparse.ArgumentParser:
+    """A subcommand that reads a dataset and scores (the data and scores options)."""
+    p = sub.add_parser(name, help=summary, description=func.__doc__)
+    _data_args(p)
+    _scores_args(p)
+    p.set_defaults(func=func)
+    return p
+
+
+def _analysis_commands(sub) -> None:
+    """``acceptability evaluate``, ``fit`` and ``report``."""
+    e = _reader(sub, "evaluate", "BLiMP criterion, ADC, correlations, MCC, variability",
+                cmd_evaluate)
     _analysis_args(e, report=False)
     e.add_argument("--by", help="break down by a column, e.g. phenomenon, dataset or paradigm")
     e.add_argument("--out", help="write the table as CSV instead of printing it")
-    e.set_defaults(func=cmd_evaluate)
-
-    f = sub.add_parser("fit", help="mixed-effects judgment models, one per language model",
-                       description=cmd_fit.__doc__)
-    _data_args(f)
-    _scores_args(f)
-    f.add_argument("--formula", help="lme4-style formula: human ~ score ... (score = the "
-                                     "model's z-score) or dh ~ dlm ... (pair deltas) (default: "
-                                     "'human ~ score + (1 + score | phenomenon)' where the "
-                                     "sentences have human judgments and phenomena)")
+    f = _reader(sub, "fit", "mixed-effects judgment models, one per language model", cmd_fit)
+    _formula_arg(f, "formula", " (default")
     f.add_argument("--out", help="also write the fixed effects as CSV")
-    f.set_defaults(func=cmd_fit)
-
-    r = sub.add_parser("report", help="analyse and write the HTML/Markdown/LaTeX report",
-                       description=cmd_report.__doc__)
-    _data_args(r)
-    _scores_args(r)
+    r = _reader(sub, "report", "analyse and write the HTML/Markdown/LaTeX report", cmd_report)
     _analysis_args(r)
     r.add_argument("--out", help="report folder (default: report)")
-    r.set_defaults(func=cmd_report)
 
+
+def _run_command(sub) -> None:
+    """``acceptability run``: the resumable pipeline, from flags and/or a TOML file."""
     u = sub.add_parser("run", help="score -> evaluate -> fit -> report, resumable",
                        description=cmd_run.__doc__ + " Settings come from --config (TOML, see "
                        "examples/experiment.toml) and/or flags; flags win.")
@@ -436,6 +464,9 @@ def parser() -> argparse.ArgumentParser:
     u.add_argument("--force", action="store_true", help="rerun every step")
     u.set_defaults(func=cmd_run)
 
+
+def _demo_command(sub) -> None:
+    """``acceptability demo``."""
     d = sub.add_parser("demo", help="the full report for LI-Adger (published scores) or the "
                                     "bundled example, offline", description=cmd_demo.__doc__)
     d.add_argument("--out", default="report", help="report folder (default: report)")
@@ -444,8 +475,6 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=DEFAULT_SEED,
                    help=f"random seed (default: {DEFAULT_SEED})")
     d.set_defaults(func=cmd_demo)
-    training_cli.add_commands(sub)
-    return p
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,6 +24,7 @@ from acceptability.data.tables import member
 from acceptability.data.zorro import check_paradigms as check_zorro_paradigms
 from acceptability.reports.analysis import AUTO
 from acceptability.scoring.normalise import NORMALISATIONS, UNIGRAM, check_unigram_file
+from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
 
 DATASETS = ("li-adger", "blimp", "zorro", "marvin-linzen", "cola", "example")
 PARADIGM_DATASETS = ("blimp", "zorro", "marvin-linzen")  # what --paradigm selects in each
@@ -58,7 +59,7 @@ class Experiment:
     ``"bert-base-uncased:pll"``), else ``method`` applies. ``sentences`` and ``pairs``:
     the user's own files (CSV/TSV/Parquet; ``dataset`` is then ``"user"``), whose
     ``human`` column holds z-scores (``human_scale="z"``) or raw ratings to be z-scored
-    over the sentences (``"raw"``; :func:`data.tables.human_on_z_scale`).
+    over the sentences (``"raw"``; ``data.tables.human_on_z_scale``).
     ``paradigms``: BLiMP or Zorro paradigms, or Marvin & Linzen constructions, to load
     (default all). ``max_pairs``: keep the first N pairs of each paradigm (else phenomenon),
     for a quick look at a large benchmark. ``by="auto"`` picks the
@@ -86,9 +87,9 @@ class Experiment:
     recheck: bool = False
     normalise: str | None = None
     unigram: str | None = None
-    deltas: tuple[float, ...] = (0.5, 1.0, 5.0)
-    n_boot: int = stats.DEFAULT_N_BOOT
-    seed: int = stats.DEFAULT_SEED
+    deltas: tuple[float, ...] = DEFAULT_DELTAS
+    n_boot: int = DEFAULT_N_BOOT
+    seed: int = DEFAULT_SEED
     by: str | None = "auto"
     formula: str = AUTO
     compare_metric: str = AUTO
@@ -219,7 +220,36 @@ def check_delta(value: float | str) -> float:
 
 
 def from_toml(path: str | os.PathLike) -> Experiment:
-    """An ``Experiment`` from a TOML file; relative paths are relative to the file."""
+    r"""An ``Experiment`` from a TOML file (the layout of ``examples/experiment.toml``:
+    ``out`` and the tables ``[data]``, ``[scores]``, ``[analysis]``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The TOML file; relative paths in it are relative to the file.
+
+    Returns
+    -------
+    Experiment
+
+    Raises
+    ------
+    DataError
+        For a missing or unreadable file, an unknown key or a bad value.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from acceptability.reports import from_toml
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "experiment.toml"
+    ...     _ = path.write_text('out = "report"\n[data]\ndataset = "example"\n'
+    ...                         '[analysis]\nn_boot = 0\n')
+    ...     exp = from_toml(path)
+    >>> exp.dataset, exp.scores, exp.n_boot, Path(exp.out).name
+    ('example', 'published', 0, 'report')
+    """
     p = Path(path)
     try:
         doc = tomllib.loads(p.read_text(encoding="utf-8"))
@@ -331,7 +361,7 @@ def load_scores(exp: Experiment, dataset) -> pd.DataFrame:
     """The experiment's scores: published, from a file, or computed with ``scoring``.
 
     When the experiment restricts its dataset (``paradigms``, ``max_pairs``), scores of
-    sentences outside it are set aside (:func:`within`); otherwise a score for a sentence
+    sentences outside it are set aside (``within``); otherwise a score for a sentence
     the dataset lacks is an error naming its row."""
     if exp.scores is None:
         return score_models(dataset, exp.scoring_plan(), exp.revision, exp.dtype, exp.recheck,

@@ -2,18 +2,17 @@
 
 Each step writes its outputs into the folder and records a fingerprint of its inputs and
 of the source code it runs in ``manifest.json``; a rerun skips a step whose outputs exist
-and whose fingerprint matches.
+and whose fingerprint matches. The intermediate results are Parquet tables and JSON
+(``scores.parquet``; ``analysis.json`` and ``fits.json`` with their tables in ``analysis/``
+and ``fits/``: [store][acceptability.reports.cli.store]), never pickles: a run folder from
+anywhere can be resumed without running code from it.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import importlib
 import json
-import os
-import pickle
-import secrets
 import sys
 import time
 from collections.abc import Callable
@@ -22,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from acceptability import data
-from acceptability.data.atomic import atomic_path, write_text
+from acceptability.data.atomic import write_text
 from acceptability.data.sources import checksum
 from acceptability.reports.analysis import (
     Fits,
@@ -33,10 +32,10 @@ from acceptability.reports.analysis import (
     resolve_compare_metric,
     resolve_formula,
 )
+from acceptability.reports.cli import store
 from acceptability.reports.cli.experiment import Experiment, load_dataset, load_scores
 from acceptability.reports.provenance import version
 from acceptability.reports.render import Report, build
-from acceptability.scoring.cache import default_cache_dir
 
 STEPS = ("score", "evaluate", "fit", "report")
 
@@ -76,59 +75,44 @@ class Manifest:
             (self.out / o).exists() for o in entry["outputs"])
 
     def record(self, step: str, fp: str, outputs: list[str], seconds: float) -> None:
+        """Record a finished step; files it wrote last time and not now (a table this run
+        lacks, the pickles of 0.1) are removed."""
+        out = self.out.resolve()
+        for old in set(self.steps.get(step, {}).get("outputs", [])) - set(outputs):
+            path = (out / old).resolve()
+            if path.is_relative_to(out) and path.is_file():
+                path.unlink()
         self.steps[step] = {"fingerprint": fp, "outputs": outputs, "seconds": round(seconds, 2),
                             "finished": datetime.now(UTC).isoformat(timespec="seconds")}
         write_text(self.path, json.dumps({"steps": self.steps}, indent=2))
 
 
+class Steps:
+    """Runs the pipeline's steps into ``out``, skipping a step whose fingerprint and
+    outputs are recorded in the manifest (and whose store document this version reads)."""
+
+    def __init__(self, out: Path, force: bool, log: Callable[[str], None]) -> None:
+        self.out, self.force, self.log = out, force, log
+        self.manifest = Manifest(out)
+
+    def __call__(self, i: int, name: str, fp: str, work: Callable[[], list[str]], what: str,
+                 document: str | None = None) -> None:
+        """Step ``i``: ``work()`` writes its outputs and returns their names."""
+        done = self.manifest.done(name, fp) and (document is None
+                                                 or store.readable(self.out / document))
+        if done and not self.force:
+            shown = [o for o in self.manifest.steps[name]["outputs"] if "/" not in o]
+            self.log(f"[{i}/{len(STEPS)}] {name}: up to date ({', '.join(shown)}), skipped")
+            return
+        self.log(f"[{i}/{len(STEPS)}] {name}: {what} ...")
+        t0 = time.perf_counter()
+        outputs = work()
+        self.manifest.record(name, fp, outputs, time.perf_counter() - t0)
+        self.log(f"[{i}/{len(STEPS)}] {name}: done in {time.perf_counter() - t0:.1f} s")
+
+
 def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-def _run_key() -> bytes:
-    """This user's secret for signing step outputs: created once, readable by the user only,
-    in the cache folder ($ACCEPTABILITY_CACHE_DIR or ~/.cache/acceptability)."""
-    path = default_cache_dir() / "run-key"
-    if not path.is_file():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as f:
-                f.write(secrets.token_hex(32).encode())
-        except FileExistsError:  # another run created it first
-            pass
-    return path.read_bytes()
-
-
-def _signature(payload: bytes) -> bytes:
-    return hmac.new(_run_key(), payload, hashlib.sha256).hexdigest().encode()
-
-
-def _pickle(obj, path: Path) -> None:
-    """Pickle a step's output behind an HMAC of this user's key (see :func:`_unpickle`)."""
-    payload = pickle.dumps(obj)
-    with atomic_path(path) as tmp:
-        tmp.write_bytes(_signature(payload) + b"\n" + payload)
-
-
-def _authentic(path: Path) -> bytes | None:
-    """The pickle's bytes if this user's runs wrote them (the HMAC checks), else None."""
-    try:
-        signature, _, payload = path.read_bytes().partition(b"\n")
-    except OSError:
-        return None
-    return payload if hmac.compare_digest(signature, _signature(payload)) else None
-
-
-def _unpickle(path: Path):
-    """A step output written by :func:`_pickle`. A pickle can run code when loaded, so one
-    that this user's runs did not sign (copied from elsewhere, edited) is never loaded."""
-    payload = _authentic(path)
-    if payload is None:
-        raise data.DataError(f"{path.name} was not written by a run of yours here; not loading "
-                             "it (a pickle can run code)", source=str(path),
-                             fix="rerun with --force to recompute it")
-    return pickle.loads(payload)
 
 
 def _scores_source(exp: Experiment) -> str | None:
@@ -152,76 +136,110 @@ def with_fits(results: Results, fits: Fits | None, formula: str | None,
                    provenance=results.provenance | {"settings": settings})
 
 
+def _evaluate(exp: Experiment, ds, scores, command: str | None, out: Path) -> list[str]:
+    """Step 2: the statistics (``analyse``, without the mixed models), stored."""
+    results = analyse(ds, scores, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed,
+                      by=exp.by, formula=None, compare_metric=exp.compare_metric,
+                      correction=exp.correction, command=command,
+                      extra=exp.scores_settings(), sign=exp.sign, data_path=exp.data_path)
+    results.evaluation.to_csv(out / "evaluation.csv", index=False)
+    return ["evaluation.csv", *store.save(results, out / "analysis.json")]
+
+
+def _fit(ds, scores, formula: str | None, out: Path) -> list[str]:
+    """Step 3: the mixed models (their tables and summaries), stored."""
+    fits = fit_models(ds, scores, formula) if formula else None
+    if fits is None:
+        return store.save(fits, out / "fits.json")
+    fits.table.to_csv(out / "fits.csv", index=False)
+    return ["fits.csv", *store.save(fits, out / "fits.json")]
+
+
+def _report(ds, formula: str | None, why: str | None, command: str | None,
+            out: Path) -> list[str]:
+    """Step 4: the report, from what steps 2 and 3 stored."""
+    results = with_fits(store.load(out / "analysis.json", dataset=ds),
+                        store.load(out / "fits.json"), formula, why)
+    if command:
+        results.provenance["command"] = command
+    build(results, out)
+    return ["report.html", "report.md", "provenance.json"]
+
+
 def run(exp: Experiment, command: str | None = None, force: bool = False,
         log: Callable[[str], None] = _stderr) -> Report:
-    """Run the four steps of ``exp`` into ``exp.out``, skipping those already done."""
+    """Run score -> evaluate -> fit -> report for ``exp`` into ``exp.out``, skipping the
+    steps already done (same inputs, same code: ``manifest.json``).
+
+    Parameters
+    ----------
+    exp : Experiment
+        The settings ([from_toml][acceptability.reports.from_toml], or ``Experiment(...)``).
+    command : str, optional
+        The command line, for the reproducibility block.
+    force : bool
+        Rerun every step.
+    log : callable
+        Where the progress lines go (default: stderr).
+
+    Returns
+    -------
+    Report
+        The paths of the report.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from acceptability.reports import Experiment, run
+    >>> with tempfile.TemporaryDirectory() as tmp:  # doctest: +ELLIPSIS
+    ...     exp = Experiment(dataset="example", n_boot=0, out=tmp)
+    ...     report = run(exp, log=print)
+    ...     again = run(exp, log=print)
+    ...     stored = sorted(p.name for p in Path(tmp).glob("*.json"))
+    [1/4] score: scores for published example (published) ...
+    [1/4] score: done in ... s
+    [2/4] evaluate: statistics for 3 models (bootstrap n=0) ...
+    [2/4] evaluate: done in ... s
+    [3/4] fit: mixed models: none ...
+    [3/4] fit: done in ... s
+    [4/4] report: report into ... ...
+    [4/4] report: done in ... s
+    [1/4] score: up to date (scores.parquet), skipped
+    [2/4] evaluate: up to date (evaluation.csv, analysis.json), skipped
+    [3/4] fit: up to date (fits.json), skipped
+    [4/4] report: up to date (report.html, report.md, provenance.json), skipped
+    >>> stored
+    ['analysis.json', 'fits.json', 'manifest.json', 'provenance.json']
+    """
     out = Path(exp.out)
     out.mkdir(parents=True, exist_ok=True)
-    manifest = Manifest(out)
     pkg = version("acceptability")
     ds = load_dataset(exp)
     formula, why = resolve_formula(ds, exp.formula)
     if formula:
         check_formula(ds, formula)  # a typo fails now, not after scoring
     resolve_compare_metric(ds, exp.compare_metric)  # so does a metric the data lack
-
-    def step(i: int, name: str, fp: str, outputs: list[str], work: Callable[[], None],
-             what: str) -> bool:
-        signed = all(_authentic(out / o) is not None for o in outputs if o.endswith(".pkl"))
-        if not force and manifest.done(name, fp) and signed:
-            log(f"[{i}/{len(STEPS)}] {name}: up to date ({', '.join(outputs)}), skipped")
-            return False
-        log(f"[{i}/{len(STEPS)}] {name}: {what} ...")
-        t0 = time.perf_counter()
-        work()
-        manifest.record(name, fp, outputs, time.perf_counter() - t0)
-        log(f"[{i}/{len(STEPS)}] {name}: done in {time.perf_counter() - t0:.1f} s")
-        return True
-
+    step = Steps(out, force, log)
     scores_file = out / "scores.parquet"
     fp_score = fingerprint(exp.dataset, ds.checksums, exp.paradigms, exp.max_pairs,
                            _scores_source(exp), exp.scores_settings(), pkg,
                            code_hash("data", "scoring"))  # the selected pairs, too
-    step(1, "score", fp_score, ["scores.parquet"],
-         lambda: data.write_scores(load_scores(exp, ds), scores_file),
+    step(1, "score", fp_score,
+         lambda: [data.write_scores(load_scores(exp, ds), scores_file).name],
          f"scores for {ds.name} ({exp.scores or 'scoring ' + ', '.join(exp.models)})")
     scores = data.read_scores(scores_file, ds)
 
     fp_eval = fingerprint(fp_score, exp.analysis_settings(), pkg, code_hash("stats", "reports"))
-
-    def evaluate() -> None:
-        results = analyse(ds, scores, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed,
-                          by=exp.by, formula=None, compare_metric=exp.compare_metric,
-                          correction=exp.correction, command=command,
-                          extra=exp.scores_settings(), sign=exp.sign,
-                          data_path=exp.data_path)
-        _pickle(results, out / "analysis.pkl")
-        results.evaluation.to_csv(out / "evaluation.csv", index=False)
-
-    step(2, "evaluate", fp_eval, ["analysis.pkl", "evaluation.csv"], evaluate,
-         f"statistics for {scores['model'].nunique()} models (bootstrap n={exp.n_boot})")
-
+    step(2, "evaluate", fp_eval, lambda: _evaluate(exp, ds, scores, command, out),
+         f"statistics for {scores['model'].nunique()} models (bootstrap n={exp.n_boot})",
+         document="analysis.json")
     fp_fit = fingerprint(fp_score, formula, pkg, code_hash("stats"))
-
-    def fit() -> None:
-        fits = fit_models(ds, scores, formula) if formula else None
-        _pickle(fits, out / "fits.pkl")
-        if fits is not None:
-            fits.table.to_csv(out / "fits.csv", index=False)
-
-    step(3, "fit", fp_fit, ["fits.pkl"], fit, f"mixed models: {formula or 'none'}")
-
+    step(3, "fit", fp_fit, lambda: _fit(ds, scores, formula, out),
+         f"mixed models: {formula or 'none'}", document="fits.json")
     fp_report = fingerprint(fp_eval, fp_fit, command, pkg, code_hash("reports"))
-    report_files = ["report.html", "report.md", "provenance.json"]
-
-    def report() -> None:
-        results = with_fits(_unpickle(out / "analysis.pkl"), _unpickle(out / "fits.pkl"),
-                            formula, why)
-        if command:
-            results.provenance["command"] = command
-        build(results, out)
-
-    step(4, "report", fp_report, report_files, report, f"report into {out}")
+    step(4, "report", fp_report, lambda: _report(ds, formula, why, command, out),
+         f"report into {out}")
     figures = {p.stem: p for p in sorted((out / "figures").glob("*.png"))}
     table_files = {p.name: p for p in sorted((out / "tables").glob("*"))}
     return Report(out=out, html=out / "report.html", markdown=out / "report.md",

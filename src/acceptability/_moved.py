@@ -53,6 +53,7 @@ MODULES: dict[str, str] = {  # old module -> new module
     "acceptability.reports.experiment": "acceptability.reports.cli.experiment",
     "acceptability.reports.pipeline": "acceptability.reports.cli.pipeline",
     "acceptability.reports.training_cli": "acceptability.reports.cli.training",
+    "acceptability.reports.seed004": "acceptability.reports.cli.seed004",
     "acceptability.reports.training": "acceptability.scoring.training.experiments",
 }
 

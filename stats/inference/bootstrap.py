@@ -188,7 +188,7 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame,
     _warn_missing(table, dist, by, table["unit"].to_numpy())
     if by is None:
         table = table.drop(columns=["unit", "n_units"])
-    table.attrs.update(n_boot=n_boot, n=n_boot, cluster=cluster, n_units=strata.units.n, ci=ci,
+    table.attrs.update(n_boot=n_boot, cluster=cluster, n_units=strata.units.n, ci=ci,
                        method=method.lower(), unit=strata.unit[0] if by is None else "per group",
                        seed=seed)
     if distribution:

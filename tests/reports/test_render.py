@@ -135,7 +135,7 @@ def test_report_comparisons_can_be_significant_after_correction(li_adger_results
 
     r = li_adger_results
     c = tables.comparisons(r)
-    assert len(c) == 28 and r.comparisons.attrs["n"] == stats.resamples_for(28) == 55_999
+    assert len(c) == 28 and r.comparisons.attrs["n_boot"] == stats.resamples_for(28) == 55_999
     assert (c["p_min"] == 2 / 56_000).all()
     row = c[(c["model_a"] == "bert-large-cased_acc") & (c["model_b"] == "trigram_logprob")]
     assert row["difference_lower"].iloc[0] > 0 and row["p_boot_adj"].iloc[0] < 0.05

@@ -1,7 +1,7 @@
 """Seed 004's Table 1 baselines trained on the partial AO-CHILDES corpus here: the
 5-gram word and tag models, their oracle and the linear rules on Zorro and BLiMP, the
 numbers docs/papers.md shows beside the paper's (benchmarks/seed004_baselines.py prints
-them). About three minutes: the tagger (reports.seed004.TAGGER) and the scoring of
+them). About three minutes: the tagger (reports.cli.seed004.TAGGER) and the scoring of
 226,000 benchmark sentences by two models."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from tests.conftest import need_data, need_module
 
 need_module("pycrfsuite")
 
-from acceptability.reports.seed004 import quick_baselines, seed004_table  # noqa: E402
+from acceptability.reports.cli.seed004 import quick_baselines, seed004_table  # noqa: E402
 
 
 @pytest.fixture(scope="module")

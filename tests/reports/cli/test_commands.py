@@ -126,7 +126,7 @@ def test_bad_input_is_one_line(case, bad_files, capsys):
 
 
 def test_console_script_bad_input_no_traceback():
-    proc = subprocess.run([sys.executable, "-m", "acceptability.reports.cli.commands", "evaluate", "--dataset",
+    proc = subprocess.run([sys.executable, "-m", "acceptability.reports.cli", "evaluate", "--dataset",
                            "example", "--delta", "-1"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "delta" in proc.stderr

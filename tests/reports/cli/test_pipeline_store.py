@@ -1,52 +1,154 @@
-"""`run`'s step outputs are pickles; a pickle can run code when loaded, so only those that
-this user's runs signed (HMAC with a key in the cache folder) are ever loaded."""
+"""`run` stores its intermediate results as Parquet tables and JSON (reports.cli.store), never
+as pickles: no file of a run folder is one, loading runs no code, the store loses nothing
+that the report shows, and a resumed run gives the same report."""
 
 from __future__ import annotations
 
-import pickle
+import dataclasses
+import json
+import shutil
+from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from acceptability import data
-from acceptability.reports.cli import pipeline
+from acceptability.reports import analyse, build
+from acceptability.reports.cli import store
+from acceptability.reports.cli.experiment import Experiment
+from acceptability.reports.cli.pipeline import run
+
+PICKLE_MAGIC = (b"\x80",)  # protocol 2 and later; protocols 0-1 write ASCII opcodes
+REPORT = ("report.html", "report.md", "provenance.json")
 
 
-class Boom:
-    """Loading this pickle would run os.system."""
-
-    def __reduce__(self):
-        import os
-
-        return (os.system, ("echo pwned > pwned.txt",))
+def _run(out: Path, **settings) -> list[str]:
+    lines: list[str] = []
+    run(Experiment(dataset="example", n_boot=20, out=str(out), **settings), log=lines.append)
+    return lines
 
 
-@pytest.fixture
-def key_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("ACCEPTABILITY_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path / "cache"
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """A run folder on the bundled example that an older version left pickles in."""
+    out = tmp_path_factory.mktemp("run")
+    (out / "analysis.pkl").write_bytes(b"\x80\x04N.")  # pickle.dumps(None)
+    (out / "manifest.json").write_text(json.dumps({"steps": {"evaluate": {
+        "fingerprint": "0.1", "outputs": ["analysis.pkl", "evaluation.csv"]}}}))
+    _run(out)
+    return out
 
 
-def test_round_trip_and_key_is_private(tmp_path, key_dir):
-    pipeline._pickle({"a": 1}, tmp_path / "x.pkl")
-    assert pipeline._unpickle(tmp_path / "x.pkl") == {"a": 1}
-    assert (key_dir / "run-key").stat().st_mode & 0o077 == 0
+def test_no_file_of_a_run_folder_is_a_pickle(folder):
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    assert {"analysis.json", "fits.json", "scores.parquet", "report.html"} <= {
+        p.name for p in files}
+    for path in files:
+        assert path.suffix not in (".pkl", ".pickle"), path
+        assert not path.read_bytes().startswith(PICKLE_MAGIC), path
+    for path in (folder / "analysis").iterdir():
+        assert path.suffix == ".parquet" and path.read_bytes()[:4] == b"PAR1", path
+    for name in ("analysis.json", "fits.json"):
+        document = json.loads((folder / name).read_text())
+        assert (document["format"], document["version"]) == (store.FORMAT, store.VERSION)
 
 
-@pytest.mark.parametrize("forge", ["plain", "other_key", "edited"])
-def test_a_foreign_or_edited_pickle_is_never_loaded(tmp_path, key_dir, monkeypatch, forge):
-    path = tmp_path / "analysis.pkl"
-    monkeypatch.chdir(tmp_path)
-    if forge == "plain":  # an unsigned pickle, e.g. from an older version or another tool
-        path.write_bytes(pickle.dumps(Boom()))
-    elif forge == "other_key":  # signed by someone else's key
-        monkeypatch.setenv("ACCEPTABILITY_CACHE_DIR", str(tmp_path / "theirs"))
-        pipeline._pickle(Boom(), path)
-        monkeypatch.setenv("ACCEPTABILITY_CACHE_DIR", str(key_dir))
-    else:  # ours, with the payload swapped after signing
-        pipeline._pickle({"a": 1}, path)
-        signature = path.read_bytes().partition(b"\n")[0]
-        path.write_bytes(signature + b"\n" + pickle.dumps(Boom()))
-    assert pipeline._authentic(path) is None
-    with pytest.raises(data.DataError, match="not written by a run of yours"):
-        pipeline._unpickle(path)
-    assert not (tmp_path / "pwned.txt").exists()
+def test_a_resumed_run_gives_the_same_report(folder, tmp_path):
+    """Skipped steps are read back from the store; the report rendered from it again is
+    the same to the byte (figures, tables, provenance)."""
+    copy = shutil.copytree(folder, tmp_path / "copy")
+    lines = _run(copy)
+    assert sum("up to date" in line for line in lines) == 4, lines
+    for name in REPORT:
+        (copy / name).unlink()
+    shutil.rmtree(copy / "tables")
+    text = "\n".join(_run(copy))
+    assert all(f"{step}: up to date" in text for step in ("score", "evaluate", "fit")), text
+    assert "report: report into" in text, text
+    for name in REPORT:
+        assert (copy / name).read_bytes() == (folder / name).read_bytes(), name
+    for path in (folder / "tables").iterdir():
+        assert (copy / "tables" / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def _same(a, b, where: str = "results") -> None:
+    """``a`` and ``b`` hold equal values of the same types, tables to the bit with their
+    dtypes, index and attrs."""
+    assert type(a) is type(b), where
+    if isinstance(a, pd.DataFrame):
+        pd.testing.assert_frame_equal(b, a, check_exact=True, obj=where)
+        for column in [c for c in a.columns if a[c].dtype == object]:
+            assert list(map(type, a[column])) == list(map(type, b[column])), (where, column)
+        _same(a.attrs, b.attrs, f"{where}.attrs")
+    elif dataclasses.is_dataclass(a):
+        for f in dataclasses.fields(a):
+            _same(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+    elif isinstance(a, dict | list | tuple):
+        assert len(a) == len(b), where
+        keys = list(a) if isinstance(a, dict) else range(len(a))
+        assert keys == (list(b) if isinstance(b, dict) else range(len(b))), where
+        for k in keys:
+            _same(a[k], b[k], f"{where}[{k!r}]")
+    else:
+        assert a == b or (a != a and b != b), where  # NaN == NaN here
+
+
+def test_the_store_keeps_everything_the_report_shows(tmp_path):
+    dataset, scores = data.load_example()
+    results = analyse(dataset, scores, n_boot=20, sign="thesis")
+    files = store.save(results, tmp_path / "analysis.json")
+    assert files[-1] == "analysis.json" and all(f.endswith(".parquet") for f in files[:-1])
+    again = store.load(tmp_path / "analysis.json", dataset=dataset)
+    assert again.dataset is dataset
+    _same(dataclasses.replace(results, dataset=None), dataclasses.replace(again, dataset=None))
+    build(results, tmp_path / "direct")
+    build(again, tmp_path / "stored")
+    for name in ("report.html", "report.md"):
+        assert (tmp_path / "stored" / name).read_bytes() == (tmp_path / "direct" / name
+                                                             ).read_bytes(), name
+
+
+def test_mixed_object_columns_and_numpy_scalars_round_trip(tmp_path):
+    table = pd.DataFrame({"group": ["a", "average", "fraction >= model"],
+                          "value": pd.Series([0.5, "", None], dtype=object),
+                          "n": [1, 2, 3]}).set_index("group")
+    table.attrs = {"n": np.int64(5), "area": {"m": float("nan")}}
+    store.save({"table": table, "deltas": (0.5, 1.0)}, tmp_path / "x.json")
+    back = store.load(tmp_path / "x.json")
+    expected = table.copy()
+    expected.attrs = {"n": 5, "area": {"m": float("nan")}}  # a numpy scalar as its number
+    _same({"table": expected, "deltas": (0.5, 1.0)}, back)
+
+
+def test_what_the_store_cannot_hold_is_an_error(tmp_path):
+    @dataclasses.dataclass
+    class Other:
+        x: int = 1
+
+    for value in (object(), Other(), {1: "a"}, {"$type": "table"}):
+        with pytest.raises(TypeError):
+            store.save({"value": value}, tmp_path / "x.json")
+
+
+@pytest.mark.parametrize("tamper", ["garbage", "version", "kind", "table missing"])
+def test_an_edited_or_foreign_document_is_not_loaded(folder, tmp_path, tamper):
+    copy = shutil.copytree(folder, tmp_path / "copy")
+    path = copy / "analysis.json"
+    document = json.loads(path.read_text())
+    if tamper == "garbage":
+        path.write_bytes(b"\x80\x04N.")
+    elif tamper == "version":
+        path.write_text(json.dumps(document | {"version": store.VERSION + 1}))
+    elif tamper == "kind":
+        path.write_text(json.dumps(document | {"value": {"$type": "os.system"}}))
+    else:
+        (copy / document["tables"][0]).unlink()
+    if tamper != "kind":  # a document that does not check out is recomputed by `run`
+        assert not store.readable(path)
+        lines = _run(copy)
+        assert any("evaluate: statistics" in line for line in lines), lines
+        assert store.readable(path)
+    else:
+        with pytest.raises(data.DataError, match="unknown kind"):
+            store.load(path)

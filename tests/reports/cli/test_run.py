@@ -129,16 +129,17 @@ def test_edited_code_reruns_the_steps_that_use_it(out, monkeypatch, tmp_path):
     assert "evaluate: statistics" in err and "report: report into" in err
 
 
-def test_a_pickle_not_written_by_this_user_is_recomputed_not_loaded(out, tmp_path):
-    """A run folder from elsewhere (or an edited step output) never gets unpickled."""
-    import pickle
-
+def test_a_store_this_version_cannot_read_is_recomputed_not_loaded(out, tmp_path):
+    """A run folder whose stored analysis is edited, foreign or of another version is
+    recomputed from the step before."""
     copy = shutil.copytree(out, tmp_path / "copy")
-    (copy / "analysis.pkl").write_bytes(pickle.dumps({"not": "ours"}))
+    document = json.loads((copy / "analysis.json").read_text())
+    (copy / "analysis.json").write_text(json.dumps(document | {"version": -1}))
     code, err = run(["run", "--dataset", "li-adger", "--scores", "published", "--n-boot", "200",
                      "--sign", "thesis", "--out", str(copy)])
     assert code == 0, err
     assert "score: up to date" in err and "evaluate: statistics" in err
+    assert not list(copy.rglob("*.pkl"))
 
 
 def test_toml_experiment_gives_identical_numbers(out, tmp_path):

@@ -2,7 +2,7 @@
 input frames with numpy, scipy, pandas and scikit-learn, never with ``acceptability``'s
 functions.
 
-Definitions (README "Definitions", ../shared/docs/DESIGN.md):
+Definitions (docs/metrics.md "Definitions", ../shared/docs/DESIGN.md):
 
 - z-score: a model's scores standardised over the data set's sentences with the population
   SD (ddof = 0, the thesis' published z-scores, thesis 1.3.3); scores published with their

@@ -1,6 +1,8 @@
 """Seed 004's Tables 1, 3 and 5 for a benchmark (Vázquez Martínez et al. 2023): the n-gram
 baselines of a child-directed corpus (``scoring.baselines``), their oracle and the linear
-rules (``stats.rules``), per paradigm beside the paper's printed columns."""
+rules (``scoring.baselines.rules``), per paradigm beside the paper's printed columns. It
+trains the baselines (a tagger, n-gram models), so it is an experiment: here in the
+application layer, beside the commands."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import pandas as pd
 from acceptability import stats
 from acceptability.data.published import seed_004_published
 from acceptability.scoring.baselines.corpus import CorpusBaselines, baseline_scores, train_baselines
+from acceptability.scoring.baselines.rules import rule_outcomes
 
 REFERENCE = "BabyBERTa (seed 004)"
 #: The tagger of the README's table: trained on every fifth utterance, 50 L-BFGS
@@ -18,7 +21,8 @@ TAGGER = {"every": 5, "max_iterations": 50}
 
 
 def quick_baselines(corpus: pd.DataFrame, order: int = 5) -> CorpusBaselines:
-    """:func:`scoring.baselines.train_baselines` with the :data:`TAGGER` settings."""
+    """[train_baselines][acceptability.scoring.baselines.corpus.train_baselines] with the
+    `TAGGER` settings (about a minute on the AO-CHILDES corpus)."""
     from acceptability.scoring.baselines.tagger import train_tagger
 
     sub = corpus.iloc[::TAGGER["every"]]
@@ -30,13 +34,13 @@ def quick_baselines(corpus: pd.DataFrame, order: int = 5) -> CorpusBaselines:
 def seed004_table(dataset, baselines: CorpusBaselines, ties: str = "half") -> pd.DataFrame:
     """Per paradigm accuracy (percent) of the word and tag n-grams, their oracle (a pair
     is correct when either is) and the rules, beside seed 004's printed columns, with
-    the average and 'fraction >= BabyBERTa' rows (:func:`stats.reference_table`).
-    ``ties``: how an n-gram's exact ties count (:func:`stats.pair_outcomes`); the oracle
+    the average and 'fraction >= BabyBERTa' rows (``stats.reference_table``).
+    ``ties``: how an n-gram's exact ties count (``stats.pair_outcomes``); the oracle
     counts only outright wins."""
     scores = baseline_scores(dataset, baselines)
     out = stats.pair_outcomes(dataset, scores, ties=ties)
     out = pd.concat([out, stats.oracle_outcomes(out, list(baselines.names)),
-                     stats.rule_outcomes(dataset)], ignore_index=True)
+                     rule_outcomes(dataset)], ignore_index=True)
     acc = stats.accuracy(out, published=seed_004_published(dataset), n_boot=0)
     return stats.reference_table(acc, REFERENCE, [*baselines.names, "oracle", "rules"],
                                  either=list(baselines.names))

@@ -1,0 +1,7 @@
+"""``python -m acceptability.reports.cli``: the ``acceptability`` command."""
+
+import sys
+
+from acceptability.reports.cli.commands import main
+
+sys.exit(main())

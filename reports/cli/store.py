@@ -1,0 +1,202 @@
+"""The pipeline's store: a step's results as Parquet tables and one JSON document, never
+pickles, so that loading a run folder runs no code and any tool can read it.
+
+``save(results, out / "analysis.json")`` writes each table of ``results`` as
+``analysis/<field>.parquet`` and everything else (scalars, notes, settings, the tables'
+``attrs`` and which columns are plain objects) into ``analysis.json``;
+``load(out / "analysis.json", dataset=ds)`` rebuilds the ``Results``. Fitted mixed models
+are stored as what the report shows of them (``Fits``: the coefficient table and the
+lme4-style summaries as text), not as fitted objects.
+
+Schema (``VERSION`` 1). The document is ``{"format": FORMAT, "version": VERSION,
+"kind": ..., "tables": [files], "value": node}``, a node being plain JSON (null, a bool, a
+number, a string, a list, an object without the key ``"$type"``) or a tagged object:
+
+- ``{"$type": "table", "file": "x.parquet", "attrs": node, "json_columns": [...]}``: a
+  table in the document's folder (``analysis/x.parquet``), its ``attrs``, and the columns of
+  Python objects (text, or numbers and text mixed), stored as JSON text per cell;
+- ``{"$type": "tuple", "items": [node, ...]}``;
+- ``{"$type": K, field: node, ...}`` with ``K`` one of ``KINDS`` (the ``Results``
+  without its dataset, which the caller passes to ``load``: the pipeline reloads it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from acceptability.data.atomic import atomic_path, write_text
+from acceptability.data.errors import DataError
+from acceptability.reports.analysis import Fits, Results
+from acceptability.reports.benchmark import Benchmark
+from acceptability.stats.variability import Variability
+
+FORMAT = "acceptability run store"
+VERSION = 1
+TAG = "$type"
+KINDS = {cls.__name__: cls for cls in (Results, Fits, Benchmark, Variability)}
+SUPPLIED = {"Results": ("dataset",)}  # fields the loader is given, not stored
+
+
+def _joined(name: str, part: str) -> str:
+    return f"{name}.{part}" if name else part
+
+
+def _table(frame: pd.DataFrame, name: str, tables: dict[str, pd.DataFrame]) -> dict:
+    """A table's node; the frame joins ``tables`` under a file name made from ``name``."""
+    stem = re.sub(r"[^\w.-]+", "_", name) or "table"
+    file, k = f"{stem}.parquet", 1
+    while file in tables:
+        k += 1
+        file = f"{stem}_{k}.parquet"
+    tables[file] = frame
+    return {TAG: "table", "file": file, "attrs": _encode(dict(frame.attrs), name, tables),
+            "json_columns": [str(c) for c in frame.columns if frame[c].dtype == object]}
+
+
+def _scalar(value):
+    """A numpy scalar in an object column as its Python value (``json.dumps``' default)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"a {type(value).__name__} in a table has no place in the run store")
+
+
+def _write_table(frame: pd.DataFrame, path: Path) -> None:
+    """``frame`` as Parquet, its object columns (which may mix numbers and text, None and
+    NaN) as JSON text per cell, its ``attrs`` left to the document."""
+    plain = frame.assign(**{str(c): frame[c].map(lambda v: json.dumps(v, default=_scalar))
+                            for c in frame.columns if frame[c].dtype == object})
+    plain.attrs = {}
+    with atomic_path(path) as tmp:
+        plain.to_parquet(tmp)
+
+
+def _encode(obj, name: str, tables: dict[str, pd.DataFrame]):
+    """``obj`` as a JSON node (module docstring), its tables collected in ``tables``."""
+    if isinstance(obj, pd.DataFrame):
+        return _table(obj, name, tables)
+    if dataclasses.is_dataclass(obj) and KINDS.get(type(obj).__name__) is type(obj):
+        kind = type(obj).__name__
+        return {TAG: kind} | {f.name: _encode(getattr(obj, f.name), _joined(name, f.name),
+                                              tables)
+                              for f in dataclasses.fields(obj)
+                              if f.name not in SUPPLIED.get(kind, ())}
+    if isinstance(obj, tuple):
+        return {TAG: "tuple", "items": [_encode(v, name, tables) for v in obj]}
+    if isinstance(obj, list):
+        return [_encode(v, name, tables) for v in obj]
+    if isinstance(obj, dict):
+        if TAG in obj or not all(isinstance(k, str) for k in obj):
+            raise TypeError(f"{name}: a dict to store needs string keys other than {TAG!r}")
+        return {k: _encode(v, _joined(name, k), tables) for k, v in obj.items()}
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if obj is None or isinstance(obj, bool | int | float | str):
+        return obj
+    raise TypeError(f"{name}: a {type(obj).__name__} has no place in the run store")
+
+
+def save(obj, path: Path) -> list[str]:
+    """Store ``obj`` (a ``Results``, ``Fits`` or None) as the JSON document ``path`` and its
+    tables in the folder named by ``path``'s stem, replacing what was there.
+
+    Returns
+    -------
+    list of str
+        The files written, relative to ``path``'s folder, the document last.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from acceptability.data import load_example
+    >>> from acceptability.reports import analyse
+    >>> from acceptability.reports.cli import store
+    >>> dataset, scores = load_example()
+    >>> results = analyse(dataset, scores, n_boot=0)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     files = store.save(results, Path(tmp) / "analysis.json")
+    ...     again = store.load(Path(tmp) / "analysis.json", dataset=dataset)
+    >>> files[:2], files[-1]
+    (['analysis/scores.parquet', 'analysis/evaluation.parquet'], 'analysis.json')
+    >>> again.evaluation.equals(results.evaluation)
+    True
+    """
+    tables: dict[str, pd.DataFrame] = {}
+    value = _encode(obj, "", tables)
+    folder = path.parent / path.stem
+    for file, frame in tables.items():
+        _write_table(frame, folder / file)
+    for old in folder.glob("*.parquet"):  # tables of an earlier run that this one lacks
+        if old.name not in tables:
+            old.unlink()
+    files = [f"{path.stem}/{file}" for file in tables]
+    document = {"format": FORMAT, "version": VERSION, "kind": type(obj).__name__,
+                "tables": files, "value": value}
+    write_text(path, json.dumps(document, indent=1))  # last: the tables are complete
+    return [*files, path.name]
+
+
+def _document(path: Path) -> dict:
+    """The JSON document at ``path``, checked to be a store of this ``VERSION``."""
+    fix = "rerun with --force to recompute it"
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise DataError(f"unreadable run store ({err})", source=str(path), fix=fix) from None
+    if not (isinstance(document, dict) and document.get("format") == FORMAT):
+        raise DataError("not a run store of this package", source=str(path), fix=fix)
+    if document.get("version") != VERSION:
+        raise DataError(f"run store version {document.get('version')!r}, this version of "
+                        f"the package reads {VERSION}", source=str(path), fix=fix)
+    return document
+
+
+def readable(path: Path) -> bool:
+    """Whether ``path`` is a store document this version reads, with all its tables."""
+    try:
+        tables = _document(path)["tables"]
+    except DataError:
+        return False
+    return all((path.parent / file).is_file() for file in tables)
+
+
+def _decode(node, folder: Path, supplied: dict):
+    """The value of a JSON node (module docstring); tables read from ``folder``."""
+    if isinstance(node, list):
+        return [_decode(v, folder, supplied) for v in node]
+    if not isinstance(node, dict):
+        return node
+    kind = node.get(TAG)
+    if kind is None:
+        return {k: _decode(v, folder, supplied) for k, v in node.items()}
+    if kind == "tuple":
+        return tuple(_decode(v, folder, supplied) for v in node["items"])
+    if kind == "table":
+        frame = pd.read_parquet(folder / node["file"])
+        for c in node["json_columns"]:
+            frame[c] = pd.Series([json.loads(v) for v in frame[c]], index=frame.index,
+                                 dtype=object)
+        frame.attrs = _decode(node["attrs"], folder, supplied)
+        return frame
+    if kind not in KINDS:
+        raise DataError(f"unknown kind {kind!r} in a run store", fix="rerun with --force")
+    fields = {k: _decode(v, folder, supplied) for k, v in node.items() if k != TAG}
+    return KINDS[kind](**fields, **{f: supplied[f] for f in SUPPLIED.get(kind, ())})
+
+
+def load(path: Path, dataset=None):
+    """What ``save`` stored in ``path``; a ``Results`` gets ``dataset`` (the pipeline
+    reloads the dataset, whose checksums are in the step's fingerprint).
+
+    Raises
+    ------
+    DataError
+        When ``path`` is not a store document of this version.
+    """
+    return _decode(_document(path)["value"], path.parent / path.stem, {"dataset": dataset})
