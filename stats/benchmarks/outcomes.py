@@ -308,15 +308,11 @@ def accuracy_table(acc: pd.DataFrame, level: str = "phenomenon",
 
     Examples
     --------
-    >>> from acceptability import stats
-    >>> import pandas as pd
-    >>> outcomes = pd.DataFrame({
-    ...     "system": ["lm"] * 4 + ["rnn"] * 4, "pair_id": ["p1", "p2", "p3", "p4"] * 2,
-    ...     "paradigm": ["a", "a", "b", "b"] * 2, "phenomenon": "agreement", "n": 1,
-    ...     "correct": [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "tie": False})
-    >>> acc = stats.accuracy(outcomes, n_boot=200)
-    >>> stats.accuracy_table(acc, level="paradigm").to_dict("list")
-    {'lm': [100.0, 50.0], 'rnn': [50.0, 0.0]}
+    >>> from acceptability import data, stats
+    >>> outcomes = stats.pair_outcomes(*data.load_example())  # 3 systems, 21 paradigms
+    >>> table = stats.accuracy_table(stats.accuracy(outcomes, n_boot=0))
+    >>> table.shape, table.loc["overall"].round(1).tolist()
+    ((22, 3), [39.3, 86.8, 87.5])
     """
     if level not in ("phenomenon", "paradigm"):
         raise ValueError(f"level must be 'phenomenon' or 'paradigm', got {level!r}")
@@ -336,17 +332,11 @@ def accuracy_correlations(acc: pd.DataFrame, level: str = "paradigm") -> pd.Data
 
     Examples
     --------
-    >>> from acceptability import stats
-    >>> import pandas as pd
-    >>> outcomes = pd.DataFrame({
-    ...     "system": ["lm"] * 4 + ["rnn"] * 4, "pair_id": ["p1", "p2", "p3", "p4"] * 2,
-    ...     "paradigm": ["a", "a", "b", "b"] * 2, "phenomenon": "agreement", "n": 1,
-    ...     "correct": [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "tie": False})
-    >>> more = outcomes.assign(paradigm="c", pair_id=outcomes["pair_id"] + "c",
-    ...                        correct=[0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0])
-    >>> acc = stats.accuracy(pd.concat([outcomes, more]), n_boot=0)
-    >>> stats.accuracy_correlations(acc).round(2).to_numpy().tolist()
-    [[1.0, -0.33], [-0.33, 1.0]]
+    >>> from acceptability import data, stats
+    >>> outcomes = stats.pair_outcomes(*data.load_example())  # 3 systems, 21 paradigms
+    >>> r = stats.accuracy_correlations(stats.accuracy(outcomes, n_boot=0))
+    >>> r.loc["bert-large-cased_mlm", "bert-large-cased_acc"].round(2)
+    np.float64(-0.77)
     """
     wide = accuracy_table(acc, level="paradigm" if level == "paradigm" else "phenomenon",
                           percent=False)
@@ -363,16 +353,13 @@ def contrast(acc: pd.DataFrame, first: list[str], second: list[str],
 
     Examples
     --------
-    >>> from acceptability import stats
     >>> from acceptability.stats.benchmarks.outcomes import contrast
-    >>> import pandas as pd
-    >>> outcomes = pd.DataFrame({
-    ...     "system": ["lm"] * 4 + ["rnn"] * 4, "pair_id": ["p1", "p2", "p3", "p4"] * 2,
-    ...     "paradigm": ["a", "a", "b", "b"] * 2, "phenomenon": "agreement", "n": 1,
-    ...     "correct": [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "tie": False})
-    >>> acc = stats.accuracy(outcomes, n_boot=200)
-    >>> contrast(acc, ["a"], ["b"]).to_numpy().tolist()
-    [['lm', 100.0, 50.0, 50.0], ['rnn', 50.0, 0.0, 50.0]]
+    >>> from acceptability import data, stats
+    >>> outcomes = stats.pair_outcomes(*data.load_example())  # 3 systems, 21 paradigms
+    >>> acc = stats.accuracy(outcomes, n_boot=0)
+    >>> paradigms = sorted(outcomes["paradigm"].unique())
+    >>> contrast(acc, paradigms[:10], paradigms[10:]).round(1).to_numpy().tolist()
+    [['bert-large-cased_mlm', 37.5, 40.0, -2.5], ['bert-large-cased_acc', 85.0, 88.9, -3.9], ['trigram_slor', 83.3, 100.0, -16.7]]
     """
     wide = accuracy_table(acc, level="paradigm")
     missing = [p for p in [*first, *second] if p not in wide.index]
@@ -459,12 +446,15 @@ def irregular_effect(acc: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from acceptability import stats
+    A system 90% right on the regular paradigms and 80% on the irregular ones:
+
+    >>> from acceptability.stats import accuracy, irregular_effect
     >>> from acceptability.stats.benchmarks.outcomes import IRREGULAR, REGULAR
-    >>> published = pd.DataFrame({"system": "LSTM", "paradigm": REGULAR + IRREGULAR,
-    ...                           "phenomenon": "agreement", "accuracy": [0.9] * 6 + [0.8] * 6})
-    >>> stats.irregular_effect(stats.accuracy(None, published)).round(1).to_numpy().tolist()
+    >>> rows = [("LSTM", p, "agreement", 0.9) for p in REGULAR]
+    >>> rows += [("LSTM", p, "agreement", 0.8) for p in IRREGULAR]
+    >>> import pandas as pd
+    >>> published = pd.DataFrame(rows, columns=["system", "paradigm", "phenomenon", "accuracy"])
+    >>> irregular_effect(accuracy(None, published)).round(1).to_numpy().tolist()
     [['LSTM', 90.0, 80.0, 10.0]]
     """
     return contrast(acc, REGULAR, IRREGULAR, "drop_on_irregular")
@@ -500,15 +490,15 @@ def method_comparison(full: pd.DataFrame, prefix: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from acceptability import stats
+    One system's outcomes on four pairs, by the full sentences and by a prefix method:
+
     >>> import pandas as pd
-    >>> outcomes = pd.DataFrame({
-    ...     "system": ["lm"] * 4 + ["rnn"] * 4, "pair_id": ["p1", "p2", "p3", "p4"] * 2,
-    ...     "paradigm": ["a", "a", "b", "b"] * 2, "phenomenon": "agreement", "n": 1,
-    ...     "correct": [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "tie": False})
-    >>> prefix = outcomes[outcomes["system"] == "lm"].assign(
-    ...     method="one_prefix", correct=[1.0, 0.0, 0.0, 1.0])
-    >>> table = stats.method_comparison(outcomes, prefix)
+    >>> from acceptability.stats import method_comparison
+    >>> full = pd.DataFrame({"system": "lm", "pair_id": ["p1", "p2", "p3", "p4"],
+    ...                      "paradigm": "a", "phenomenon": "agreement", "n": 1,
+    ...                      "correct": [1.0, 1.0, 0.0, 1.0], "tie": False})
+    >>> prefix = full.assign(method="one_prefix", correct=[1.0, 0.0, 0.0, 1.0])
+    >>> table = method_comparison(full, prefix)
     >>> table.loc[table["level"] == "overall", ["accuracy_full", "accuracy_prefix"]].values
     array([[0.75, 0.5 ]])
     """
@@ -540,12 +530,13 @@ def oracle_outcomes(outcomes: pd.DataFrame, systems: list[str],
 
     Examples
     --------
-    >>> from acceptability import stats
     >>> import pandas as pd
-    >>> outcomes = pd.DataFrame({
-    ...     "system": ["lm"] * 4 + ["rnn"] * 4, "pair_id": ["p1", "p2", "p3", "p4"] * 2,
-    ...     "paradigm": ["a", "a", "b", "b"] * 2, "phenomenon": "agreement", "n": 1,
-    ...     "correct": [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "tie": False})
+    >>> from acceptability import stats
+    >>> right = {"lm": [1.0, 1.0, 0.0, 1.0], "rnn": [1.0, 0.0, 0.0, 0.0]}  # per pair p1..p4
+    >>> outcomes = pd.concat(pd.DataFrame({
+    ...     "system": system, "pair_id": ["p1", "p2", "p3", "p4"], "paradigm": "a",
+    ...     "phenomenon": "agreement", "n": 1, "correct": correct, "tie": False})
+    ...     for system, correct in right.items())
     >>> stats.oracle_outcomes(outcomes, ["lm", "rnn"])["correct"].tolist()
     [1.0, 1.0, 0.0, 1.0]
     """
@@ -574,15 +565,11 @@ def reference_table(acc: pd.DataFrame, reference: str, systems: list[str] | None
 
     Examples
     --------
-    >>> from acceptability import stats
-    >>> import pandas as pd
-    >>> outcomes = pd.DataFrame({
-    ...     "system": ["lm"] * 4 + ["rnn"] * 4, "pair_id": ["p1", "p2", "p3", "p4"] * 2,
-    ...     "paradigm": ["a", "a", "b", "b"] * 2, "phenomenon": "agreement", "n": 1,
-    ...     "correct": [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "tie": False})
-    >>> acc = stats.accuracy(outcomes, n_boot=200)
-    >>> stats.reference_table(acc, "lm")["rnn"].tolist()
-    [50.0, 0.0, 25.0, '0/2']
+    >>> from acceptability import data, stats
+    >>> outcomes = stats.pair_outcomes(*data.load_example())  # 3 systems, 21 paradigms
+    >>> table = stats.reference_table(stats.accuracy(outcomes, n_boot=0), "trigram_slor")
+    >>> table.loc["fraction >= trigram_slor"].tolist()
+    ['', '0/8', '8/8']
     """
     wide = accuracy_table(acc, level="paradigm")
     if reference not in wide:

@@ -73,10 +73,9 @@ def pair_model_frame(dataset, scores: pd.DataFrame, model: str | None = None) ->
 
     Examples
     --------
-    >>> from acceptability import data
-    >>> from acceptability.stats.mixed import pair_model_frame
-    >>> ds, scores = data.load_example()
-    >>> list(pair_model_frame(ds, scores, model="trigram_slor").columns[:5])
+    >>> from acceptability import data, stats
+    >>> frame = stats.pair_model_frame(*data.load_example(), model="trigram_slor")
+    >>> list(frame.columns[:5])
     ['pair_id', 'model', 'phenomenon', 'dh', 'dlm']
     """
     d = pair_deltas(dataset, _one_model(scores, model))
