@@ -5,7 +5,7 @@ STAMP  := $(VENV)/.installed
 # Tests and the demo read the reference data beside the checkout unless told otherwise.
 export ACCEPTABILITY_DATA_DIR ?= $(abspath ../shared/data)
 
-.PHONY: install demo test lint docs bench wheel test-wheel clean
+.PHONY: install demo test test-fast lint docs bench wheel test-wheel clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -25,6 +25,10 @@ lint: $(STAMP)
 
 test: $(STAMP) lint
 	$(VENV)/bin/pytest -q -n 2
+
+# While developing: the suite without the tests marked slow (each over ~30 s on 2 cores).
+test-fast: $(STAMP) lint
+	$(VENV)/bin/pytest -q -n 2 -m "not slow"
 
 # The documentation site (mkdocs-material + mkdocstrings) into build/site; the tests build it
 # with --strict too (tests/docs/test_site.py). `$(VENV)/bin/mkdocs serve` previews it.

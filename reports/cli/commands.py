@@ -478,7 +478,35 @@ def _demo_command(sub) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: bad input prints one clear line and exits non-zero, no traceback."""
+    """Entry point of the ``acceptability`` command: bad input prints one clear line and
+    exits non-zero, no traceback (``--debug`` shows it).
+
+    Parameters
+    ----------
+    argv
+        The arguments after the command's name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success, 2 on an error it reported.
+
+    Examples
+    --------
+    The evaluation table of the bundled example, written as CSV:
+
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from acceptability.reports.cli import main
+    >>> out = tempfile.mkdtemp() + "/evaluate.csv"
+    >>> main(["evaluate", "--dataset", "example", "--model", "trigram_slor",
+    ...       "--n-boot", "0", "--out", out])
+    wrote .../evaluate.csv
+    0
+    >>> print(pd.read_csv(out)[["model", "n_pairs", "blimp"]].to_string(index=False))
+           model  n_pairs  blimp
+    trigram_slor        8  0.875
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser().parse_args(argv)
     args.argv = argv

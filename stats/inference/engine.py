@@ -8,6 +8,10 @@ memory stays bounded, in ``scipy.stats.bootstrap``'s order (per block, per sampl
 ``rng.integers(0, n, (block, n))``): the same seed gives scipy's resamples, and for one
 sample (a cluster bootstrap) the same resamples whatever the block size. Intervals and
 p-values come from ``stats.inference.intervals`` and ``stats.inference.pvalues``.
+
+Written here rather than calling ``scipy.stats.bootstrap``: scipy draws and discards its
+indices, and one engine must hand the same draws to every caller (paired comparisons of
+models, the BLiMP accuracies' paired systems), which scipy's interface does not allow.
 """
 
 from __future__ import annotations
