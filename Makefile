@@ -24,7 +24,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
 test: $(STAMP) lint
-	$(VENV)/bin/pytest -q -n 2
+	$(VENV)/bin/pytest -q -n 2 --durations=20
 
 # While developing: the suite without the tests marked slow (each over ~30 s on 2 cores).
 test-fast: $(STAMP) lint

@@ -104,6 +104,18 @@ def test_a_01_module_path_still_imports_with_a_deprecation_warning(old, monkeypa
     assert module is importlib.import_module(_moved.MODULES[old])
 
 
+def test_importing_an_old_path_keeps_the_function_of_the_same_name():
+    """``import acceptability.stats.bootstrap`` (0.1's module) binds the module to the
+    package's attribute ``bootstrap``; the function ``stats.bootstrap`` must survive it."""
+    from acceptability import stats
+
+    for name in ("bootstrap", "lmer", "brm"):
+        sys.modules.pop(f"acceptability.stats.{name}", None)
+        with pytest.warns(DeprecationWarning):
+            importlib.import_module(f"acceptability.stats.{name}")
+        assert callable(getattr(stats, name)), name
+
+
 @pytest.mark.parametrize("old", sorted(_moved.NAMES))
 def test_a_01_name_still_resolves_with_a_deprecation_warning(old):
     package, _, name = old.rpartition(".")

@@ -94,8 +94,23 @@ def install() -> None:
         sys.meta_path.append(_Alias())
 
 
+class _Package(ModuleType):
+    """A package whose functions keep their names when an old module path of the same name
+    (``acceptability.stats.bootstrap``, ``.lmer``, ``.brm``) is imported: the import system
+    binds an imported submodule to its parent's attribute, which would replace the function
+    ``stats.bootstrap`` by the module."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, ModuleType) and f"{self.__name__}.{name}" in MODULES \
+                and not isinstance(self.__dict__.get(name), ModuleType | None):
+            return
+        super().__setattr__(name, value)
+
+
 def package_getattr(package: str) -> Callable[[str], Any]:
-    """A PEP 562 ``__getattr__`` for ``package`` that resolves its moved names and modules."""
+    """A PEP 562 ``__getattr__`` for ``package`` that resolves its moved names and modules
+    (and keeps its functions from being replaced by old module paths, `_Package`)."""
+    sys.modules[package].__class__ = _Package
 
     def __getattr__(name: str) -> Any:
         old = f"{package}.{name}"

@@ -43,6 +43,7 @@ def _deltas(scores: pd.DataFrame, pairs: pd.DataFrame) -> np.ndarray:
 JITTER = 1e-5
 
 
+@pytest.mark.slow  # over 30 s on 2 cores
 @pytest.mark.parametrize(("fixture", "method", "must_flip"), [("gpt2_dir", "logprob", True),
                                                           ("bert_dir", "pll", False)])
 def test_rechecked_bfloat16_verdicts_are_float32_verdicts(request, fixture, method, must_flip,

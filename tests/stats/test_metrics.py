@@ -84,6 +84,7 @@ def test_adc_at_huge_delta_is_sign_agreement(li_adger, li_adger_scores, seed):
     assert metrics.adc_rate(dh, dlm, 1e9) == agree
 
 
+@pytest.mark.slow  # over 30 s on 2 cores
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_swapping_good_and_bad_mirrors_blimp(li_adger, li_adger_scores, seed):

@@ -208,6 +208,7 @@ def test_intervals_agree_with_scipy(method):
                                                                            abs=0.012)
 
 
+@pytest.mark.slow  # over 30 s on 2 cores
 def test_cluster_bootstrap_covers_and_pair_bootstrap_undercovers():
     """200 replications of 100 phenomena x 6 pairs (ICC of the pair deltas 0.84):
     the 95% cluster-bootstrap interval covers the true r_pair and ADC(1) in 92-98% of
