@@ -37,7 +37,7 @@ docs: $(STAMP)
 
 # The wheel and sdist, built from this checkout (what a user installs from the index).
 wheel: $(STAMP)
-	rm -rf dist
+	rm -rf dist build/lib build/bdist.*  # setuptools reuses build/lib: no module of an old layout
 	$(PY) -m build --sdist --wheel --outdir dist .
 
 # The test suite against the installed wheel, in a throwaway venv: no editable install, no

@@ -24,6 +24,7 @@ def baselines():
     return quick_baselines(load_childes())
 
 
+@pytest.mark.slow  # trains the tagger and two 5-gram models: over a minute
 @pytest.mark.parametrize("name, averages, fractions", [
     ("zorro", {"5-word": 58.16, "5-tag": 58.02, "oracle": 72.33, "rules": 94.01},
      {"5-word": "5/23", "5-tag": "3/23", "oracle": "11/23", "rules": "21/23",
