@@ -29,9 +29,7 @@ def _modules() -> dict[str, Path]:
             parts = path.relative_to(REPO / folder).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            name = ".".join((package, *parts))
-            if folder == "src/acceptability" or not name.startswith("acceptability._"):
-                out[name] = path
+            out[".".join((package, *parts))] = path
     return out
 
 
