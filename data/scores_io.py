@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from acceptability.data.atomic import atomic_path
+from acceptability.data.atomic import write_csv, write_parquet
 from acceptability.data.files import SEPARATORS, read_table, table_format
 from acceptability.data.tables import validate_scores
 
@@ -80,9 +80,6 @@ def write_scores(scores: pd.DataFrame, path: str | os.PathLike) -> Path:
     """
     p = Path(path)
     fmt = table_format(p)  # the suffix before any compression suffix: read_scores' rule
-    with atomic_path(p) as tmp:  # tmp keeps the suffix: pandas infers the compression
-        if fmt == ".parquet":
-            scores.to_parquet(tmp, index=False)
-        else:
-            scores.to_csv(tmp, index=False, sep=SEPARATORS[fmt])
-    return p
+    if fmt == ".parquet":
+        return write_parquet(scores, p, index=False)
+    return write_csv(scores, p, index=False, sep=SEPARATORS[fmt])  # compressed by suffix

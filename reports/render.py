@@ -17,11 +17,11 @@ import pandas as pd
 from markupsafe import Markup
 from matplotlib.figure import Figure
 
-from acceptability.data.atomic import write_text
+from acceptability.data.atomic import safe_name, write_csv, write_figure, write_text
 from acceptability.reports import figures, tables
 from acceptability.reports.analysis import Results
 from acceptability.reports.labels import resampled
-from acceptability.reports.templates import HTML, MARKDOWN
+from acceptability.reports.templates import HTML, MARKDOWN, markdown_environment
 from acceptability.stats.defaults import DEFAULT_SEED
 
 DPI = 110
@@ -279,8 +279,10 @@ def comparison_method(c: pd.DataFrame) -> str:
 
 
 def _write_figure(fig: Figure, path: Path) -> str:
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
+    try:
+        write_figure(fig, path, dpi=DPI)
+    finally:
+        plt.close(fig)
     return base64.b64encode(path.read_bytes()).decode("ascii")
 
 
@@ -299,7 +301,7 @@ def _render(parts: list[Section], all_tables: dict, out: Path) -> tuple[list[dic
                 continue
             n_tables += 1
             csv, tex = out / "tables" / f"{key}.csv", out / "tables" / f"{key}.tex"
-            table.to_csv(csv, index=False)
+            write_csv(table, csv, index=False)
             write_text(tex, f"% Table {n_tables} of report.html\n"
                             + tables.to_latex(table, caption, key))
             table_files[f"{key}.csv"], table_files[f"{key}.tex"] = csv, tex
@@ -359,10 +361,10 @@ def build(results: Results, out: str | os.PathLike = "report",
     rendered, table_files = _render(sections(results), tables.all_tables(results), out)
     extra = {"evaluation": tables.evaluation_with_ci(results.evaluation, results.bootstrap)}
     if results.by_group is not None:
-        extra[f"evaluation_by_{results.by}"] = results.by_group
+        extra[f"evaluation_by_{safe_name(results.by)}"] = results.by_group
     for key, table in extra.items():
         table_files[f"{key}.csv"] = out / "tables" / f"{key}.csv"
-        table.to_csv(table_files[f"{key}.csv"], index=False)
+        write_csv(table, table_files[f"{key}.csv"], index=False)
     figure_files = {f["file"].removeprefix("figures/").removesuffix(".png"): out / f["file"]
                     for s in rendered for f in s["figures"]}
     ds = results.dataset
@@ -376,8 +378,7 @@ def build(results: Results, out: str | os.PathLike = "report",
     env = jinja2.Environment(autoescape=jinja2.select_autoescape(default=True),
                              undefined=jinja2.StrictUndefined)
     html = env.from_string(HTML).render(context)
-    md_env = jinja2.Environment(autoescape=False, undefined=jinja2.StrictUndefined,
-                                keep_trailing_newline=True)
+    md_env = markdown_environment()  # every value escaped for Markdown
     markdown = re.sub(r"\n{3,}", "\n\n", md_env.from_string(MARKDOWN).render(context))
     html_path, md_path = out / "report.html", out / "report.md"
     write_text(html_path, html)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from acceptability import data
+from acceptability.data.atomic import write_csv, write_figure
 from acceptability.data.errors import DataError
 
 # Each command's settings and their defaults (None: required or computed).
@@ -105,8 +106,8 @@ def cmd_learning_curve(args: argparse.Namespace) -> int:
                            kind=s["kind"], replicates=s["replicates"],
                            save_steps=s["save_steps"], **_options(s))
     slopes = curve_slopes(curve)
-    slopes.to_csv(out / "slopes.csv", index=False)
-    learning_curve_figure(curve, slopes).savefig(out / "learning_curve.png", dpi=150)
+    write_csv(slopes, out / "slopes.csv", index=False)
+    write_figure(learning_curve_figure(curve, slopes), out / "learning_curve.png", dpi=150)
     print(slopes.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
     return 0
 
@@ -148,7 +149,7 @@ def cmd_training_order(args: argparse.Namespace) -> int:
     result = training_order(s["model"], labelled_dataset(s["train"]),
                             labelled_dataset(s["test"]), s["out"], shuffles=s["shuffles"],
                             seed=s["seed"], **_options(s))
-    flip_figure(result.curve).savefig(Path(s["out"]) / "flips.png", dpi=150)
+    write_figure(flip_figure(result.curve), Path(s["out"]) / "flips.png", dpi=150)
     print(result.curve.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
 

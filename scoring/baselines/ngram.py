@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from acceptability.data.atomic import write_text
 from acceptability.scoring.errors import ScoringError
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
@@ -323,7 +324,7 @@ class KneserNey:
                     row += f"\t{math.log10(gamma):.7f}"
                 lines.append(row)
         lines += ["", "\\end\\", ""]
-        Path(path).write_text("\n".join(lines), encoding="utf-8")
+        write_text(path, "\n".join(lines))
 
 
 def train_ngram(

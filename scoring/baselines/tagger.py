@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from acceptability.data.atomic import write_bytes
 from acceptability.data.childes import childes_corpus_text, childes_tokenize
 from acceptability.scoring.errors import ScoringError
 
@@ -218,9 +219,7 @@ class Tagger:
         pathlib.Path
             The path written; `load_tagger` reads it.
         """
-        path = Path(path)
-        path.write_bytes(self.model)
-        return path
+        return write_bytes(path, self.model)
 
 
 def load_tagger(path: str | os.PathLike) -> Tagger:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from acceptability import stats
+from acceptability.data.atomic import write_csv, write_text
 from acceptability.scoring import score
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.training.lm import claim, finetune, texts_checksum, train_lm
@@ -98,11 +99,11 @@ def finetune_restarts(model: str, train: Any, evaluate: Mapping[str, Any],
     summary = stats.restart_summary(on_eval, select_on=select_on)
     features = _features(predictions, analysis or {})
     selected = out / summary.attrs["selected_run"]
-    predictions.to_csv(out / "predictions.csv", index=False)
-    summary.to_csv(out / "summary.csv", index=False)
-    features.to_csv(out / "features.csv", index=False)
-    (out / "selected.json").write_text(json.dumps({"selected": str(selected),
-                                                   "select_on": select_on}))
+    write_csv(predictions, out / "predictions.csv", index=False)
+    write_csv(summary, out / "summary.csv", index=False)
+    write_csv(features, out / "features.csv", index=False)
+    write_text(out / "selected.json", json.dumps({"selected": str(selected),
+                                                  "select_on": select_on}))
     return Restarts(predictions, summary, features, selected)
 
 
@@ -153,16 +154,15 @@ def training_order(model: str, train: Any, test: Any, out: str | os.PathLike, *,
             folder = finetune(model, train, out / f"shuffle-{k}", seed=seed, order_seed=k,
                               **options)
             pred = classifier_predictions(folder, {"test": test}, cache=cache)
-            pred.drop(columns="split").to_csv(path.with_suffix(".tmp"), index=False)
-            os.replace(path.with_suffix(".tmp"), path)
+            write_csv(pred.drop(columns="split"), path, index=False)
             if not keep_models:
                 shutil.rmtree(folder)
         frames.append(pd.read_csv(path, dtype={"sentence_id": str}).assign(shuffle=k))
     predictions = pd.concat(frames, ignore_index=True)
     curve = stats.flip_curve(predictions)
     sentences = stats.acrobatic_sentences(predictions)
-    curve.to_csv(out / "flips.csv", index=False)
-    sentences.to_csv(out / "sentences.csv", index=False)
+    write_csv(curve, out / "flips.csv", index=False)
+    write_csv(sentences, out / "sentences.csv", index=False)
     return TrainingOrder(predictions, curve, sentences)
 
 
@@ -274,7 +274,7 @@ def learning_curve(texts: Sequence[str], sizes: Sequence[int], benchmarks: Mappi
             curve = pd.concat(rows, ignore_index=True)
             curve = curve[["benchmark", "replicate", "n_words", "n_tokens", "step", "final",
                            "phenomenon", "accuracy", "n_pairs"]]
-            curve.to_csv(out / "curve.csv", index=False)
+            write_csv(curve, out / "curve.csv", index=False)
     return curve
 
 

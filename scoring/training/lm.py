@@ -23,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 
+from acceptability.data.atomic import atomic_files, write_text
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import load_config, max_tokens, pick_device
 from acceptability.scoring.progress import hf_progress_quiet, watched
@@ -221,8 +222,7 @@ def claim(out: Path, settings: dict) -> dict | None:
                 f"{out} holds a training run with other settings ({', '.join(diff)}); use "
                 "another output folder, or delete this one to train anew")
         return finished(out)
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(wanted, indent=1))
+    write_text(path, json.dumps(wanted, indent=1))
     return None
 
 
@@ -289,11 +289,12 @@ def _run(model: Any, tokenizer: Any, examples: list[dict], collator: Any, out: P
     trainer = Trainer(model=model, args=args, train_dataset=examples, data_collator=collator,
                       processing_class=tokenizer)
     trainer.remove_callback(PrinterCallback)  # it prints the final metrics dict
-    resume = any(checkpoints.glob("checkpoint-*"))
+    resume = _whole_checkpoints(checkpoints)
     with hf_progress_quiet():
         result = trainer.train(resume_from_checkpoint=True if resume else None)
-        trainer.model.save_pretrained(out)
-        tokenizer.save_pretrained(out)
+        with atomic_files(out) as tmp:  # each file lands whole; training.json, last, says done
+            trainer.model.save_pretrained(tmp)
+            tokenizer.save_pretrained(tmp)
     if not keep_checkpoints:
         shutil.rmtree(checkpoints, ignore_errors=True)
     import torch
@@ -308,8 +309,20 @@ def _run(model: Any, tokenizer: Any, examples: list[dict], collator: Any, out: P
               "torch": torch.__version__, "transformers": transformers.__version__,
               "checkpoints": sorted((p.name for p in checkpoints.glob("checkpoint-*")),
                                     key=lambda name: int(name.split("-")[1]))}
-    (out / RECORD).write_text(json.dumps(record, indent=1))
+    write_text(out / RECORD, json.dumps(record, indent=1))
     return out
+
+
+def _whole_checkpoints(checkpoints: Path) -> bool:
+    """Remove the checkpoint folders a kill cut short (``Trainer`` writes them in place,
+    ``trainer_state.json`` last); True when a whole one is left to resume from."""
+    whole = False
+    for folder in checkpoints.glob("checkpoint-*"):
+        if (folder / "trainer_state.json").is_file():
+            whole = True
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+    return whole
 
 
 def train_lm(texts: Sequence[str], out: str | os.PathLike, *, kind: str = "causal",
