@@ -1,6 +1,7 @@
 """The application layer: the ``acceptability`` command (``commands``), TOML experiments
 (``experiment``), the resumable score -> evaluate -> fit -> report pipeline (``pipeline``)
-and its store of Parquet tables and JSON (``store``), the training commands (``training``)
+and its store of Parquet tables and JSON (``store``), the lock that gives each output
+folder one writer (``lock``), the training commands (``training``)
 and seed 004's baseline tables, which train their n-gram models (``seed004``)."""
 
 from acceptability.reports.cli.commands import main, parser

@@ -102,7 +102,7 @@ def _experiment(args: argparse.Namespace, **fixed):
                           models=tuple(args.model or ()))
     names = ("dataset", "data_path", "max_pairs", "sentences", "pairs", "human_scale", "scores",
              "revision",
-             "dtype", "recheck", "normalise", "unigram", "n_boot",
+             "dtype", "recheck", "normalise", "unigram", "trust_remote_code", "n_boot",
              "seed", "by", "formula", "compare_metric", "correction", "sign", "out")
     changes = {n: getattr(args, n, None) for n in names} | fixed
     models, changes["method"] = _models_and_method(args)
@@ -126,16 +126,19 @@ def _dataset_and_scores(args: argparse.Namespace, **fixed):
 def cmd_score(args: argparse.Namespace) -> int:
     """Score the dataset's sentences with each --model and write the long scores table."""
     from acceptability import data
+    from acceptability.data.folders import check_writable
     from acceptability.reports.cli.experiment import load_dataset, score_models
 
     data.files.table_format(Path(args.out))  # a bad --out suffix fails before scoring
+    check_writable(Path(args.out), "--out")  # so does one that could not be written
     exp = _experiment(args)
     ds = load_dataset(exp)
     plan = exp.scoring_plan()
     print(f"scoring {len(ds.sentences)} sentences of {ds.name} with "
           f"{', '.join(f'{m} ({method})' for m, method in plan)} ...", file=sys.stderr)
     path = data.write_scores(score_models(ds, plan, exp.revision, exp.dtype, exp.recheck,
-                                          exp.normalise, exp.unigram), args.out)
+                                          exp.normalise, exp.unigram, exp.trust_remote_code),
+                              args.out)
     print(f"wrote {path}")
     return 0
 
@@ -143,6 +146,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Evaluate scores against a dataset and print or save the one-row-per-model table."""
     from acceptability import stats
+    from acceptability.data.atomic import write_csv
     from acceptability.reports.tables import formatted
 
     exp, ds, sc = _dataset_and_scores(args)
@@ -151,7 +155,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         table = stats.evaluate(ds, sc, deltas=exp.deltas, by=args.by, ci=exp.n_boot > 0,
                                n_boot=exp.n_boot, seed=exp.seed, sign=exp.sign)
     if args.out:
-        table.to_csv(args.out, index=False)
+        write_csv(table, args.out, index=False)
         print(f"wrote {args.out}")
     else:
         print(formatted(table).to_string(index=False))
@@ -180,6 +184,7 @@ def _resampled(table, by: str | None) -> str:
 
 def cmd_fit(args: argparse.Namespace) -> int:
     """Fit one mixed-effects judgment model per language model and print the summaries."""
+    from acceptability.data.atomic import write_csv
     from acceptability.reports.analysis import fit_models, resolve_formula
 
     exp, ds, sc = _dataset_and_scores(args)
@@ -192,7 +197,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     for note in fits.notes:
         print(note, file=sys.stderr)
     if args.out:
-        fits.table.to_csv(args.out, index=False)
+        write_csv(fits.table, args.out, index=False)
         print(f"wrote {args.out}")
     return 0
 
@@ -205,6 +210,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         resolve_compare_metric,
         resolve_formula,
     )
+    from acceptability.reports.cli.lock import folder_lock
     from acceptability.reports.render import build
 
     exp, ds, sc = _dataset_and_scores(args)
@@ -212,12 +218,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     if formula:
         check_formula(ds, formula)  # before the progress line: one line on a typo
     resolve_compare_metric(ds, exp.compare_metric)
-    print(f"analysing {sc['model'].nunique()} models on {ds.name} ...", file=sys.stderr)
-    results = analyse(ds, sc, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed, by=exp.by,
-                      formula=exp.formula or None, compare_metric=exp.compare_metric,
-                      correction=exp.correction, command=_command(args),
-                      extra=exp.scores_settings(), sign=exp.sign, data_path=exp.data_path)
-    report = build(results, exp.out)
+    with folder_lock(exp.out):  # one writer per folder: a second one stops now
+        print(f"analysing {sc['model'].nunique()} models on {ds.name} ...", file=sys.stderr)
+        results = analyse(ds, sc, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed,
+                          by=exp.by, formula=exp.formula or None,
+                          compare_metric=exp.compare_metric, correction=exp.correction,
+                          command=_command(args), extra=exp.scores_settings(),
+                          sign=exp.sign, data_path=exp.data_path)
+        report = build(results, exp.out)
     print(f"wrote {report.html}, {report.markdown}, {len(report.figures)} figures and "
           f"{len(report.tables)} table files in {report.out}")
     return 0
@@ -328,6 +336,13 @@ def _dtype_arg(p: argparse.ArgumentParser) -> None:
                         "for bfloat16 to call, so their verdicts are float32's")
 
 
+def _trust_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--trust-remote-code", action="store_true", default=None,
+                   help="let a model that needs code of its own (its config's auto_map) run "
+                        "it; off by default: read the code in its folder or hub repository "
+                        "first")
+
+
 def _normalise_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--normalise", choices=NORMALISATIONS,
                    help="normalise log-probabilities (Lau et al. 2017): mean (per token), slor "
@@ -414,6 +429,7 @@ def _score_command(sub) -> None:
                         "without its own; or repeated, one per --model in order "
                         "(default: logprob)")
     s.add_argument("--revision", help="model revision (branch, tag or commit) to load")
+    _trust_arg(s)
     _dtype_arg(s)
     _normalise_args(s)
     s.add_argument("--out", default="scores.parquet",
@@ -457,6 +473,7 @@ def _run_command(sub) -> None:
                    help="scoring method for --model without --scores: one for all, or one "
                         "per --model in order (default: logprob; or --model NAME:METHOD)")
     u.add_argument("--revision", help="model revision for --model without --scores")
+    _trust_arg(u)
     _dtype_arg(u)
     _normalise_args(u)
     _analysis_args(u)

@@ -1,11 +1,16 @@
 """``run``: score -> evaluate -> fit -> report into one folder, resumable.
 
-Each step writes its outputs into the folder and records a fingerprint of its inputs and
-of the source code it runs in ``manifest.json``; a rerun skips a step whose outputs exist
-and whose fingerprint matches. The intermediate results are Parquet tables and JSON
-(``scores.parquet``; ``analysis.json`` and ``fits.json`` with their tables in ``analysis/``
-and ``fits/``: [store][acceptability.reports.cli.store]), never pickles: a run folder from
-anywhere can be resumed without running code from it.
+Each step writes its outputs into the folder and records in ``manifest.json`` a
+fingerprint of its inputs (its settings, the source code it runs, the sha256 of the outputs
+of the steps it reads) and the sha256 and size of each file it wrote; a rerun skips a step
+whose fingerprint matches and whose outputs are the files it wrote, and says why it
+recomputes one whose output is missing, cut short or edited. A run holds the folder's lock
+([lock][acceptability.reports.cli.lock]) from start to end: one writer per folder.
+
+The intermediate results are Parquet tables and JSON (``scores.parquet``; ``analysis.json``
+and ``fits.json`` with their tables in ``analysis/`` and ``fits/``:
+[store][acceptability.reports.cli.store]), never pickles: a run folder from anywhere can be
+resumed without running code from it.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from acceptability import data
-from acceptability.data.atomic import write_text
+from acceptability.data.atomic import write_csv, write_text
 from acceptability.data.sources import checksum
 from acceptability.reports.analysis import (
     Fits,
@@ -34,6 +39,7 @@ from acceptability.reports.analysis import (
 )
 from acceptability.reports.cli import store
 from acceptability.reports.cli.experiment import Experiment, load_dataset, load_scores
+from acceptability.reports.cli.lock import folder_lock
 from acceptability.reports.provenance import version
 from acceptability.reports.render import Report, build
 
@@ -59,55 +65,127 @@ def code_hash(*packages: str) -> str:
     return digest.hexdigest()[:16]
 
 
+MANIFEST = "acceptability run manifest"
+MANIFEST_VERSION = 2
+
+
+def _stamp(path: Path) -> dict:
+    """What the manifest records of an output: its sha256 and size."""
+    return {"checksum": checksum(path), "bytes": path.stat().st_size}
+
+
+def _names(entry) -> set[str]:
+    """The outputs a manifest entry (of any version) names."""
+    outputs = entry.get("outputs") if isinstance(entry, dict) else None
+    return {o for o in outputs if isinstance(o, str)} if isinstance(outputs, list | dict) \
+        else set()
+
+
+def _changed(out: Path, name: str, recorded) -> str | None:
+    """Why the output ``name`` is not the file its step wrote (None: it is)."""
+    path = (out / name).resolve()
+    if not path.is_relative_to(out.resolve()):
+        return f"{name} is outside the run folder"
+    if not path.is_file():
+        return f"{name} is missing"
+    stamp = _stamp(path)
+    if stamp == recorded:
+        return None
+    if not isinstance(recorded, dict):
+        return f"{name} has no recorded sha256"
+    if stamp["bytes"] != recorded.get("bytes"):
+        diff = f"{recorded.get('bytes')} bytes recorded, {stamp['bytes']} now"
+    else:
+        diff = (f"sha256 {str(recorded.get('checksum'))[7:19]}... recorded, "
+                f"{stamp['checksum'][7:19]}... now")
+    return f"{name} changed since this run wrote it ({diff})"
+
+
 class Manifest:
-    """``manifest.json`` in the output folder: per step its fingerprint and outputs."""
+    """``manifest.json`` in the output folder: per step the fingerprint of its inputs, its
+    settings, and its outputs with their sha256 and size."""
 
     def __init__(self, out: Path) -> None:
         self.out, self.path = out, out / "manifest.json"
+        self.steps: dict = {}
+        self.earlier: dict = {}  # what a manifest of any version says was written
+        self.problem: str | None = None
         try:
-            self.steps = json.loads(self.path.read_text())["steps"]
-        except (FileNotFoundError, json.JSONDecodeError, KeyError, TypeError):
-            self.steps = {}
+            document = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            self.problem = f"unreadable ({err})"
+            return
+        if not isinstance(document, dict) or not isinstance(document.get("steps"), dict):
+            self.problem = "not a manifest of this package"
+            return
+        self.earlier = document["steps"]
+        if (document.get("format"), document.get("version")) != (MANIFEST, MANIFEST_VERSION):
+            self.problem = "not a manifest of this version (no output hashes to check)"
+            return
+        self.steps = self.earlier
 
-    def done(self, step: str, fp: str) -> bool:
+    def stale(self, step: str, fp: str) -> str | None:
+        """Why ``step`` must run (None: its inputs and outputs are as recorded)."""
         entry = self.steps.get(step)
-        return bool(entry) and entry["fingerprint"] == fp and all(
-            (self.out / o).exists() for o in entry["outputs"])
+        if not isinstance(entry, dict) or not isinstance(entry.get("outputs"), dict):
+            return "not run yet"
+        if entry.get("fingerprint") != fp:
+            return "its inputs, settings or code changed"
+        for name, recorded in entry["outputs"].items():
+            if why := _changed(self.out, name, recorded):
+                return why
+        return None
 
-    def record(self, step: str, fp: str, outputs: list[str], seconds: float) -> None:
+    def written(self, step: str) -> dict[str, str]:
+        """The sha256 of each output of ``step`` (for the fingerprints of later steps)."""
+        return {name: stamp["checksum"] for name, stamp in self.steps[step]["outputs"].items()}
+
+    def record(self, step: str, fp: str, outputs: list[str], seconds: float,
+               settings: dict) -> None:
         """Record a finished step; files it wrote last time and not now (a table this run
         lacks, the pickles of 0.1) are removed."""
         out = self.out.resolve()
-        for old in set(self.steps.get(step, {}).get("outputs", [])) - set(outputs):
+        for old in _names(self.earlier.get(step)) - set(outputs):
             path = (out / old).resolve()
             if path.is_relative_to(out) and path.is_file():
                 path.unlink()
-        self.steps[step] = {"fingerprint": fp, "outputs": outputs, "seconds": round(seconds, 2),
+        self.steps[step] = {"fingerprint": fp, "settings": settings,
+                            "outputs": {o: _stamp(out / o) for o in outputs},
+                            "seconds": round(seconds, 2),
                             "finished": datetime.now(UTC).isoformat(timespec="seconds")}
-        write_text(self.path, json.dumps({"steps": self.steps}, indent=2))
+        document = {"format": MANIFEST, "version": MANIFEST_VERSION, "steps": self.steps}
+        write_text(self.path, json.dumps(document, indent=2, default=str))
 
 
 class Steps:
     """Runs the pipeline's steps into ``out``, skipping a step whose fingerprint and
-    outputs are recorded in the manifest (and whose store document this version reads)."""
+    outputs (each file's sha256) are as the manifest records them (and whose store
+    document this version reads)."""
 
     def __init__(self, out: Path, force: bool, log: Callable[[str], None]) -> None:
         self.out, self.force, self.log = out, force, log
         self.manifest = Manifest(out)
+        if self.manifest.problem and not force:
+            log(f"manifest.json: {self.manifest.problem}; every step reruns")
 
     def __call__(self, i: int, name: str, fp: str, work: Callable[[], list[str]], what: str,
-                 document: str | None = None) -> None:
+                 settings: dict, document: str | None = None) -> None:
         """Step ``i``: ``work()`` writes its outputs and returns their names."""
-        done = self.manifest.done(name, fp) and (document is None
-                                                 or store.readable(self.out / document))
-        if done and not self.force:
+        why = "--force" if self.force else self.manifest.stale(name, fp)
+        if why is None and document and not store.readable(self.out / document):
+            why = f"{document} is not a run store this version reads"
+        if why is None:
             shown = [o for o in self.manifest.steps[name]["outputs"] if "/" not in o]
             self.log(f"[{i}/{len(STEPS)}] {name}: up to date ({', '.join(shown)}), skipped")
             return
+        if why not in ("--force", "not run yet"):
+            self.log(f"[{i}/{len(STEPS)}] {name}: {why}, recomputing")
         self.log(f"[{i}/{len(STEPS)}] {name}: {what} ...")
         t0 = time.perf_counter()
         outputs = work()
-        self.manifest.record(name, fp, outputs, time.perf_counter() - t0)
+        self.manifest.record(name, fp, outputs, time.perf_counter() - t0, settings)
         self.log(f"[{i}/{len(STEPS)}] {name}: done in {time.perf_counter() - t0:.1f} s")
 
 
@@ -142,7 +220,7 @@ def _evaluate(exp: Experiment, ds, scores, command: str | None, out: Path) -> li
                       by=exp.by, formula=None, compare_metric=exp.compare_metric,
                       correction=exp.correction, command=command,
                       extra=exp.scores_settings(), sign=exp.sign, data_path=exp.data_path)
-    results.evaluation.to_csv(out / "evaluation.csv", index=False)
+    write_csv(results.evaluation, out / "evaluation.csv", index=False)
     return ["evaluation.csv", *store.save(results, out / "analysis.json")]
 
 
@@ -151,7 +229,7 @@ def _fit(ds, scores, formula: str | None, out: Path) -> list[str]:
     fits = fit_models(ds, scores, formula) if formula else None
     if fits is None:
         return store.save(fits, out / "fits.json")
-    fits.table.to_csv(out / "fits.csv", index=False)
+    write_csv(fits.table, out / "fits.csv", index=False)
     return ["fits.csv", *store.save(fits, out / "fits.json")]
 
 
@@ -162,14 +240,48 @@ def _report(ds, formula: str | None, why: str | None, command: str | None,
                         store.load(out / "fits.json"), formula, why)
     if command:
         results.provenance["command"] = command
-    build(results, out)
-    return ["report.html", "report.md", "provenance.json"]
+    report = build(results, out)
+    files = [*report.figures.values(), *report.tables.values()]
+    return ["report.html", "report.md", "provenance.json",
+            *sorted(p.relative_to(out).as_posix() for p in files)]
+
+
+def _steps(exp: Experiment, ds, formula: str | None, why: str | None,
+           command: str | None, step: Steps) -> None:
+    """The four steps, each fingerprinted by its inputs: its settings, the code it runs and
+    the sha256 of the outputs of the steps it reads."""
+    out, pkg = step.out, version("acceptability")
+    scores_file = out / "scores.parquet"
+    source = {"dataset": exp.dataset, "checksums": ds.checksums, "paradigms": exp.paradigms,
+              "max_pairs": exp.max_pairs, "source": _scores_source(exp)}
+    fp_score = fingerprint(source, exp.scores_settings(), pkg, code_hash("data", "scoring"))
+    step(1, "score", fp_score,
+         lambda: [data.write_scores(load_scores(exp, ds), scores_file).name],
+         f"scores for {ds.name} ({exp.scores or 'scoring ' + ', '.join(exp.models)})",
+         settings=source | exp.scores_settings())
+    scores = data.read_scores(scores_file, ds)
+    scored = step.manifest.written("score")
+    fp_eval = fingerprint(fp_score, scored, exp.analysis_settings(), pkg,
+                          code_hash("stats", "reports"))
+    step(2, "evaluate", fp_eval, lambda: _evaluate(exp, ds, scores, command, out),
+         f"statistics for {scores['model'].nunique()} models (bootstrap n={exp.n_boot})",
+         settings=exp.analysis_settings() | {"command": command}, document="analysis.json")
+    fp_fit = fingerprint(fp_score, scored, formula, pkg, code_hash("stats"))
+    step(3, "fit", fp_fit, lambda: _fit(ds, scores, formula, out),
+         f"mixed models: {formula or 'none'}", settings={"formula": formula},
+         document="fits.json")
+    fp_report = fingerprint(fp_eval, fp_fit, step.manifest.written("evaluate"),
+                            step.manifest.written("fit"), command, pkg, code_hash("reports"))
+    step(4, "report", fp_report, lambda: _report(ds, formula, why, command, out),
+         f"report into {out}", settings={"command": command})
 
 
 def run(exp: Experiment, command: str | None = None, force: bool = False,
         log: Callable[[str], None] = _stderr) -> Report:
     """Run score -> evaluate -> fit -> report for ``exp`` into ``exp.out``, skipping the
-    steps already done (same inputs, same code: ``manifest.json``).
+    steps already done (same inputs, same code, outputs unchanged since: ``manifest.json``
+    records each output's sha256). One run at a time writes into a folder (its lock file
+    ``.lock``): another one there stops with a `DataError` naming the holder.
 
     Parameters
     ----------
@@ -213,33 +325,13 @@ def run(exp: Experiment, command: str | None = None, force: bool = False,
     ['analysis.json', 'fits.json', 'manifest.json', 'provenance.json']
     """
     out = Path(exp.out)
-    out.mkdir(parents=True, exist_ok=True)
-    pkg = version("acceptability")
-    ds = load_dataset(exp)
-    formula, why = resolve_formula(ds, exp.formula)
-    if formula:
-        check_formula(ds, formula)  # a typo fails now, not after scoring
-    resolve_compare_metric(ds, exp.compare_metric)  # so does a metric the data lack
-    step = Steps(out, force, log)
-    scores_file = out / "scores.parquet"
-    fp_score = fingerprint(exp.dataset, ds.checksums, exp.paradigms, exp.max_pairs,
-                           _scores_source(exp), exp.scores_settings(), pkg,
-                           code_hash("data", "scoring"))  # the selected pairs, too
-    step(1, "score", fp_score,
-         lambda: [data.write_scores(load_scores(exp, ds), scores_file).name],
-         f"scores for {ds.name} ({exp.scores or 'scoring ' + ', '.join(exp.models)})")
-    scores = data.read_scores(scores_file, ds)
-
-    fp_eval = fingerprint(fp_score, exp.analysis_settings(), pkg, code_hash("stats", "reports"))
-    step(2, "evaluate", fp_eval, lambda: _evaluate(exp, ds, scores, command, out),
-         f"statistics for {scores['model'].nunique()} models (bootstrap n={exp.n_boot})",
-         document="analysis.json")
-    fp_fit = fingerprint(fp_score, formula, pkg, code_hash("stats"))
-    step(3, "fit", fp_fit, lambda: _fit(ds, scores, formula, out),
-         f"mixed models: {formula or 'none'}", document="fits.json")
-    fp_report = fingerprint(fp_eval, fp_fit, command, pkg, code_hash("reports"))
-    step(4, "report", fp_report, lambda: _report(ds, formula, why, command, out),
-         f"report into {out}")
+    with folder_lock(out):  # a second run into `out` stops here
+        ds = load_dataset(exp)
+        formula, why = resolve_formula(ds, exp.formula)
+        if formula:
+            check_formula(ds, formula)  # a typo fails now, not after scoring
+        resolve_compare_metric(ds, exp.compare_metric)  # so does a metric the data lack
+        _steps(exp, ds, formula, why, command, Steps(out, force, log))
     figures = {p.stem: p for p in sorted((out / "figures").glob("*.png"))}
     table_files = {p.name: p for p in sorted((out / "tables").glob("*"))}
     return Report(out=out, html=out / "report.html", markdown=out / "report.md",

@@ -14,7 +14,9 @@ number, a string, a list, an object without the key ``"$type"``) or a tagged obj
 
 - ``{"$type": "table", "file": "x.parquet", "attrs": node, "json_columns": [...]}``: a
   table in the document's folder (``analysis/x.parquet``), its ``attrs``, and the columns of
-  Python objects (text, or numbers and text mixed), stored as JSON text per cell;
+  Python objects (text, or numbers and text mixed), stored as JSON text per cell; ``file``
+  is a plain file name (a path, ``..`` or a name with a slash is refused: a table is never
+  read from outside the folder);
 - ``{"$type": "tuple", "items": [node, ...]}``;
 - ``{"$type": K, field: node, ...}`` with ``K`` one of ``KINDS`` (the ``Results``
   without its dataset, which the caller passes to ``load``: the pipeline reloads it).
@@ -24,13 +26,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from acceptability.data.atomic import atomic_path, write_text
+from acceptability.data.atomic import safe_name, write_parquet, write_text
 from acceptability.data.errors import DataError
 from acceptability.reports.analysis import Fits, Results
 from acceptability.reports.benchmark import Benchmark
@@ -41,6 +42,7 @@ VERSION = 1
 TAG = "$type"
 KINDS = {cls.__name__: cls for cls in (Results, Fits, Benchmark, Variability)}
 SUPPLIED = {"Results": ("dataset",)}  # fields the loader is given, not stored
+FIX = "rerun with --force to recompute it"
 
 
 def _joined(name: str, part: str) -> str:
@@ -49,7 +51,7 @@ def _joined(name: str, part: str) -> str:
 
 def _table(frame: pd.DataFrame, name: str, tables: dict[str, pd.DataFrame]) -> dict:
     """A table's node; the frame joins ``tables`` under a file name made from ``name``."""
-    stem = re.sub(r"[^\w.-]+", "_", name) or "table"
+    stem = safe_name(name, "table")
     file, k = f"{stem}.parquet", 1
     while file in tables:
         k += 1
@@ -72,8 +74,7 @@ def _write_table(frame: pd.DataFrame, path: Path) -> None:
     plain = frame.assign(**{str(c): frame[c].map(lambda v: json.dumps(v, default=_scalar))
                             for c in frame.columns if frame[c].dtype == object})
     plain.attrs = {}
-    with atomic_path(path) as tmp:
-        plain.to_parquet(tmp)
+    write_parquet(plain, path)
 
 
 def _encode(obj, name: str, tables: dict[str, pd.DataFrame]):
@@ -144,49 +145,61 @@ def save(obj, path: Path) -> list[str]:
 
 def _document(path: Path) -> dict:
     """The JSON document at ``path``, checked to be a store of this ``VERSION``."""
-    fix = "rerun with --force to recompute it"
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise DataError(f"unreadable run store ({err})", source=str(path), fix=fix) from None
+        raise DataError(f"unreadable run store ({err})", source=str(path), fix=FIX) from None
     if not (isinstance(document, dict) and document.get("format") == FORMAT):
-        raise DataError("not a run store of this package", source=str(path), fix=fix)
+        raise DataError("not a run store of this package", source=str(path), fix=FIX)
     if document.get("version") != VERSION:
         raise DataError(f"run store version {document.get('version')!r}, this version of "
-                        f"the package reads {VERSION}", source=str(path), fix=fix)
+                        f"the package reads {VERSION}", source=str(path), fix=FIX)
     return document
+
+
+def _table_file(name, path: Path) -> str:
+    """``name`` when it is a plain file name (a table beside the others in the folder of
+    the document ``path``), else a DataError: a table never comes from elsewhere."""
+    if (isinstance(name, str) and name not in ("", ".", "..") and Path(name).name == name
+            and not set(name) & set("/\\\0")):
+        return name
+    raise DataError(f"table file {name!r} is not a plain file name in {path.stem}/",
+                    source=str(path), fix=FIX)
 
 
 def readable(path: Path) -> bool:
     """Whether ``path`` is a store document this version reads, with all its tables."""
+    prefix = f"{path.stem}/"
     try:
-        tables = _document(path)["tables"]
-    except DataError:
+        names = [_table_file(f.removeprefix(prefix) if str(f).startswith(prefix) else None,
+                             path) for f in _document(path)["tables"]]
+    except (DataError, KeyError, TypeError):
         return False
-    return all((path.parent / file).is_file() for file in tables)
+    return all((path.parent / path.stem / name).is_file() for name in names)
 
 
-def _decode(node, folder: Path, supplied: dict):
-    """The value of a JSON node (module docstring); tables read from ``folder``."""
+def _decode(node, path: Path, supplied: dict):
+    """The value of a JSON node (module docstring) of the document ``path``; its tables
+    are read from the folder named by its stem."""
     if isinstance(node, list):
-        return [_decode(v, folder, supplied) for v in node]
+        return [_decode(v, path, supplied) for v in node]
     if not isinstance(node, dict):
         return node
     kind = node.get(TAG)
     if kind is None:
-        return {k: _decode(v, folder, supplied) for k, v in node.items()}
+        return {k: _decode(v, path, supplied) for k, v in node.items()}
     if kind == "tuple":
-        return tuple(_decode(v, folder, supplied) for v in node["items"])
+        return tuple(_decode(v, path, supplied) for v in node["items"])
     if kind == "table":
-        frame = pd.read_parquet(folder / node["file"])
+        frame = pd.read_parquet(path.parent / path.stem / _table_file(node.get("file"), path))
         for c in node["json_columns"]:
             frame[c] = pd.Series([json.loads(v) for v in frame[c]], index=frame.index,
                                  dtype=object)
-        frame.attrs = _decode(node["attrs"], folder, supplied)
+        frame.attrs = _decode(node["attrs"], path, supplied)
         return frame
     if kind not in KINDS:
-        raise DataError(f"unknown kind {kind!r} in a run store", fix="rerun with --force")
-    fields = {k: _decode(v, folder, supplied) for k, v in node.items() if k != TAG}
+        raise DataError(f"unknown kind {kind!r} in a run store", source=str(path), fix=FIX)
+    fields = {k: _decode(v, path, supplied) for k, v in node.items() if k != TAG}
     return KINDS[kind](**fields, **{f: supplied[f] for f in SUPPLIED.get(kind, ())})
 
 
@@ -197,6 +210,14 @@ def load(path: Path, dataset=None):
     Raises
     ------
     DataError
-        When ``path`` is not a store document of this version.
+        When ``path`` is not a store document of this version, or is malformed (a node of
+        an unknown kind, a table file outside its folder).
     """
-    return _decode(_document(path)["value"], path.parent / path.stem, {"dataset": dataset})
+    document = _document(path)
+    try:
+        return _decode(document["value"], path, {"dataset": dataset})
+    except DataError:
+        raise
+    except (KeyError, TypeError, ValueError, OSError) as err:
+        raise DataError(f"malformed run store ({type(err).__name__}: {err})",
+                        source=str(path), fix=FIX) from None
