@@ -144,7 +144,8 @@ def score(data: Any, model: Any = None, method: str | None = None, *,
         shard cached as it comes back; the scores equal a single-process run's; the model
         must load by the same id or path on every worker) and `recheck` (with dtype
         "bfloat16" and a Dataset with pairs, the pairs whose bfloat16 difference is too
-        close to call are rescored in float32, `scoring.recheck`).
+        close to call are rescored in float32, `scoring.recheck`) and `trust_remote_code`
+        (let a model that needs code of its own run it; off by default, `load_model`).
 
     Returns
     -------
@@ -250,11 +251,13 @@ def _check_recheck(data: Any, options: ScoringOptions) -> None:
 def _float32_twin(options: ScoringOptions) -> LanguageModel:
     """The same weights loaded in float32 (a LanguageModel by its name, device and hub commit)."""
     model, device, revision = options.model, options.device, options.revision
+    trust = options.trust_remote_code
     if isinstance(model, LanguageModel):
         revision = model.source.rpartition("@")[2] if model.source.startswith("hub:") else None
-        model, device = model.name, model.device
+        model, device, trust = model.name, model.device, model.trust_remote_code
     kind = REGISTRY[options.method].kind
-    return load_model(str(model), kind, device=device, dtype="float32", revision=revision)
+    return load_model(str(model), kind, device=device, dtype="float32", revision=revision,
+                      trust_remote_code=trust)
 
 
 def display_name(name: str) -> str:

@@ -97,9 +97,10 @@ def worker_spec(options: ScoringOptions) -> dict:
     plain values a worker can rebuild the scorer from."""
     from acceptability.scoring.models import LanguageModel
 
-    model, dtype = options.model, options.dtype
+    model, dtype, trust = options.model, options.dtype, options.trust_remote_code
     if isinstance(model, LanguageModel):
         model, dtype = model.name, dtype or model.model.dtype
+        trust = trust or model.trust_remote_code
     elif not isinstance(model, str) and not hasattr(model, "__fspath__"):
         raise ScoringError(
             f"scoring with a client needs a model id or folder, not a {type(model).__name__}; "
@@ -107,4 +108,5 @@ def worker_spec(options: ScoringOptions) -> dict:
         )
     if dtype is not None and not isinstance(dtype, str):
         dtype = str(dtype).removeprefix("torch.")
-    return {**{f: getattr(options, f) for f in SCORER_FIELDS}, "model": str(model), "dtype": dtype}
+    return {**{f: getattr(options, f) for f in SCORER_FIELDS}, "model": str(model), "dtype": dtype,
+            "trust_remote_code": trust}

@@ -11,6 +11,7 @@ from acceptability.scoring.backends import causal, classifier, masked
 from acceptability.scoring.baselines.ngram import ArpaModel, KneserNey, load_arpa
 from acceptability.scoring.batches import length_sorted_batches
 from acceptability.scoring.cache import ScoreCache, cache_key
+from acceptability.scoring.claims import CLAIM_SENTENCES, new_owner, score_shared
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel, load_model
 from acceptability.scoring.options import ScoringOptions
@@ -100,7 +101,7 @@ def _language_model(options: ScoringOptions) -> LanguageModel:
         return model
     if isinstance(model, str | Path):
         return load_model(str(model), kind, device=options.device, dtype=options.dtype,
-                          revision=options.revision)
+                          revision=options.revision, trust_remote_code=options.trust_remote_code)
     raise ScoringError(f"method {method!r} needs a model id or directory, got {type(model).__name__}")
 
 
@@ -142,7 +143,9 @@ def compute(
 
     `keys` are the texts the cache is keyed on; `labels` name inputs in error messages. Equal
     keys are computed once. Every batch is committed before the next starts, so a run that is
-    killed resumes where it stopped. `run` replaces `scorer.run` (scoring.distributed's shards).
+    killed resumes where it stopped. Scorers sharing a cache split the work (scoring.claims;
+    with `run` given, all at once: its shards run in parallel). `run` replaces `scorer.run`
+    (scoring.distributed's shards).
     """
     from tqdm.auto import tqdm
 
@@ -158,6 +161,8 @@ def compute(
             encoded.append(scorer.encode(inputs[i]))
         except ScoringError as err:
             raise ScoringError(f"{labels[i]}: {err}") from None
+    todo_keys = [full[i] for i in todo]
+    owner = new_owner()
     # disable=None: tqdm draws only on a terminal (and in notebooks), so a log file or a
     # pipe gets no carriage-return redraws
     with tqdm(
@@ -165,10 +170,19 @@ def compute(
         disable=None if progress and todo else True,
         desc=f"{scorer.method} {scorer.label}",
     ) as bar:
-        for batch, results in (run or scorer.run)(encoded, scorer.batches(encoded, batch_size)):
-            new = {full[todo[b]]: r for b, r in zip(batch, results, strict=True)}
-            if use_cache:
-                cache.put_many(new)
-            found.update(new)
-            bar.update(len(batch))
+
+        def score(batches: Batches) -> None:
+            for batch, results in (run or scorer.run)(encoded, batches):
+                new = {todo_keys[b]: r for b, r in zip(batch, results, strict=True)}
+                if use_cache:
+                    cache.put_many(new, owner)
+                found.update(new)
+                bar.update(len(batch))
+
+        batches = scorer.batches(encoded, batch_size)
+        if use_cache and todo:
+            score_shared(cache, owner, todo_keys, batches, found, score, bar.update,
+                         CLAIM_SENTENCES if run is None else None)
+        else:
+            score(batches)
     return [found[k] for k in full]
