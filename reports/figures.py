@@ -7,7 +7,9 @@ Thesis (Vázquez Martínez 2021) figs 2-4/2-6/3-1/3-3 (correlation heatmaps), 2-
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 
 import matplotlib
 
@@ -18,12 +20,51 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
+from matplotlib.ticker import LogFormatter, ScalarFormatter  # noqa: E402
 
 from acceptability.reports.labels import header, resampled  # noqa: E402
 from acceptability.stats import metrics  # noqa: E402
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_SEED  # noqa: E402
 
 JITTER, ALPHA = 0.05, 0.3  # thesis figs 2-5, 2-7, 3-2, 3-4: x-jitter 0.05, alpha 0.3
+
+
+def plain_text(draw: Callable[..., Figure]) -> Callable[..., Figure]:
+    """``draw`` whose figure shows every text it wrote as written: titles, labels, legends,
+    annotations and named tick labels (model, group and source names) are plain text, neither
+    mathtext (a name with ``$x_$`` stopped the report) nor LaTeX (``text.usetex``). The tick
+    labels matplotlib formats on a numeric axis keep their mathtext (``10^{2}`` on a log axis).
+
+    Examples
+    --------
+    >>> from acceptability.reports.figures import plain_text
+    >>> import matplotlib.pyplot as plt
+    >>> @plain_text
+    ... def titled(name):
+    ...     fig, ax = plt.subplots()
+    ...     ax.set_title(name)
+    ...     return fig
+    >>> import io
+    >>> fig = titled("m$x_$")
+    >>> fig.savefig(io.BytesIO())  # mathtext would stop at "x_"
+    >>> fig.axes[0].get_title(), fig.axes[0].title.get_parse_math()
+    ('m$x_$', False)
+    """
+    @functools.wraps(draw)
+    def drawn(*args, **kwargs) -> Figure:
+        with plt.rc_context({"text.parse_math": False, "text.usetex": False}):
+            fig = draw(*args, **kwargs)  # seaborn draws it once inside (tick label sizes)
+        for ax in fig.axes:  # numbers as matplotlib's formatters write them (10^{2})
+            for axis in (ax.xaxis, ax.yaxis):
+                if isinstance(axis.get_major_formatter(), ScalarFormatter | LogFormatter):
+                    for text in axis.findobj(Text):
+                        if text is not axis.label:
+                            text.set_parse_math(matplotlib.rcParams["text.parse_math"])
+                            text.set_usetex(None)
+        return fig
+
+    return drawn
 
 
 def _short(name: object, width: int = 28) -> str:
@@ -46,6 +87,7 @@ def _grid(n: int, ncols: int = 4, size: float = 3.0) -> tuple[Figure, np.ndarray
     return fig, axes.flat
 
 
+@plain_text
 def correlation_heatmap(matrix: pd.DataFrame, title: str = "Pearson r") -> Figure:
     """Correlation matrix of humans and models as an annotated heatmap (thesis figs 2-4,
     3-1 at sentence level; 2-6, 3-3 at pair level).
@@ -104,6 +146,7 @@ def _scatter(frame: pd.DataFrame, x: str, y: str, xlabel: str, ylabel: str,
     return fig
 
 
+@plain_text
 def human_vs_model(sentence_frame: pd.DataFrame, seed: int = DEFAULT_SEED) -> Figure:
     """Human judgment (y) vs model z-score (x) per sentence, one panel per model, with
     x-jitter 0.05, alpha 0.3 and the least-squares line in red (thesis figs 2-5, 3-2).
@@ -131,6 +174,7 @@ def human_vs_model(sentence_frame: pd.DataFrame, seed: int = DEFAULT_SEED) -> Fi
     return _scatter(sentence_frame, "z", "human", "model z-score", "human judgment", seed)
 
 
+@plain_text
 def delta_scatter(pair_deltas: pd.DataFrame, seed: int = DEFAULT_SEED) -> Figure:
     """Human delta (y) vs model delta (x) per minimal pair, as ``human_vs_model``
     (thesis figs 2-7, 3-4).
@@ -158,6 +202,7 @@ def delta_scatter(pair_deltas: pd.DataFrame, seed: int = DEFAULT_SEED) -> Figure
     return _scatter(pair_deltas, "dlm", "dh", "model delta (z)", "human delta", seed)
 
 
+@plain_text
 def adc_curve(curve: pd.DataFrame, intervals: pd.DataFrame | None = None,
               marks=DEFAULT_DELTAS) -> Figure:
     """ADC pass rate against delta per model and, in the legend, the normalised area
@@ -220,6 +265,7 @@ def _err(value, lower, upper) -> np.ndarray:
                                            np.asarray(upper, float) - value])))
 
 
+@plain_text
 def accuracy_bars(by_group: pd.DataFrame, by: str, metrics=("blimp", "adc_1")) -> Figure:
     """Per-group (paradigm, phenomenon, sub-dataset) BLiMP-criterion and ADC pass rates
     per model, with error bars from ``<metric>_lower``/``_upper`` where the table has
@@ -273,6 +319,7 @@ def accuracy_bars(by_group: pd.DataFrame, by: str, metrics=("blimp", "adc_1")) -
     return fig
 
 
+@plain_text
 def type_mean_sd(types: pd.DataFrame) -> Figure:
     """Each sentence type's mean against its SD, one panel per source (humans first), the
     panel title giving the mean SD (seed 004 section 4).
@@ -306,6 +353,7 @@ def type_mean_sd(types: pd.DataFrame) -> Figure:
     return fig
 
 
+@plain_text
 def type_correlations(mean_corr: pd.DataFrame, sd_corr: pd.DataFrame) -> Figure:
     """Correlation matrices of per-type means (top) and per-type SDs (bottom) across humans
     and models (seed 004 fig. 2).
@@ -341,6 +389,7 @@ def type_correlations(mean_corr: pd.DataFrame, sd_corr: pd.DataFrame) -> Figure:
     return fig
 
 
+@plain_text
 def forest(comparisons: pd.DataFrame, estimate: str = "difference", lower: str = "lower",
            upper: str = "upper", p: str | None = "p_boot_adj") -> Figure:
     """Forest plot of model differences (a − b) with their bootstrap intervals, a zero line
@@ -395,6 +444,7 @@ def forest(comparisons: pd.DataFrame, estimate: str = "difference", lower: str =
     return fig
 
 
+@plain_text
 def shallow_predictors(table: pd.DataFrame) -> Figure:
     """Accuracy per bin of each shallow predictor, a line per model (BLiMP sec. 5.2,
     Fig. 2).
@@ -440,6 +490,7 @@ def shallow_predictors(table: pd.DataFrame) -> Figure:
     return fig
 
 
+@plain_text
 def learning_curve_figure(curve: pd.DataFrame, slopes: pd.DataFrame) -> Figure:
     """Accuracy per phenomenon against log2 of the training words, one panel per benchmark,
     the mean over phenomena in grey (BLiMP §6.3, Fig. 5); legend entries carry each
@@ -493,6 +544,7 @@ def learning_curve_figure(curve: pd.DataFrame, slopes: pd.DataFrame) -> Figure:
     return fig
 
 
+@plain_text
 def flip_figure(curve: pd.DataFrame) -> Figure:
     """Thesis Fig. 2-3: the share of test sentences whose predicted label has flipped
     ("acrobatic") as training orders accumulate, with each order's MCC and the majority-class

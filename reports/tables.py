@@ -3,8 +3,6 @@ display forms (HTML, Markdown, LaTeX with booktabs)."""
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
@@ -13,6 +11,7 @@ from acceptability.data.names import display_names, is_machine_path
 from acceptability.data.published import SEED_004_VARIABILITY
 from acceptability.reports.analysis import Results
 from acceptability.reports.benchmark import HUMAN, accuracy_display
+from acceptability.reports.escape import Markdown, escape_markdown, latex_escape
 from acceptability.reports.labels import header, resampled
 from acceptability.stats.inference.arrays import missing_for
 from acceptability.stats.inference.bootstrap import with_intervals
@@ -325,22 +324,6 @@ def _cell(value: object, is_p: bool) -> str:
     return str(value)
 
 
-# Characters that are not plain text in LaTeX (the ten specials, and < > | which the
-# default OT1 font encoding prints as other glyphs), and the Unicode dashes and minus the
-# tables use, spelled so that pdflatex needs no extra package.
-LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                 "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                 "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
-                 "|": r"\textbar{}", "\u2013": "--", "\u2014": "---", "\u2212": "$-$",
-                 "δ": r"$\delta$", "Δ": r"$\Delta$", "ρ": r"$\rho$"}
-_LATEX_SPECIAL = re.compile("|".join(map(re.escape, LATEX_SPECIAL)))
-
-
-def latex_escape(text: object) -> str:
-    """``text`` as LaTeX source that prints it as written (see ``LATEX_SPECIAL``)."""
-    return _LATEX_SPECIAL.sub(lambda m: LATEX_SPECIAL[m.group()], str(text))
-
-
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
     """``formatted`` with readable headers (``header``), except the columns
     named in ``table.attrs["names"]`` (systems, models), which keep their names."""
@@ -358,12 +341,14 @@ def to_latex(table: pd.DataFrame, caption: str, label: str) -> str:
         position_float="centering")
 
 
-def to_markdown(table: pd.DataFrame) -> str:
+def to_markdown(table: pd.DataFrame) -> Markdown:
     """A GitHub-flavoured Markdown table, cells as ``formatted`` writes them (tabulate
-    would re-read "0.420" as a number and print 0.42)."""
-    shown = display_table(table)
-    return shown.to_markdown(index=False, disable_numparse=True,
-                             colalign=("left",) + ("right",) * (shown.shape[1] - 1))
+    would re-read "0.420" as a number and print 0.42), cells and headers escaped
+    (``escape.escape_markdown``: a ``|``, a newline or HTML in a name stays in its cell)."""
+    shown = display_table(table).map(escape_markdown)
+    shown.columns = [escape_markdown(c) for c in shown.columns]
+    return Markdown(shown.to_markdown(index=False, disable_numparse=True,
+                                      colalign=("left",) + ("right",) * (shown.shape[1] - 1)))
 
 
 def to_html(table: pd.DataFrame) -> str:

@@ -4,6 +4,10 @@ preformatted blocks and notes."""
 
 from __future__ import annotations
 
+import jinja2
+
+from acceptability.reports.escape import fenced, markdown_finalize, markdown_link
+
 HTML = """<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -79,7 +83,7 @@ MARKDOWN = """# {{ title }}
 {% endfor %}
 {% for f in s.figures %}
 
-![Figure {{ f.number }}: {{ f.caption }}]({{ f.file }})
+![Figure {{ f.number }}: {{ f.caption }}]({{ f.file | link }})
 
 *Figure {{ f.number }}.* {{ f.caption }}
 {% endfor %}
@@ -87,9 +91,25 @@ MARKDOWN = """# {{ title }}
 
 **{{ p.title }}**
 
-```
-{{ p.text }}
-```
+{{ p.text | fenced }}
 {% endfor %}
 {% endfor %}
 """
+
+
+def markdown_environment() -> jinja2.Environment:
+    """The Jinja2 environment of ``MARKDOWN``: every ``{{ expression }}`` escaped for
+    Markdown (``escape.markdown_finalize``; rendered tables are ``escape.Markdown`` and
+    pass as they are), with the filters ``link`` (a figure's path) and ``fenced`` (a
+    verbatim block).
+
+    Examples
+    --------
+    >>> from acceptability.reports.templates import markdown_environment
+    >>> print(markdown_environment().from_string("# {{ title }}").render(title="<b>x|y</b>"))
+    # &lt;b>x\\|y&lt;/b>
+    """
+    env = jinja2.Environment(autoescape=False, undefined=jinja2.StrictUndefined,
+                             keep_trailing_newline=True, finalize=markdown_finalize)
+    env.filters.update(link=markdown_link, fenced=fenced)
+    return env

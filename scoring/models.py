@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from acceptability._warnings import warn
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.prepack import prepack_linears
 from acceptability.scoring.progress import hf_progress_quiet
@@ -26,7 +27,8 @@ class LanguageModel:
     """A loaded transformer with its tokenizer; `identity` keys the score cache.
 
     `source` says which weights these are, for provenance: "dir:<sha256 of the folder's
-    files>" for a local folder, "hub:<id>@<commit>" for a hub model.
+    files>" for a local folder, "hub:<id>@<commit>" for a hub model. `trust_remote_code`:
+    the model runs code of its own (`load_model`).
     """
 
     name: str
@@ -38,6 +40,7 @@ class LanguageModel:
     max_length: int
     source: str = ""
     head_fp32: Any = None  # the output layer's float32 (weight, bias) when the model runs in bfloat16
+    trust_remote_code: bool = False
 
 
 def pick_device(device: str | None = None) -> str:
@@ -117,20 +120,47 @@ def check_local(name: str) -> None:
         )
 
 
-def load_config(name: str, revision: str | None = None):
-    """The model's config, or one clear ScoringError when `name` is neither a directory nor a hub id."""
+def load_config(name: str, revision: str | None = None, trust_remote_code: bool = False):
+    """The model's config, or one clear ScoringError: the model needs code of its own
+    (`trust_remote_code`), a folder's config cannot be read, or `name` is no hub id."""
     check_local(name)
     from transformers import AutoConfig
 
     try:
-        return AutoConfig.from_pretrained(name, revision=revision)
+        # always passed: left out, transformers asks on a terminal whether to run the code
+        return AutoConfig.from_pretrained(name, revision=revision,
+                                          trust_remote_code=trust_remote_code)
     except (OSError, ValueError) as err:
-        first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise ScoringError(
-            f"cannot load model {name!r}: it is not a local model directory and could not be "
-            f"fetched from the Hugging Face hub ({first_line}). Check the spelling, pass a "
-            "directory saved with save_pretrained(), or download the model while online."
-        ) from None
+        raise _config_error(name, err) from None
+
+
+def _config_error(name: str, err: Exception) -> ScoringError:
+    """What went wrong loading the config of `name`, and how to fix it."""
+    first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    if "trust_remote_code" in str(err):
+        return ScoringError(
+            f"model {name!r} needs code of its own to load (its config.json names Python "
+            "classes in 'auto_map'), which runs only with trust_remote_code. Read that code "
+            f"({_code_place(name)}); if you trust it, pass trust_remote_code=True (scoring."
+            "score, scoring.load_model) or --trust-remote-code (acceptability score, run)."
+        )
+    if Path(name).expanduser().is_dir():
+        return ScoringError(
+            f"cannot load model folder {name!r}: its config cannot be read ({first_line}). "
+            "Pass a folder saved with save_pretrained() (config.json, weights, tokenizer)."
+        )
+    return ScoringError(
+        f"cannot load model {name!r}: it is not a local model directory and could not be "
+        f"fetched from the Hugging Face hub ({first_line}). Check the spelling, pass a "
+        "directory saved with save_pretrained(), or download the model while online."
+    )
+
+
+def _code_place(name: str) -> str:
+    """Where a model's own code is: the .py files of its folder, or its hub repository."""
+    path = Path(name).expanduser()
+    return (f"the .py files of folder {str(path.resolve())!r}" if path.is_dir()
+            else f"the .py files of hub repository {name!r}")
 
 
 def max_tokens(model: Any, tokenizer: Any) -> int:
@@ -169,7 +199,8 @@ def model_source(name: str, revision: str | None) -> str:
     return f"dir:{directory_hash(local)}" if local.is_dir() else f"hub:{name}@{hub_commit(name, revision)}"
 
 
-def _from_pretrained(name: str, kind: str, config: Any, revision: str | None) -> tuple[Any, Any]:
+def _from_pretrained(name: str, kind: str, config: Any, revision: str | None,
+                     trust_remote_code: bool) -> tuple[Any, Any]:
     """The model (in float32) and its tokenizer, without transformers' progress bars."""
     import torch
     from transformers import (
@@ -190,9 +221,22 @@ def _from_pretrained(name: str, kind: str, config: Any, revision: str | None) ->
     fast_gelu = {"activation_function": "gelu_pytorch_tanh"}
     overrides = fast_gelu if getattr(config, "activation_function", None) == "gelu_new" else {}
     with hf_progress_quiet():  # transformers' bars would flood a log file
-        model = auto.from_pretrained(name, revision=revision, dtype=torch.float32, **overrides)
-        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision)
+        model = auto.from_pretrained(name, revision=revision, dtype=torch.float32,
+                                     trust_remote_code=trust_remote_code, **overrides)
+        tokenizer = AutoTokenizer.from_pretrained(name, revision=revision,
+                                                  trust_remote_code=trust_remote_code)
     return model, tokenizer
+
+
+def _load_checked(name: str, kind: str, revision: str | None,
+                  trust_remote_code: bool) -> tuple[Any, Any]:
+    """The model and tokenizer of `name` once its config says it is a `kind` model; with
+    `trust_remote_code`, a warning first on whose code runs."""
+    if trust_remote_code:
+        warn(f"trust_remote_code: model {name!r} runs the code of {_code_place(name)}")
+    config = load_config(name, revision, trust_remote_code)
+    check_kind(name, kind, config)
+    return _from_pretrained(name, kind, config, revision, trust_remote_code)
 
 
 def _float32_head(model: Any, device: str) -> tuple | None:
@@ -212,6 +256,7 @@ def load_model(
     dtype: Any = None,
     revision: str | None = None,
     prepack: bool = True,
+    trust_remote_code: bool = False,
 ) -> LanguageModel:
     """Load `name` (hub id or directory) through `from_pretrained` as a causal, masked or
     classifier model.
@@ -236,6 +281,10 @@ def load_model(
         The hub branch, tag or commit.
     prepack : bool
         Pack the linear layers' weights for oneDNN on the CPU.
+    trust_remote_code : bool
+        Let a model whose config names classes of its own (``auto_map``) run their Python
+        code (off: such a model is refused, saying so). Read the code first; a warning
+        says where it comes from. Part of the model's identity (the score cache's key).
 
     Returns
     -------
@@ -257,11 +306,9 @@ def load_model(
 
     if kind not in HEAD_SUFFIXES:
         raise ScoringError(f"unknown model kind {kind!r}; use one of {sorted(HEAD_SUFFIXES)}")
-    config = load_config(name, revision)
-    check_kind(name, kind, config)
     torch_dtype = pick_dtype(dtype)
     device = pick_device(device)
-    model, tokenizer = _from_pretrained(name, kind, config, revision)
+    model, tokenizer = _load_checked(name, kind, revision, trust_remote_code)
     head_fp32 = _float32_head(model, device) if torch_dtype != torch.float32 else None
     model = model.to(device=device, dtype=torch_dtype).eval()
     if prepack and device == "cpu":
@@ -275,8 +322,9 @@ def load_model(
         model=model,
         tokenizer=tokenizer,
         device=device,
-        identity=f"{source}|{kind}|{torch_dtype}",
+        identity=f"{source}|{kind}|{torch_dtype}" + ("|trust_remote_code" if trust_remote_code else ""),
         max_length=max_tokens(model, tokenizer),
         source=source,
         head_fp32=head_fp32,
+        trust_remote_code=trust_remote_code,
     )

@@ -58,6 +58,9 @@ class ScoringOptions:
         Score in shards on its workers (`scoring.distributed`).
     recheck : bool
         Rescore bfloat16's too-close-to-call pairs in float32 (`scoring.recheck`).
+    trust_remote_code : bool
+        Let a model that needs code of its own (its config's ``auto_map``) run it
+        (`load_model`); off, such a model is refused, saying so.
 
     Examples
     --------
@@ -83,12 +86,14 @@ class ScoringOptions:
     progress: bool = True
     client: Any = None
     recheck: bool = False
+    trust_remote_code: bool = False
 
 
 FIELDS = tuple(f.name for f in fields(ScoringOptions))
 DEFAULTS = ScoringOptions()
 #: What a worker needs to build the same scorer (`runner.make_scorer`), besides the model.
-SCORER_FIELDS = ("method", "device", "dtype", "revision", "prepend_bos", "acceptable_label")
+SCORER_FIELDS = ("method", "device", "dtype", "revision", "prepend_bos", "acceptable_label",
+                 "trust_remote_code")
 
 
 def resolve(

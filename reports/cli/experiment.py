@@ -42,7 +42,8 @@ TOML_KEYS = {
              "human_scale": "human_scale"},
     "scores": {"source": "scores", "models": "models", "method": "method",
                "revision": "revision", "dtype": "dtype", "recheck": "recheck",
-               "normalise": "normalise", "unigram": "unigram"},
+               "normalise": "normalise", "unigram": "unigram",
+               "trust_remote_code": "trust_remote_code"},
     "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
                  "formula": "formula", "compare_metric": "compare_metric",
                  "correction": "correction", "sign": "sign"},
@@ -70,6 +71,8 @@ class Experiment:
     ``"thesis"`` (``stats.metrics.sign_agree``). ``normalise``: when scoring, one of
     ``scoring.normalise.NORMALISATIONS`` (Lau et al. 2017); SLOR and NormLP need
     ``unigram``, a corpus or word-frequency file (``scoring.normalise.read_unigram``).
+    ``trust_remote_code``: let models that need code of their own run it (off by default;
+    ``scoring.load_model``).
     """
 
     dataset: str = "li-adger"
@@ -87,6 +90,7 @@ class Experiment:
     recheck: bool = False
     normalise: str | None = None
     unigram: str | None = None
+    trust_remote_code: bool = False
     deltas: tuple[float, ...] = DEFAULT_DELTAS
     n_boot: int = DEFAULT_N_BOOT
     seed: int = DEFAULT_SEED
@@ -128,8 +132,9 @@ class Experiment:
                             fix=f"use one of {list(stats.metrics.SIGNS)}")
         if self.dtype not in (None, *DTYPES):
             raise DataError(f"unknown dtype {self.dtype!r}", fix=f"use one of {list(DTYPES)}")
-        if not isinstance(self.recheck, bool):
-            raise DataError(f"recheck must be true or false, got {self.recheck!r}")
+        for flag in ("recheck", "trust_remote_code"):
+            if not isinstance(getattr(self, flag), bool):
+                raise DataError(f"{flag} must be true or false, got {getattr(self, flag)!r}")
         if self.recheck and self.dtype != "bfloat16":
             raise DataError("recheck rescores close pairs of a bfloat16 run in float32, and "
                             f"the scoring dtype is {self.dtype or 'float32'}",
@@ -185,7 +190,8 @@ class Experiment:
                 "dtype": (self.dtype or "float32") if scored else None,
                 "recheck": self.recheck if scored else None, "normalise": self.normalise,
                 "unigram": self.unigram and {"path": self.unigram,
-                                             "sha256": checksum(Path(self.unigram))}}
+                                             "sha256": checksum(Path(self.unigram))},
+                **({"trust_remote_code": True} if scored and self.trust_remote_code else {})}
 
     def analysis_settings(self) -> dict:
         """The settings that determine the statistics (for fingerprints and provenance)."""
@@ -326,14 +332,15 @@ def select_models(scores: pd.DataFrame, models: tuple[str, ...]) -> pd.DataFrame
 
 def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = None,
                  dtype: str | None = None, recheck: bool = False, normalise: str | None = None,
-                 unigram: str | None = None) -> pd.DataFrame:
+                 unigram: str | None = None, trust_remote_code: bool = False) -> pd.DataFrame:
     """Score ``dataset`` with each (model, method) of ``plan`` (``scoring.score``; torch is
     imported when a model loads, in ``dtype``: float32 unless "bfloat16"), each named
     ``<display name>_<method>`` (``_<normalise>`` added when normalised, as
     ``scoring.score`` names it). ``recheck``: rescore a bfloat16 run's close pairs in
     float32 (not n-gram models, which have no dtype), saying how many on stderr.
     ``unigram``: the file of the unigram model SLOR and NormLP need
-    (``scoring.normalise.read_unigram``), read once before any model loads."""
+    (``scoring.normalise.read_unigram``), read once before any model loads.
+    ``trust_remote_code``: as ``scoring.score``'s."""
     try:
         from acceptability import scoring
     except ImportError as err:
@@ -351,7 +358,8 @@ def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = No
         name = "_".join([shown[local.get(m, m)], method, *([normalise] if normalise else [])])
         frames.append(score(dataset, model=m, method=method, revision=revision, dtype=dtype,
                             model_name=name, recheck=recheck and method != "ngram",
-                            normalise=normalise, unigram=unigram_model))
+                            normalise=normalise, unigram=unigram_model,
+                            trust_remote_code=trust_remote_code))
         if "recheck" in frames[-1].attrs:
             print(f"{name}: {frames[-1].attrs['recheck']['message']}", file=sys.stderr)
     return pd.concat(frames, ignore_index=True)
@@ -365,7 +373,7 @@ def load_scores(exp: Experiment, dataset) -> pd.DataFrame:
     the dataset lacks is an error naming its row."""
     if exp.scores is None:
         return score_models(dataset, exp.scoring_plan(), exp.revision, exp.dtype, exp.recheck,
-                            exp.normalise, exp.unigram)
+                            exp.normalise, exp.unigram, exp.trust_remote_code)
     restricted = bool(exp.paradigms) or exp.max_pairs is not None
     if exp.scores == "published":
         if exp.dataset == "li-adger":
