@@ -4,16 +4,25 @@ TSV or Parquet, by suffix; CSV/TSV may be compressed, e.g. ``.csv.gz``), read th
 
 from __future__ import annotations
 
+import csv
+import io
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
+from pandas.io.common import get_handle
 
 from acceptability.data.dataset import Dataset, from_frames
 from acceptability.data.errors import DataError
 from acceptability.data.sources import checksum
-from acceptability.data.tables import human_on_z_scale, validate_pairs, validate_sentences
+from acceptability.data.tables import (
+    LineOffset,
+    human_on_z_scale,
+    validate_pairs,
+    validate_sentences,
+)
 
 SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 PARQUET = (".parquet", ".pq")
@@ -39,9 +48,10 @@ def table_format(path: Path) -> str:
     return suffix
 
 
-def read_table(path: str | os.PathLike, what: str = "table") -> tuple[pd.DataFrame, int | None]:
-    """A CSV/TSV/Parquet file as a DataFrame, and the line offset that turns a row
-    position into a file line (2 for CSV/TSV with a header line, None for Parquet)."""
+def read_table(path: str | os.PathLike, what: str = "table") -> tuple[pd.DataFrame, LineOffset]:
+    """A CSV/TSV/Parquet file as a DataFrame, and where its rows are in the file: for
+    CSV/TSV a function from a row's position to the line where its record starts
+    (`record_lines`), None for Parquet."""
     p = Path(path)
     if not p.is_file():
         raise DataError(f"no such {what} file", source=str(p), fix="check the path")
@@ -51,12 +61,55 @@ def read_table(path: str | os.PathLike, what: str = "table") -> tuple[pd.DataFra
             return pd.read_parquet(p), None
         check_separator(p, SEPARATORS[fmt], what)
         dtypes = dict.fromkeys(TEXT_COLUMNS, str)
-        return pd.read_csv(p, sep=SEPARATORS[fmt], dtype=dtypes), 2
+        frame = pd.read_csv(p, sep=SEPARATORS[fmt], dtype=dtypes)
+        return frame, record_lines(p, SEPARATORS[fmt], len(frame))
     except DataError:
         raise
     except Exception as err:  # pandas/pyarrow raise many parser error types
         raise DataError(f"unreadable {what} file ({type(err).__name__}: {err})", source=str(p),
                         fix=f"write it as {fmt[1:].upper()} with a header line") from None
+
+
+def record_lines(path: Path, sep: str, n_rows: int) -> Callable[[int], int]:
+    """A function from a row's position to the file line where its record starts, the
+    lines counted on first use (only an error needs them): a quoted newline makes a
+    record span several lines, and blank lines are skipped as pandas skips them. Where
+    the count disagrees with pandas' ``n_rows``, the row's position plus 2.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from acceptability.data.files import record_lines
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text('id,text\\na,"two\\nlines"\\n\\nb,one\\n')
+    >>> line = record_lines(path, ",", 2)
+    >>> line(0), line(1)
+    (2, 5)
+    """
+    lines: list[int] = []
+
+    def line(pos: int) -> int:
+        if not lines:
+            lines.extend(_count_record_lines(path, sep))
+        return lines[pos] if len(lines) == n_rows else pos + 2
+
+    return line
+
+
+def _count_record_lines(path: Path, sep: str) -> list[int]:
+    """The first line of every record after the header (blank lines skipped)."""
+    with get_handle(path, "rb", compression="infer", is_text=False) as handle:
+        text = handle.handle.read().decode("utf-8", errors="replace")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    starts, end = [], 0
+    try:
+        for record in reader:
+            if record:
+                starts.append(end + 1)
+            end = reader.line_num
+    except csv.Error:  # a field beyond csv's size limit: no line numbers
+        return []
+    return starts[1:]
 
 
 def check_separator(path: Path, sep: str, what: str = "table") -> None:
@@ -117,7 +170,8 @@ def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None =
     s_path = Path(sentences)
     s_frame, s_offset = read_table(s_path, "sentences")
     s_frame = validate_sentences(s_frame, source=str(s_path), line_offset=s_offset)
-    human_on_z_scale(s_frame, human_scale, source=str(s_path))  # the error names the file
+    human_on_z_scale(s_frame, human_scale, source=str(s_path),  # the error names the file
+                     line_offset=s_offset)
     files = {s_path.name: checksum(s_path)}
     p_frame = None
     if pairs is not None:

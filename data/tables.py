@@ -7,6 +7,9 @@ file line number (2 for a CSV with a header line); without it rows are index lab
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -25,9 +28,56 @@ SIGNED_CONFIDENCE_METHOD = "classifier"
 TRIAL_COLUMNS = ["participant", "pair_id", "chose_good", "paradigm"]
 
 
-def _where(df: pd.DataFrame, mask: pd.Series | np.ndarray, line_offset: int | None) -> object:
+#: Where a row is in its file: ``None`` (rows named by their index labels), an offset added
+#: to a row's position (2 for a CSV with a header line), or a function from a row's
+#: position to the file line where its record starts (`data.files.read_table` gives one
+#: for CSV/TSV: a quoted newline makes a record span several lines).
+LineOffset = int | Callable[[int], int] | None
+#: Control characters (C0, DEL, C1: NUL, tab, newline, escape, ...), refused in ids
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: Human judgments on the z scale are z-scores: a participant's z-score (population SD)
+#: lies within sqrt(m - 1) of 0 for m ratings, so |z| > 1000 needs a million ratings of one
+#: participant and is no z-score (an overflow, a raw score, a typo); refused.
+HUMAN_Z_LIMIT = 1000.0
+
+
+def _where(df: pd.DataFrame, mask: pd.Series | np.ndarray, line_offset: LineOffset) -> object:
     pos = int(np.flatnonzero(np.asarray(mask))[0])
-    return f"{pos + line_offset} (line)" if line_offset is not None else df.index[pos]
+    if line_offset is None:
+        return df.index[pos]
+    return f"{line_offset(pos) if callable(line_offset) else pos + line_offset} (line)"
+
+
+def id_column(df: pd.DataFrame, column: str, source: str, line_offset: LineOffset = None,
+              required: bool = True) -> pd.Series:
+    """``df[column]`` as ids, by the one rule of every table: strings with surrounding
+    whitespace stripped (``"s0g "`` is ``"s0g"``); a missing id (unless not ``required``:
+    then it stays missing), an empty one, or one holding a control character (NUL, tab,
+    newline, ...) is a DataError naming the row.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data.tables import id_column
+    >>> id_column(pd.DataFrame({"sentence_id": [" s0g", 2]}), "sentence_id", "mine").tolist()
+    ['s0g', '2']
+    """
+    values = df[column]
+    missing = values.isna().to_numpy()
+    ids = values.astype(str).str.strip()
+    blank = (missing & required) | (~missing & (ids == "").to_numpy())
+    if blank.any():
+        raise DataError(f"missing {column} ({int(blank.sum())} rows): an empty id or one of "
+                        "only whitespace", source=source, row=_where(df, blank, line_offset),
+                        column=column,
+                        fix=f"give every row a {column}, or drop the rows without one")
+    bad = ids.str.contains(CONTROL.pattern, regex=True).fillna(False).to_numpy(bool)
+    if bad.any():
+        raise DataError(
+            f"{column} {ids[bad].iloc[0]!r} holds a control character ({int(bad.sum())} rows)",
+            source=source, row=_where(df, bad, line_offset), column=column,
+            fix="remove tabs, newlines and other control characters from the ids")
+    return ids
 
 
 def member(values: pd.Series, ids) -> np.ndarray:
@@ -54,12 +104,14 @@ def require_columns(df: pd.DataFrame, columns: list[str], source: str) -> None:
 
 
 def numeric_column(df: pd.DataFrame, column: str, source: str,
-                   line_offset: int | None = None, owner: str | None = None) -> pd.Series:
+                   line_offset: LineOffset = None, owner: str | None = None) -> pd.Series:
     """``df[column]`` as float; a non-numeric or non-finite (inf, -inf) entry is an error
     naming the row (and the value of column ``owner``, e.g. the model), an empty one NaN.
     Infinities stop here: one of them would turn a whole model's z-scores into NaN."""
     values = pd.to_numeric(df[column], errors="coerce")
-    bad = values.isna() & df[column].notna() & (df[column].astype(str).str.strip() != "")
+    bad = values.isna() & df[column].notna()
+    if bad.any():  # text only for the cells that did not parse: astype(str) of all is slow
+        bad[bad] = df[column][bad].astype(str).str.strip() != ""
     if bad.any():
         row = _where(df, bad, line_offset)
         raise DataError(
@@ -72,7 +124,8 @@ def numeric_column(df: pd.DataFrame, column: str, source: str,
         pos = int(np.flatnonzero(infinite)[0])
         whose = f" of {owner} {df[owner].iloc[pos]!r}" if owner else ""
         raise DataError(
-            f"non-finite value {values.iloc[pos]!r}{whose} ({int(infinite.sum())} such rows)",
+            f"non-finite value {float(values.iloc[pos])!r}{whose} "
+            f"({int(infinite.sum())} such rows)",
             source=source, row=_where(df, infinite, line_offset), column=column,
             fix="replace it with a finite number, or leave the cell empty: a missing value is "
                 "excluded from the metrics and counted",
@@ -80,7 +133,7 @@ def numeric_column(df: pd.DataFrame, column: str, source: str,
     return values
 
 
-def _unique(df: pd.DataFrame, column: str, source: str, line_offset: int | None) -> None:
+def _unique(df: pd.DataFrame, column: str, source: str, line_offset: LineOffset) -> None:
     dup = df[column].duplicated(keep=False)
     if dup.any():
         first = df[column][dup].iloc[0]
@@ -92,7 +145,7 @@ def _unique(df: pd.DataFrame, column: str, source: str, line_offset: int | None)
 
 
 def validate_sentences(df: pd.DataFrame, source: str = "sentences",
-                       line_offset: int | None = None) -> pd.DataFrame:
+                       line_offset: LineOffset = None) -> pd.DataFrame:
     """Check and normalise a sentences table; optional columns are added as missing.
 
     Parameters
@@ -101,8 +154,9 @@ def validate_sentences(df: pd.DataFrame, source: str = "sentences",
         At least ``sentence_id`` and ``text``.
     source : str, default "sentences"
         The table's name in error messages.
-    line_offset : int, optional
-        Added to a row's position to give its file line (2 for a CSV with a header).
+    line_offset : int or callable, optional
+        Added to a row's position to give its file line (2 for a CSV with a header), or a
+        function from a row's position to its file line (`LineOffset`).
 
     Returns
     -------
@@ -114,7 +168,9 @@ def validate_sentences(df: pd.DataFrame, source: str = "sentences",
     Raises
     ------
     DataError
-        For a missing column or id, a duplicate id, an empty text or a label not 0/1.
+        For a missing column or id, a duplicate id, an empty text or a label not 0/1; ids
+        are stripped of surrounding whitespace, and an empty id or one holding a control
+        character is an error (`data.tables.id_column`).
 
     Examples
     --------
@@ -126,11 +182,9 @@ def validate_sentences(df: pd.DataFrame, source: str = "sentences",
     """
     require_columns(df, ["sentence_id", "text"], source)
     out = df.copy()
-    if out["sentence_id"].isna().any():
-        raise DataError("missing sentence_id", source=source,
-                        row=_where(out, out["sentence_id"].isna(), line_offset),
-                        column="sentence_id", fix="give every sentence an id")
-    out["sentence_id"] = out["sentence_id"].astype(str)
+    out["sentence_id"] = id_column(out, "sentence_id", source, line_offset)
+    if "type_id" in out.columns:
+        out["type_id"] = id_column(out, "type_id", source, line_offset, required=False)
     _unique(out, "sentence_id", source, line_offset)
     empty = out["text"].isna() | (out["text"].astype(str).str.strip() == "")
     if empty.any():
@@ -155,8 +209,36 @@ def validate_sentences(df: pd.DataFrame, source: str = "sentences",
 HUMAN_SCALES = ("z", "raw")
 
 
+def power_of_two_exponent(magnitude: np.ndarray | pd.Series | float) -> np.ndarray:
+    """The exponent e with ``magnitude`` in [2**(e-1), 2**e) (0 for 0 or NaN): values
+    divided by 2**e (``np.ldexp(x, -e)``, exact) lie within [-1, 1], where a mean and an
+    SD neither overflow (a score of 1e308) nor lose digits to subnormals (1e-310), and
+    come out the same bit for bit as unscaled wherever those did not.
+
+    Examples
+    --------
+    >>> from acceptability.data.tables import power_of_two_exponent
+    >>> power_of_two_exponent([1e308, 3.0, 0.0, float("nan")]).tolist()
+    [1024, 2, 0, 0]
+    """
+    exponent = np.frexp(np.nan_to_num(np.asarray(magnitude, dtype=float), nan=0.0))[1]
+    return exponent.astype(np.int64)
+
+
+def _within_z_limit(sentences: pd.DataFrame, source: str, line_offset: LineOffset) -> None:
+    beyond = (sentences["human"].astype(float).abs() > HUMAN_Z_LIMIT).to_numpy()
+    if beyond.any():
+        raise DataError(
+            f"human value {sentences['human'][beyond].iloc[0]:g} is no z-score (beyond "
+            f"+-{HUMAN_Z_LIMIT:g}; {int(beyond.sum())} such rows)", source=source,
+            row=_where(sentences, beyond, line_offset), column="human",
+            fix="correct the value, or declare the values raw ratings (human_scale='raw', "
+                "command line --human-scale raw) to have them z-scored over the sentences")
+
+
 def human_on_z_scale(sentences: pd.DataFrame, human_scale: str = "z",
-                     source: str = "sentences") -> tuple[pd.DataFrame, dict | None]:
+                     source: str = "sentences", line_offset: LineOffset = None,
+                     ) -> tuple[pd.DataFrame, dict | None]:
     """The sentences with ``human`` on the z scale that the ADC needs (thesis 1.3.3: it
     compares good-minus-bad differences of human judgments and of z-scored model scores).
 
@@ -167,20 +249,32 @@ def human_on_z_scale(sentences: pd.DataFrame, human_scale: str = "z",
     sentences (population SD, as model scores are), and the mean and SD used are returned
     (else None) for the record. Per-participant z-scoring of trial-level ratings, the
     field's standard, is better where the trials exist.
+
+    On the z scale a value beyond +-`HUMAN_Z_LIMIT` (1000) is an error naming its row (a
+    participant's z-score lies within sqrt(m - 1) of 0 for m ratings; 1e308 overflowed
+    the deltas and counted as an ADC failure); raw ratings of any finite size are
+    standardised exactly (in a power-of-two scaled space, `power_of_two_exponent`).
     """
     if human_scale not in HUMAN_SCALES:
         raise DataError(f"human_scale {human_scale!r} is not one of {list(HUMAN_SCALES)}",
                         source=source, fix="'z' for z-scored judgments, 'raw' to standardise")
     human = sentences["human"].astype(float)
     known = human.dropna()
+    if human_scale == "z":
+        _within_z_limit(sentences, source, line_offset)
     if len(known) < 2:
         return sentences, None
     if human_scale == "raw":
-        mean, sd = float(known.mean()), float(known.std(ddof=0))
+        e = int(power_of_two_exponent(known.abs().max()))  # no overflow at 1e308
+        scaled = np.ldexp(known, -e)
+        mean, sd = float(scaled.mean()), float(scaled.std(ddof=0))
         if not sd > 0:
-            raise DataError(f"every human value is {mean:g}: they cannot be standardised",
-                            source=source, column="human", fix="check the human column")
-        return sentences.assign(human=(human - mean) / sd), {"mean": mean, "sd": sd}
+            raise DataError(f"every human value is {np.ldexp(mean, e):g}: they cannot be "
+                            "standardised", source=source, column="human",
+                            fix="check the human column")
+        z = (np.ldexp(human, -e) - mean) / sd
+        return sentences.assign(human=z), {"mean": float(np.ldexp(mean, e)),
+                                           "sd": float(np.ldexp(sd, e))}
     if known.min() >= 0 or known.max() <= 0:
         raise DataError(
             f"human values run from {known.min():g} to {known.max():g}, all of one sign: "
@@ -193,7 +287,7 @@ def human_on_z_scale(sentences: pd.DataFrame, human_scale: str = "z",
 
 
 def validate_pairs(df: pd.DataFrame, sentences: pd.DataFrame, source: str = "pairs",
-                   line_offset: int | None = None) -> pd.DataFrame:
+                   line_offset: LineOffset = None) -> pd.DataFrame:
     """Check a pairs table against its sentences; ``phenomenon`` defaults to the good sentence's.
 
     Parameters
@@ -215,8 +309,9 @@ def validate_pairs(df: pd.DataFrame, sentences: pd.DataFrame, source: str = "pai
     Raises
     ------
     DataError
-        For a missing column, a duplicate pair id, an id that names no sentence, or a
-        pair of a sentence with itself.
+        For a missing column, a duplicate pair id, an id that names no sentence, a pair
+        of a sentence with itself, or a pair whose good sentence is labelled unacceptable
+        and bad one acceptable; ids follow ``id_column``.
 
     Examples
     --------
@@ -231,7 +326,7 @@ def validate_pairs(df: pd.DataFrame, sentences: pd.DataFrame, source: str = "pai
     require_columns(df, ["pair_id", "good_id", "bad_id"], source)
     out = df.copy()
     for col in ("pair_id", "good_id", "bad_id"):
-        out[col] = out[col].astype(str)
+        out[col] = id_column(out, col, source, line_offset)
     _unique(out, "pair_id", source, line_offset)
     known = pd.Index(sentences["sentence_id"])
     for col in ("good_id", "bad_id"):
@@ -248,14 +343,34 @@ def validate_pairs(df: pd.DataFrame, sentences: pd.DataFrame, source: str = "pai
         raise DataError("a pair compares a sentence with itself", source=source,
                         row=_where(out, same, line_offset), column="bad_id",
                         fix="give the pair two different sentences")
+    _labels_agree(out, sentences, source, line_offset)
     phen = out["good_id"].map(sentences.set_index("sentence_id")["phenomenon"])
     out["phenomenon"] = out["phenomenon"].astype(object).fillna(phen) if "phenomenon" in out else phen
     out["phenomenon"] = out["phenomenon"].astype(str)
     return out[PAIR_COLUMNS + [c for c in out.columns if c not in PAIR_COLUMNS]]
 
 
+def _labels_agree(pairs: pd.DataFrame, sentences: pd.DataFrame, source: str,
+                  line_offset: LineOffset) -> None:
+    """A pair whose good sentence is labelled unacceptable (0) and bad one acceptable (1)
+    contradicts its labels: an error (a missing label contradicts nothing)."""
+    if "label" not in sentences.columns:
+        return
+    label = pd.Series(sentences["label"].to_numpy(float), index=sentences["sentence_id"])
+    good, bad = pairs["good_id"].map(label), pairs["bad_id"].map(label)
+    wrong = ((good == 0) & (bad == 1)).to_numpy()
+    if wrong.any():
+        pair = pairs[wrong].iloc[0]
+        raise DataError(
+            f"pair {pair['pair_id']!r} contradicts the labels: its good sentence "
+            f"{pair['good_id']!r} is labelled unacceptable (0) and its bad sentence "
+            f"{pair['bad_id']!r} acceptable (1) ({int(wrong.sum())} such pairs)",
+            source=source, row=_where(pairs, wrong, line_offset), column="good_id",
+            fix="swap good_id and bad_id of the pair, or correct the labels")
+
+
 def validate_scores(df: pd.DataFrame, sentences: pd.DataFrame | None = None,
-                    source: str = "scores", line_offset: int | None = None) -> pd.DataFrame:
+                    source: str = "scores", line_offset: LineOffset = None) -> pd.DataFrame:
     """Check a long scores table: numeric scores, one per (sentence, model), known ids.
 
     NaN scores are kept (metrics exclude and count them); non-numeric ones are errors.
@@ -293,13 +408,7 @@ def validate_scores(df: pd.DataFrame, sentences: pd.DataFrame | None = None,
     require_columns(df, SCORE_COLUMNS, source)
     out = df.copy()
     for col in ("sentence_id", "model"):  # a row without them belongs to no model/sentence
-        blank = out[col].isna() | (out[col].astype(str).str.strip() == "")
-        if blank.any():
-            raise DataError(f"missing {col} ({int(blank.sum())} rows)", source=source,
-                            row=_where(out, blank, line_offset), column=col,
-                            fix=f"fill in the {col} of every score, or drop those rows")
-    out["sentence_id"] = out["sentence_id"].astype(str)
-    out["model"] = out["model"].astype(str)
+        out[col] = id_column(out, col, source, line_offset)
     out["score"] = numeric_column(out, "score", source, line_offset, owner="model")
     for col in ("ref_mean", "ref_sd"):
         if col in out.columns:
@@ -324,7 +433,7 @@ def validate_scores(df: pd.DataFrame, sentences: pd.DataFrame | None = None,
     return out
 
 
-def validate_trials(df: pd.DataFrame, source: str = "trials", line_offset: int | None = None,
+def validate_trials(df: pd.DataFrame, source: str = "trials", line_offset: LineOffset = None,
                     columns: tuple[str, ...] = ("participant", "pair_id", "chose_good"),
                     ) -> pd.DataFrame:
     """Check a forced-choice trials table: ``chose_good`` must be 0/1.
@@ -364,6 +473,9 @@ def validate_trials(df: pd.DataFrame, source: str = "trials", line_offset: int |
     """
     require_columns(df, list(columns), source)
     out = df.copy()
+    for col in ("participant", "pair_id"):
+        if col in out.columns:
+            out[col] = id_column(out, col, source, line_offset, required=False)
     out["chose_good"] = numeric_column(out, "chose_good", source, line_offset)
     bad = ~out["chose_good"].isin([0.0, 1.0])
     if bad.any():

@@ -14,9 +14,10 @@ from acceptability.stats.defaults import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
 )
-from acceptability.stats.deltas import pair_deltas, sentence_frame
+from acceptability.stats.deltas import sentence_and_pair_frames
 from acceptability.stats.inference.arrays import all_metrics
 from acceptability.stats.inference.bootstrap import bootstrap, with_intervals
+from acceptability.stats.zscore import exclusion_reason
 
 
 def predicted_label(frame: pd.DataFrame) -> np.ndarray:
@@ -76,6 +77,7 @@ def _row(sent: pd.DataFrame, pairs: pd.DataFrame, deltas, max_delta: float, sign
     labelled = ~(np.isnan(label) | np.isnan(pred))
     row["mcc"] = float(metrics.mcc(pred[labelled], label[labelled])) if labelled.any() else np.nan
     row["n_mcc"] = int(labelled.sum())
+    row["excluded_because"] = exclusion_reason(sent["score"].to_numpy(float), z)
     return row
 
 
@@ -119,7 +121,9 @@ def evaluate(dataset: Dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
         counts behind them: ``n_pairs`` pairs with a model delta (the BLiMP criterion),
         ``n_pairs_human`` of them with a human delta too (ADC, r_pair),
         ``n_pairs_no_human`` without one, ``n_pairs_excluded`` pairs without a model
-        delta (in no metric), ``n_sentences``, ``n_mcc``.
+        delta (in no metric), ``n_sentences``, ``n_mcc``; ``excluded_because`` says why
+        sentences have no z-score ("constant scores (SD 0): no z-scores", "no score for
+        N sentences"; empty when none lacks one).
 
     Examples
     --------
@@ -150,13 +154,14 @@ def evaluate(dataset: Dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
 def _rows(dataset: Dataset, scores: pd.DataFrame, deltas: tuple[float, ...], by: str | None,
           max_delta: float, sign: str) -> pd.DataFrame:
     """``evaluate``'s table without intervals: one ``_row`` per model (and ``by`` value)."""
-    sent = sentence_frame(dataset, scores)
-    pairs = pair_deltas(dataset, scores)
+    sent, pairs = sentence_and_pair_frames(dataset, scores, ["type_id", "human", "label", by])
     keys = ["model"]
     if by is not None:
         if by not in sent.columns and by not in pairs.columns:
+            have = set(sent.columns) | set(pairs.columns) | set(dataset.sentences.columns) | set(
+                dataset.pairs.columns)
             raise KeyError(f"cannot break down by {by!r}: no such column in the sentences "
-                           f"or pairs (have {sorted(set(sent.columns) | set(pairs.columns))})")
+                           f"or pairs (have {sorted(have)})")
         if by not in pairs.columns:
             pairs[by] = pairs["good_id"].map(dataset.sentences.set_index("sentence_id")[by])
         if by not in sent.columns:

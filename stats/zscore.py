@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.dataset import Dataset
-from acceptability.data.tables import validate_scores
+from acceptability.data.tables import member, power_of_two_exponent, validate_scores
 
 
 def zscore(scores: pd.DataFrame, dataset: Dataset | None = None) -> pd.DataFrame:
@@ -15,7 +15,10 @@ def zscore(scores: pd.DataFrame, dataset: Dataset | None = None) -> pd.DataFrame
     Per model, z = (score - mean) / SD over the dataset's sentences (population SD,
     ddof=0, as in the thesis' published z-scores). Rows carrying ``ref_mean``/``ref_sd``
     (a publisher's own reference population, e.g. the BNC trigram of Sprouse et al.
-    2018) are standardised with those instead. NaN scores stay NaN.
+    2018) are standardised with those instead. NaN scores stay NaN. Computed on each
+    model's scores divided by a power of two of their largest magnitude (exact), so a
+    score of 1e308 or of 1e-310 gives the z-scores of exact arithmetic, and any other
+    scores the same z-scores bit for bit as without scaling.
 
     Parameters
     ----------
@@ -58,14 +61,48 @@ def zscore(scores: pd.DataFrame, dataset: Dataset | None = None) -> pd.DataFrame
     sentences = dataset.sentences if dataset is not None else None
     out = validate_scores(scores, sentences)
     if sentences is not None:
-        out = out[out["sentence_id"].isin(sentences["sentence_id"])]
-    grouped = out.groupby("model", sort=False)["score"]
-    mean = grouped.transform("mean")
-    sd = grouped.transform(lambda s: s.std(ddof=0))
-    if "ref_mean" in out.columns:
-        has_ref = out["ref_mean"].notna() & out["ref_sd"].notna()
-        mean = mean.where(~has_ref, out["ref_mean"])
-        sd = sd.where(~has_ref, out["ref_sd"])
+        out = out[member(out["sentence_id"], sentences["sentence_id"])]
+    score = out["score"]
+    # each model's scores divided by a power of two of their largest magnitude: exact,
+    # and the mean and SD of values within [-1, 1] cannot overflow (1e308) or underflow
+    exponent = power_of_two_exponent(score.abs().groupby(out["model"], sort=False)
+                                     .transform("max"))
+    grouped = pd.Series(np.ldexp(score, -exponent), index=out.index).groupby(out["model"],
+                                                                             sort=False)
+    mean, sd = grouped.transform("mean"), grouped.transform(lambda s: s.std(ddof=0))
     with np.errstate(invalid="ignore", divide="ignore"):
-        out["z"] = (out["score"] - mean) / sd.replace(0.0, np.nan)
+        z = (np.ldexp(score, -exponent) - mean) / sd.replace(0.0, np.nan)
+        if "ref_mean" in out.columns:
+            has_ref = out["ref_mean"].notna() & out["ref_sd"].notna()
+            z = z.where(~has_ref, _by_reference(out))
+    out["z"] = z
     return out
+
+
+def _by_reference(out: pd.DataFrame) -> pd.Series:
+    """(score - ref_mean) / ref_sd, each row scaled by a power of two of its larger
+    magnitude so that the difference cannot overflow."""
+    e = power_of_two_exponent(np.fmax(out["score"].abs(), out["ref_mean"].abs()))
+    diff = np.ldexp(out["score"], -e) - np.ldexp(out["ref_mean"], -e)
+    return diff / np.ldexp(out["ref_sd"], -e).replace(0.0, np.nan)
+
+
+def exclusion_reason(score: np.ndarray, z: np.ndarray) -> str:
+    """Why sentences of a model have no z-score, for a table's reader: its scores are
+    constant (SD 0) and/or some sentences have no score; ``""`` when every sentence has one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from acceptability.stats.zscore import exclusion_reason
+    >>> exclusion_reason(np.array([-3.0, np.nan, -3.0]), np.array([np.nan] * 3))
+    'constant scores (SD 0): no z-scores; no score for 1 sentence'
+    >>> exclusion_reason(np.array([-3.0, -4.0]), np.array([1.0, -1.0]))
+    ''
+    """
+    unscored = int(np.isnan(score).sum())
+    reasons = ["constant scores (SD 0): no z-scores"] * bool(
+        (~np.isnan(score) & np.isnan(z)).any())
+    if unscored:
+        reasons.append(f"no score for {unscored} sentence{'s' * (unscored > 1)}")
+    return "; ".join(reasons)
