@@ -7,9 +7,14 @@ each resample (the statistic applied to the resampled dataset): with z0 the full
 z-scores, resampled z = (z0 - m_b) / s_b, m_b and s_b the weighted mean and SD of z0.
 Correlations and the BLiMP rate are invariant to that; the ADC, its area, the
 variability and MCC predictions are not. ADC and area are step / piecewise-linear
-functions of 1 / s_b per pair, MCC predictions steps in m_b: `step_sums`
-evaluates them exactly without a (resamples x pairs) matrix. Models standardised by
-a published reference (``ref_mean``/``ref_sd``) keep fixed z-scores.
+functions of 1 / s_b per pair, MCC predictions steps in m_b: `StepSums` evaluates
+them exactly without a (resamples x pairs) matrix. Models standardised by a published
+reference (``ref_mean``/``ref_sd``) keep fixed z-scores.
+
+The cost follows the units, not the rows: every sum is a column of one (units x
+statistics) matrix built once (about 150 columns for LI-Adger's 8 models), a block of
+resamples costs one product of its counts with it (BLAS) and, per step function, the
+few rows whose step lies between the full data's threshold and a resample's.
 """
 
 from __future__ import annotations
@@ -22,11 +27,12 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix
+from threadpoolctl import threadpool_limits
 
 from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_MAX_DELTA
-from acceptability.stats.deltas import sentence_frame
+from acceptability.stats.deltas import model_grid, positions
 from acceptability.stats.inference.resample import Units
 
 
@@ -130,12 +136,8 @@ def check_metric(dataset: Dataset, metric: str) -> str:
 
 def step_sums(counts: np.ndarray, units: np.ndarray, x: np.ndarray, v: np.ndarray,
               t: np.ndarray) -> np.ndarray:
-    """sum_u counts[b, u] * sum_{i in u} v_i [x_i < t_b] for every resample b.
-
-    Hand-written (no library does it): rows whose breakpoint x_i lies below every
-    threshold are a plain weighted sum, rows above all of them drop out, and only the
-    few with x_i inside the narrow range of t (the resampled SD or mean moves little)
-    need a (resamples x rows) indicator.
+    """sum_u counts[b, u] * sum_{i in u} v_i [x_i < t_b] for every resample b
+    (`StepSums` at the lowest threshold).
 
     Examples
     --------
@@ -146,18 +148,105 @@ def step_sums(counts: np.ndarray, units: np.ndarray, x: np.ndarray, v: np.ndarra
     ...           np.array([0.5, 2.0])).tolist()
     [1.0, 1.0]
     """
-    always = x < t.min()
-    out = _dot(counts, np.bincount(units[always], weights=v[always], minlength=counts.shape[1]))
-    active = ~always & (x < t.max())
-    if active.any():
-        on = t[:, None] > x[active]
-        out += np.einsum("br,br,r->b", counts[:, units[active]], on, v[active])
-    return out
+    steps = StepSums(units, x, v, counts.shape[1], float(np.min(t)))
+    return counts @ steps.base + steps.correction(counts, t)
+
+
+class StepSums:
+    """Per-unit step functions F_u(t) = sum_{i in u} v_i [x_i < t] evaluated at each
+    resample's own threshold t_b, exactly and at a cost that follows the units.
+
+    ``base`` holds F_u(t0) at a reference threshold t0 (the full data's: a scale of 1, a
+    mean of 0): one column of the per-unit statistics that a resample's counts multiply.
+    Thresholds move little between resamples (a resampled SD or mean), so
+    `correction` needs only the rows whose breakpoint lies between t0 and each
+    resample's threshold: the rows of a window around t0, sorted by breakpoint once
+    (widened when a block's thresholds leave it).
+    """
+
+    def __init__(self, units: np.ndarray, x: np.ndarray, v: np.ndarray, n_units: int,
+                 t0: float):
+        self.units, self.x, self.v, self.t0 = units, x, v, t0
+        below = x < t0  # NaN: never below a threshold
+        self.base = np.bincount(units[below], v[below], n_units)
+        self._window = (t0, t0)
+        self._sorted = (x[:0], units[:0], v[:0])
+
+    def _rows_near(self, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Breakpoint, unit and value of every row with lo <= x < hi (and maybe more),
+        sorted by breakpoint."""
+        if lo < self._window[0] or hi > self._window[1]:
+            margin = hi - lo  # room for the next blocks' thresholds
+            self._window = (min(lo, self._window[0]) - margin, max(hi, self._window[1]) + margin)
+            near = np.flatnonzero((self.x >= self._window[0]) & (self.x < self._window[1]))
+            near = near[np.argsort(self.x[near])]
+            self._sorted = (self.x[near], self.units[near], self.v[near])
+        return self._sorted
+
+    def correction(self, counts: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """sum_u counts[b, u] (F_u(t_b) - F_u(t0)) for every resample b (0 where t_b is NaN):
+        the rows whose breakpoint lies between t0 and t_b, each resample its own run of
+        the sorted rows (on average a tenth of a block's range of thresholds)."""
+        t = np.where(np.isnan(t), self.t0, t)
+        x, units, v = self._rows_near(min(t.min(), self.t0), max(t.max(), self.t0))
+        at, at0 = np.searchsorted(x, t), np.searchsorted(x, self.t0)
+        start, length = np.minimum(at, at0), np.abs(at - at0)
+        total = int(length.sum())
+        if not total:
+            return np.zeros(len(t))
+        b = np.repeat(np.arange(len(t)), length)
+        row = np.arange(total) + np.repeat(start - (np.cumsum(length) - length), length)
+        sums = np.bincount(b, counts[b, units[row]] * v[row], minlength=len(t))
+        return np.where(at >= at0, sums, -sums)
+
+
+class _Columns:
+    """Per-unit sums of row values, gathered as the columns of one (units x statistics)
+    matrix, so that one product with a block's counts gives every weighted sum."""
+
+    def __init__(self, n_units: int):
+        self.n, self.sums, self.known = n_units, [], {}
+
+    def _column(self, sums: np.ndarray) -> int:
+        """The column holding ``sums``: an equal one already there (models scored on the
+        same sentences share their counts and human sums), else a new one."""
+        key = sums.tobytes()
+        if key not in self.known:
+            self.known[key] = len(self.sums)
+            self.sums.append(sums)
+        return self.known[key]
+
+    def add(self, units: np.ndarray, *vs: np.ndarray) -> list[int]:
+        """Columns holding the per-unit sums of each of ``vs``."""
+        return [self._column(np.bincount(units, weights=v, minlength=self.n)) for v in vs]
+
+    def steps(self, units: np.ndarray, x: np.ndarray, v: np.ndarray, t0: float
+              ) -> tuple[StepSums, int]:
+        """`StepSums` of these rows and the column of its ``base``."""
+        steps = StepSums(units, x, v, self.n, t0)
+        return steps, self._column(steps.base)
+
+    def matrix(self) -> np.ndarray:
+        return np.stack(self.sums, 1) if self.sums else np.zeros((self.n, 0))
+
+
+# The products here on one BLAS thread: OpenBLAS's threads slow them down when the cores
+# are shared (measured 20-50x on thin ones); on one thread BLAS is 10x faster than numpy's
+# own loop (einsum) on the 200 statistics of 8 models.
+_one_blas_thread = threadpool_limits.wrap(limits=1, user_api="blas")
+
+# a metric of one model: (sums, counts, mean, scale) -> its value in each resample
+Part = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
 class MetricArrays:
     """Arrays of one dataset and its scores, ready to give the metrics of any count
-    matrix: ``MetricArrays(...)(counts)`` -> (models, metrics, resamples)."""
+    matrix: ``MetricArrays(...)(counts)`` -> (models, metrics, resamples).
+
+    Every metric is a function of weighted sums over rows (per-unit statistics: a
+    (units x statistics) matrix built once) and of step sums at each resample's own
+    z-scoring (`StepSums`): a block of resamples costs one (resamples x units) product
+    and a few rows near the steps, whatever the number of rows."""
 
     def __init__(self, dataset: Dataset, scores: pd.DataFrame, units: Units,
                  metrics_: list[str], max_delta: float = DEFAULT_MAX_DELTA, by: str | None = None,
@@ -169,15 +258,9 @@ class MetricArrays:
         self.metrics, self.units, self.max_delta = list(metrics_), units, max_delta
         self.sign = metrics.check_sign(sign)
         s, p = dataset.sentences, dataset.pairs
-        ids = pd.Index(s["sentence_id"])
-        sent = sentence_frame(dataset, scores)
-        self.models = sorted(sent["model"].unique())
-        wide = sent.pivot(index="sentence_id", columns="model",
-                          values=[c for c in ("z", "score", "method") if c in sent])
-        self.z = wide["z"].reindex(index=ids, columns=self.models).to_numpy(float)
-        raw = wide["score"].reindex(index=ids, columns=self.models).to_numpy(float)
-        cls = (wide["method"].reindex(index=ids, columns=self.models).eq("classifier").to_numpy()
-               if "method" in sent else np.zeros_like(raw, dtype=bool))
+        self.models, grid = model_grid(dataset, scores)
+        self.z, raw = grid["z"], grid["score"]
+        cls = grid["method"] == "classifier" if "method" in grid else np.zeros_like(raw, bool)
         # predictions fixed by the raw score (classifiers, evaluate.predicted_label)
         self.fixed_pred = np.where(cls, raw > 0, np.nan)
         self.fixed_pred[np.isnan(raw)] = np.nan
@@ -185,15 +268,15 @@ class MetricArrays:
         self.human = s["human"].to_numpy(float)
         self.label = s["label"].to_numpy(float)
         self.types, _ = pd.factorize(s["type_id"])
-        self.good = ids.get_indexer(p["good_id"])
-        self.bad = ids.get_indexer(p["bad_id"])
+        self.good = positions(s["sentence_id"], p["good_id"])
+        self.bad = positions(s["sentence_id"], p["bad_id"])
         self.dh = self.human[self.good] - self.human[self.bad]
         self.groups, self.sentence_in, self.pair_in = group_masks(dataset, by)
 
     def _restandardise(self, dataset: Dataset, scores: pd.DataFrame) -> np.ndarray:
         if not {"ref_mean", "ref_sd"} <= set(scores.columns):
             return np.ones(len(self.models), dtype=bool)
-        sc = scores[scores["sentence_id"].isin(dataset.sentences["sentence_id"])]
+        sc = scores[positions(dataset.sentences["sentence_id"], scores["sentence_id"]) >= 0]
         has = (sc["ref_mean"].notna() & sc["ref_sd"].notna()).groupby(sc["model"]).agg(
             ["any", "all"])
         mixed = has["any"] & ~has["all"]
@@ -203,20 +286,25 @@ class MetricArrays:
                              "use the general path)")
         return ~has["all"].reindex(self.models).to_numpy(bool)
 
+    @_one_blas_thread
     def __call__(self, counts: np.ndarray) -> np.ndarray:
         """(models, metrics, resamples); with ``by``: (models, groups, metrics, resamples)."""
         out = np.full((len(self.models), len(self.groups), len(self.metrics), counts.shape[0]),
                       np.nan)
-        local = [counts if cols is None else
-                 np.concatenate([counts[:, cols], np.zeros((len(counts), 1))], axis=1)
-                 for _, cols in self._views]
-        for j in range(len(self.models)):
-            mean, scale = self._standardisation(counts, j)
-            for g, (view, _) in enumerate(self._views):
-                values = view._model(local[g], j, mean, scale, self.sentence_in[g],
-                                     self.pair_in[g])
+        (matrix, standard), plans = self._plans
+        sums = counts @ matrix
+        mean, scale = self._standardisation(sums, standard)
+        for g, (_, cols) in enumerate(self._views):
+            local = counts
+            if cols is not None:
+                local = np.concatenate([counts[:, cols], np.zeros((len(counts), 1))], axis=1)
+            view_matrix, parts = plans[g]
+            view_sums = sums if view_matrix is None else local @ view_matrix
+            for j, part in enumerate(parts):
                 for k, m in enumerate(self.metrics):
-                    out[j, g, k] = values[m]
+                    value = part[m](view_sums, local, mean[j], scale[j])
+                    # a resample whose scores have SD 0 has no z-scores (stats.zscore)
+                    out[j, g, k] = np.where(np.isnan(scale[j]), np.nan, value)
         return out if self.groups != [None] else out[:, 0]
 
     @cached_property
@@ -239,102 +327,87 @@ class MetricArrays:
             views.append((view, cols))
         return views
 
-    def _lin(self, counts, units, *vs):
-        """counts @ per-unit sums of each v."""
-        sums = np.stack([np.bincount(units, weights=v, minlength=self.units.n) for v in vs], 1)
-        return list(_dot(counts, sums).T)
+    @cached_property
+    def _plans(self) -> tuple[tuple[np.ndarray, list], list]:
+        """The per-unit statistics of all units (the standardisation's columns, then those
+        of the groups that touch every unit) and, per group, its own matrix (None: the
+        shared one) and each model's metric `Part` functions."""
+        shared = _Columns(self.units.n)
+        standard = [shared.add(self.units.sentence, *self._standard_rows(j))
+                    for j in range(len(self.models))]
+        plans = []
+        for g, (view, cols) in enumerate(self._views):
+            columns = shared if cols is None else _Columns(view.units.n)
+            parts = [view._plan(columns, j, self.sentence_in[g], self.pair_in[g])
+                     for j in range(len(self.models))]
+            plans.append((columns, parts))
+        matrix = shared.matrix()
+        return (matrix, standard), [(None if c is shared else c.matrix(), parts)
+                                    for c, parts in plans]
 
-    def _standardisation(self, counts: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray]:
-        """Each resample's mean and 1 / SD of model j's full-data z-scores, over all sentences
-        (fixed 0 and 1 for scores standardised by a published reference)."""
+    def _standard_rows(self, j: int) -> tuple[np.ndarray, ...]:
+        """Rows summed for model j's resampled mean and SD: valid, z0, z0**2 (none for a
+        model standardised by a published reference)."""
+        if not self.restandardise[j]:
+            return ()
         z = self.z[:, j]
         valid = ~np.isnan(z)
-        if not self.restandardise[j]:
-            return np.zeros(counts.shape[0]), np.ones(counts.shape[0])
         z0 = np.where(valid, z, 0.0)
-        n, s1, s2 = self._lin(counts, self.units.sentence, valid, z0, z0**2)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = s1 / n
-        sd = metrics.sd_from_sums(n, s1, s2)
-        return mean, np.where(sd > 0, 1 / np.where(sd > 0, sd, 1), np.nan)
+        return valid.astype(float), z0, z0**2
 
-    def _model(self, counts: np.ndarray, j: int, mean: np.ndarray, scale: np.ndarray,
-               sentence_in: np.ndarray, pair_in: np.ndarray) -> dict[str, np.ndarray]:
-        """Metrics of model j over the sentences and pairs selected by the two masks."""
+    def _standardisation(self, sums: np.ndarray, standard: list[list[int]]
+                         ) -> tuple[np.ndarray, np.ndarray]:
+        """Each resample's mean and 1 / SD of each model's full-data z-scores, over all
+        sentences (fixed 0 and 1 for scores standardised by a published reference)."""
+        mean, scale = np.zeros((len(standard), len(sums))), np.ones((len(standard), len(sums)))
+        for j, cols in enumerate(standard):
+            if cols:
+                n, s1, s2 = sums[:, cols].T
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    mean[j] = s1 / n
+                sd = metrics.sd_from_sums(n, s1, s2)
+                scale[j] = np.where(sd > 0, 1 / np.where(sd > 0, sd, 1), np.nan)
+        return mean, scale
+
+    def _plan(self, columns: _Columns, j: int, sentence_in: np.ndarray,
+              pair_in: np.ndarray) -> dict[str, Part]:
+        """Model j's metrics over the sentences and pairs selected by the two masks: their
+        per-unit statistics added to ``columns``, and a `Part` giving each metric."""
         us, up = self.units.sentence, self.units.pair
-
-        def lin(units, *vs):
-            return self._lin(counts, units, *vs)
-
         z = self.z[:, j]
         valid = ~np.isnan(z) & sentence_in
         z0 = np.where(valid, z, 0.0)
         d0 = np.where(pair_in, z[self.good] - z[self.bad], np.nan)
-        wanted, out = set(self.metrics), {}
+        wanted, parts = set(self.metrics), {}
         if "blimp" in wanted:
             ok = ~np.isnan(d0)
-            n, up_ = lin(up, ok, ok & (d0 > 0))
-            out["blimp"] = _ratio(up_, n)
+            c = columns.add(up, ok, ok & (d0 > 0))
+            parts["blimp"] = lambda sums, *_, c=c: _ratio(sums[:, c[1]], sums[:, c[0]])
         both = ~(np.isnan(d0) | np.isnan(self.dh))
         dh, dl, upb = self.dh[both], d0[both], up[both]
         if "r_pair" in wanted:
-            out["r_pair"] = metrics.pearson_from_sums(*lin(upb, np.ones_like(dh), dh, dl, dh**2,
-                                                          dl**2, dh * dl))
+            c = columns.add(upb, np.ones_like(dh), dh, dl, dh**2, dl**2, dh * dl)
+            parts["r_pair"] = lambda sums, *_, c=c: metrics.pearson_from_sums(*sums[:, c].T)
         agree = metrics.sign_agree(dh, dl, self.sign)  # a resample's scale > 0 keeps signs
-        n_both = lin(upb, np.ones_like(dh))[0]
+        n_both = columns.add(upb, np.ones_like(dh))[0]
         for m in self.metrics:
             if adc_delta(m) is not None:
-                out[m] = _ratio(self._adc(counts, upb[agree], dh[agree], dl[agree],
-                                          adc_delta(m), scale), n_both)
+                parts[m] = _adc(columns, upb[agree], dh[agree], dl[agree], adc_delta(m), n_both)
         if "adc_area" in wanted:
-            out["adc_area"] = _ratio(self._area(counts, upb[agree], dh[agree], dl[agree], scale),
-                                     n_both)
+            parts["adc_area"] = _area(columns, upb[agree], dh[agree], dl[agree], self.max_delta,
+                                      n_both)
         if "r_sentence" in wanted:
             ok = valid & ~np.isnan(self.human)
             h, zz = self.human[ok], z[ok]
-            out["r_sentence"] = metrics.pearson_from_sums(*lin(us[ok], np.ones_like(h), h, zz, h**2,
-                                                              zz**2, h * zz))
+            c = columns.add(us[ok], np.ones_like(h), h, zz, h**2, zz**2, h * zz)
+            parts["r_sentence"] = lambda sums, *_, c=c: metrics.pearson_from_sums(*sums[:, c].T)
         if "variability" in wanted:
-            out["variability"] = self._variability(counts, valid, z0) * scale
+            parts["variability"] = self._variability(columns, valid, z0)
         if "mcc" in wanted:
-            out["mcc"] = self._mcc(counts, j, valid, z, mean, lin)
-        # a resample whose scores have SD 0 has no z-scores (stats.zscore): all NaN
-        return {m: np.where(np.isnan(scale), np.nan, v) for m, v in out.items()}
+            parts["mcc"] = self._mcc(columns, j, valid, z)
+        return parts
 
-    def _adc(self, counts, units, dh, dl, delta, scale) -> np.ndarray:
-        # |dh - dl * a| < delta  <=>  a in (lo, hi); dl == 0: always if |dh| < delta, else
-        # never (an empty interval at +inf)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            e1, e2 = (dh - delta) / dl, (dh + delta) / dl
-        flat = np.where(np.abs(dh) < delta, -np.inf, np.inf)
-        lo = np.where(dl > 0, e1, np.where(dl < 0, e2, flat))
-        hi = np.where(dl > 0, e2, np.where(dl < 0, e1, np.inf))
-        x = np.concatenate([lo, hi])
-        v = np.concatenate([np.ones_like(lo), -np.ones_like(hi)])
-        return step_sums(counts, np.concatenate([units, units]), x, v, scale)
-
-    def _area(self, counts, units, dh, dl, scale) -> np.ndarray:
-        # credit(a) = max(0, 1 - |dh - dl a| / D): a tent in a, peak at c = dh / dl,
-        # half-width w = D / |dl|: intercept + slope * a on each side (metrics.adc_area)
-        d = self.max_delta
-        flat = dl == 0
-        k = np.abs(dl) / d
-        with np.errstate(divide="ignore", invalid="ignore"):
-            c = np.where(flat, 0.0, dh / np.where(flat, 1.0, dl))
-            w = np.where(flat, np.inf, d / np.where(flat, 1.0, np.abs(dl)))
-        kc = np.sign(dl) * dh / d
-        left, right = 1 - kc, 1 + kc
-        const = np.where(flat, np.clip(1 - np.abs(dh) / d, 0, None), 0.0)
-        x = np.concatenate([np.full_like(c, -np.inf), c - w, c, c + w])
-        u4 = np.concatenate([units] * 4)
-        keep = ~np.isnan(x)
-        icpt = np.concatenate([const, np.where(flat, 0, left), np.where(flat, 0, right - left),
-                               np.where(flat, 0, -right)])
-        slope = np.concatenate([np.zeros_like(k), k, -2 * k, k])
-        return (step_sums(counts, u4[keep], x[keep], icpt[keep], scale)
-                + scale * step_sums(counts, u4[keep], x[keep], slope[keep], scale))
-
-    def _variability(self, counts, valid, z0) -> np.ndarray:
+    def _variability(self, columns: _Columns, valid: np.ndarray, z0: np.ndarray) -> Part:
         types, us = self.types[valid], self.units.sentence[valid]
         zv = z0[valid]
         if self.units.types_nested:
@@ -342,34 +415,86 @@ class MetricArrays:
             ok = ~np.isnan(sd_t)
             unit_t = np.zeros(len(sd_t), dtype=int)
             unit_t[types] = us
-            sums = np.stack([np.bincount(unit_t[ok], sd_t[ok], self.units.n),
-                             np.bincount(unit_t[ok], minlength=self.units.n)], 1)
-            tot = _dot(counts, sums)
-            return _ratio(tot[:, 0], tot[:, 1])
+            c = columns.add(unit_t[ok], sd_t[ok], np.ones(int(ok.sum())))
+            return lambda sums, counts, mean, scale: _ratio(sums[:, c[0]], sums[:, c[1]]) * scale
         # types span units (the pair bootstrap): weighted SD of each type's multiset
         present, types = np.unique(types, return_inverse=True)  # only the types here
-        member = csr_matrix((np.ones(len(types)), (types, np.arange(len(types)))),
-                            shape=(len(present), len(types)))
-        w = counts[:, us].T
-        n = member @ w
-        sd = metrics.sd_from_sums(n, member @ (w * zv[:, None]), member @ (w * zv[:, None] ** 2),
-                                  ddof=1)
-        ok = n >= 2
-        return _ratio(np.where(ok, sd, 0).sum(0), ok.sum(0))
+        member_ = csr_matrix((np.ones(len(types)), (types, np.arange(len(types)))),
+                             shape=(len(present), len(types)))
 
-    def _mcc(self, counts, j, valid, z, mean, lin) -> np.ndarray:
+        def variability(sums, counts, mean, scale):
+            w = counts[:, us].T
+            n = member_ @ w
+            sd = metrics.sd_from_sums(n, member_ @ (w * zv[:, None]),
+                                      member_ @ (w * zv[:, None] ** 2), ddof=1)
+            ok = n >= 2
+            return _ratio(np.where(ok, sd, 0).sum(0), ok.sum(0)) * scale
+        return variability
+
+    def _mcc(self, columns: _Columns, j: int, valid: np.ndarray, z: np.ndarray) -> Part:
         fixed = self.fixed_pred[:, j]
         labelled = valid & ~np.isnan(self.label)
         lab = np.where(labelled, self.label, 0.0)
         us = self.units.sentence
         is_fixed = labelled & ~np.isnan(fixed)
         fp = np.where(is_fixed, fixed, 0.0)
-        n, n_label, n_pred, n_both = lin(us, labelled, lab, fp, fp * lab)
-        free = labelled & ~is_fixed  # predicted 1 iff z0 > m_b
-        if free.any():
-            n_pred = n_pred + step_sums(counts, us[free], -z[free], np.ones(free.sum()), -mean)
-            n_both = n_both + step_sums(counts, us[free], -z[free], lab[free], -mean)
-        return metrics.mcc_from_counts(n, n_pred, n_label, n_both)
+        c = columns.add(us, labelled, lab, fp, fp * lab)
+        free = labelled & ~is_fixed  # predicted 1 iff z0 > m_b, i.e. -z0 < -m_b
+        pred, c_pred = columns.steps(us[free], -z[free], np.ones(int(free.sum())), 0.0)
+        hit, c_hit = columns.steps(us[free], -z[free], lab[free], 0.0)
+
+        def mcc(sums, counts, mean, scale):
+            n_pred = sums[:, c[2]] + sums[:, c_pred] + pred.correction(counts, -mean)
+            n_both = sums[:, c[3]] + sums[:, c_hit] + hit.correction(counts, -mean)
+            return metrics.mcc_from_counts(sums[:, c[0]], n_pred, sums[:, c[1]], n_both)
+        return mcc
+
+
+def _adc(columns: _Columns, units: np.ndarray, dh: np.ndarray, dl: np.ndarray, delta: float,
+         n_both: int) -> Part:
+    """The ADC rate at ``delta``: |dh - dl * a| < delta  <=>  a in (lo, hi), a = 1 / SD
+    of the resample; dl == 0: always if |dh| < delta, else never (an empty interval at
+    +inf)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e1, e2 = (dh - delta) / dl, (dh + delta) / dl
+    flat = np.where(np.abs(dh) < delta, -np.inf, np.inf)
+    lo = np.where(dl > 0, e1, np.where(dl < 0, e2, flat))
+    hi = np.where(dl > 0, e2, np.where(dl < 0, e1, np.inf))
+    steps, c = columns.steps(np.concatenate([units, units]), np.concatenate([lo, hi]),
+                             np.concatenate([np.ones_like(lo), -np.ones_like(hi)]), 1.0)
+
+    def adc(sums, counts, mean, scale):
+        return _ratio(sums[:, c] + steps.correction(counts, scale), sums[:, n_both])
+    return adc
+
+
+def _area(columns: _Columns, units: np.ndarray, dh: np.ndarray, dl: np.ndarray, d: float,
+          n_both: int) -> Part:
+    """The area under the ADC curve up to ``d``: credit(a) = max(0, 1 - |dh - dl a| / d),
+    a tent in a with peak at c = dh / dl and half-width w = d / |dl|, intercept + slope *
+    a on each side (metrics.adc_area)."""
+    flat = dl == 0
+    k = np.abs(dl) / d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = np.where(flat, 0.0, dh / np.where(flat, 1.0, dl))
+        w = np.where(flat, np.inf, d / np.where(flat, 1.0, np.abs(dl)))
+    kc = np.sign(dl) * dh / d
+    left, right = 1 - kc, 1 + kc
+    const = np.where(flat, np.clip(1 - np.abs(dh) / d, 0, None), 0.0)
+    x = np.concatenate([np.full_like(c, -np.inf), c - w, c, c + w])
+    u4 = np.concatenate([units] * 4)
+    keep = ~np.isnan(x)
+    icpt = np.concatenate([const, np.where(flat, 0, left), np.where(flat, 0, right - left),
+                           np.where(flat, 0, -right)])
+    slope = np.concatenate([np.zeros_like(k), k, -2 * k, k])
+    fixed, c_fixed = columns.steps(u4[keep], x[keep], icpt[keep], 1.0)
+    sloped, c_sloped = columns.steps(u4[keep], x[keep], slope[keep], 1.0)
+
+    def area(sums, counts, mean, scale):
+        return _ratio(sums[:, c_fixed] + fixed.correction(counts, scale)
+                      + scale * (sums[:, c_sloped] + sloped.correction(counts, scale)),
+                      sums[:, n_both])
+    return area
 
 
 def group_masks(dataset: Dataset, by: str | None
@@ -399,12 +524,6 @@ def group_masks(dataset: Dataset, by: str | None
     pair_codes, sent_codes = codes[:len(p)], codes[len(p):]
     return (list(groups), [sent_codes == g for g in range(len(groups))],
             [pair_codes == g for g in range(len(groups))])
-
-
-def _dot(counts: np.ndarray, per_unit: np.ndarray) -> np.ndarray:
-    """counts @ per_unit without BLAS: threaded BLAS is 20-50x slower on these thin
-    products when cores are shared (measured), numpy's own loop is not."""
-    return np.einsum("bu,u...->b...", counts, per_unit)
 
 
 def _ratio(num, den) -> np.ndarray:
