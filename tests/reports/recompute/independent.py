@@ -140,6 +140,18 @@ class Model:
         return self.x if self.fixed else zscore(self.x)
 
 
+def excluded_because(x: np.ndarray, z: np.ndarray) -> str:
+    """Why sentences have no z-score, in the package's words: a score without a z-score
+    means constant scores; a missing score is counted."""
+    reasons = []
+    if (np.isfinite(x) & ~np.isfinite(z)).any():
+        reasons.append("constant scores (SD 0): no z-scores")
+    missing = int((~np.isfinite(x)).sum())
+    if missing:
+        reasons.append(f"no score for {missing} sentence{'s' if missing > 1 else ''}")
+    return "; ".join(reasons)
+
+
 @dataclass
 class Data:
     """Raw input frames as arrays: per sentence the human judgment, expert label and type;
@@ -184,6 +196,7 @@ class Data:
             row["mcc"] = (float(matthews_corrcoef(ls[labelled].astype(int), pred.astype(int)))
                           if labelled.any() else math.nan)
             row["n_mcc"] = int(labelled.sum())
+            row["excluded_because"] = excluded_because(m.x[s_in], zs)
             rows.append(row)
         return pd.DataFrame(rows).set_index("model")
 
@@ -447,7 +460,11 @@ def check_metrics(table: pd.DataFrame, ours: pd.DataFrame, dist: dict[str, np.nd
     checked = {"model"}
     order = list(ours.index)
     for col in table.columns:
-        if col in ours.columns:
+        if col in ours.columns and not pd.api.types.is_numeric_dtype(ours[col]):  # text
+            assert table[col].astype(object).fillna("").tolist() == ours.loc[table["model"], col].tolist(), (
+                f"{what} {col}")
+            checked.add(col)
+        elif col in ours.columns:
             assert_close(table[col], ours.loc[table["model"], col], f"{what} {col}")
             checked.add(col)
         if f"{col}_lower" in table:
