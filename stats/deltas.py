@@ -8,13 +8,16 @@ then filled by array indexing, so the cost grows linearly with the rows.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from acceptability.data.dataset import Dataset
+from acceptability.data.tables import arrow_strings
 from acceptability.stats.zscore import zscore
 
 
@@ -30,24 +33,52 @@ def positions(ids, values) -> np.ndarray:
     >>> positions(["s1", "s2", "s3"], ["s3", "s9", "s1"]).tolist()
     [2, -1, 0]
     """
-    found = pc.index_in(_strings(values), value_set=_strings(ids))
+    found = pc.index_in(arrow_strings(values), value_set=arrow_strings(ids))
     return pc.fill_null(found, -1).to_numpy().astype(np.intp)
 
 
-def _strings(values) -> pa.Array:
-    array = pd.Series(values, dtype="str").array
-    return pa.array(array)
+# inside `z_scoring_once`: the `_z_scored` results of this block, by the objects given
+_ONCE: ContextVar[dict | None] = ContextVar("z_scored_once", default=None)
+
+
+@contextmanager
+def z_scoring_once() -> Iterator[None]:
+    """Within this block, the same dataset and scores objects are z-scored once (for
+    ``evaluate``'s table and its bootstrap's arrays); the caller must not modify them
+    inside it.
+
+    Examples
+    --------
+    >>> from acceptability import data
+    >>> from acceptability.stats.deltas import model_grid, sentence_and_pair_frames, z_scoring_once
+    >>> example = data.load_example()
+    >>> with z_scoring_once():
+    ...     sent, _ = sentence_and_pair_frames(*example)
+    ...     models, grid = model_grid(*example)  # the same z-scores, not computed again
+    >>> grid["z"].shape
+    (57, 3)
+    """
+    token = _ONCE.set({})
+    try:
+        yield
+    finally:
+        _ONCE.reset(token)
 
 
 def _z_scored(dataset: Dataset, scores: pd.DataFrame) -> tuple[pd.DataFrame, pd.Index,
                                                                 np.ndarray]:
     """``zscore(scores, dataset)``, its models in order of appearance, and each row's
     cell in a (model x sentence) grid of the dataset's sentences: model code times the
-    number of sentences plus the sentence's position."""
+    number of sentences plus the sentence's position (once per `z_scoring_once` block)."""
+    once, key = _ONCE.get(), (id(dataset), id(dataset.sentences), id(scores))
+    if once is not None and key in once:
+        return once[key][1]
     z = zscore(scores, dataset)
     codes, models = pd.factorize(z["model"])
     cell = codes * len(dataset.sentences) + positions(dataset.sentences["sentence_id"],
                                                       z["sentence_id"])
+    if once is not None:  # the objects kept alive with their ids
+        once[key] = ((dataset, dataset.sentences, scores), (z, pd.Index(models), cell))
     return z, pd.Index(models), cell
 
 

@@ -14,7 +14,7 @@ from acceptability.stats.defaults import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
 )
-from acceptability.stats.deltas import sentence_and_pair_frames
+from acceptability.stats.deltas import sentence_and_pair_frames, z_scoring_once
 from acceptability.stats.inference.arrays import all_metrics
 from acceptability.stats.inference.bootstrap import bootstrap, with_intervals
 from acceptability.stats.zscore import exclusion_reason
@@ -142,12 +142,13 @@ def evaluate(dataset: Dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
     deltas = tuple(float(d) for d in deltas)
     if any(not d > 0 for d in deltas):
         raise ValueError(f"deltas must be positive, got {deltas}")
-    rows = _rows(dataset, scores, deltas, by, max_delta, sign)
-    if not ci:
-        return rows
-    boot = bootstrap(evaluate, dataset, scores, n_boot=n_boot, cluster=cluster,
-                     ci=0.95 if ci is True else float(ci), seed=seed, deltas=deltas,
-                     max_delta=max_delta, by=by, sign=sign)
+    with z_scoring_once():  # the table and the bootstrap's arrays: one z-scoring
+        rows = _rows(dataset, scores, deltas, by, max_delta, sign)
+        if not ci:
+            return rows
+        boot = bootstrap(evaluate, dataset, scores, n_boot=n_boot, cluster=cluster,
+                         ci=0.95 if ci is True else float(ci), seed=seed, deltas=deltas,
+                         max_delta=max_delta, by=by, sign=sign)
     return with_intervals(rows, boot, by)
 
 

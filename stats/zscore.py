@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.dataset import Dataset
-from acceptability.data.tables import member, power_of_two_exponent, validate_scores
+from acceptability.data.tables import power_of_two_exponent, validate_scores
 
 
 def zscore(scores: pd.DataFrame, dataset: Dataset | None = None) -> pd.DataFrame:
@@ -59,16 +59,13 @@ def zscore(scores: pd.DataFrame, dataset: Dataset | None = None) -> pd.DataFrame
     True
     """
     sentences = dataset.sentences if dataset is not None else None
-    out = validate_scores(scores, sentences)
-    if sentences is not None:
-        out = out[member(out["sentence_id"], sentences["sentence_id"])]
+    out = validate_scores(scores, sentences)  # with sentences: refuses any other sentence
     score = out["score"]
     # each model's scores divided by a power of two of their largest magnitude: exact,
     # and the mean and SD of values within [-1, 1] cannot overflow (1e308) or underflow
-    exponent = power_of_two_exponent(score.abs().groupby(out["model"], sort=False)
-                                     .transform("max"))
-    grouped = pd.Series(np.ldexp(score, -exponent), index=out.index).groupby(out["model"],
-                                                                             sort=False)
+    model = pd.factorize(out["model"])[0]  # grouped by integer codes: one hashing of strings
+    exponent = power_of_two_exponent(score.abs().groupby(model, sort=False).transform("max"))
+    grouped = pd.Series(np.ldexp(score, -exponent), index=out.index).groupby(model, sort=False)
     mean, sd = grouped.transform("mean"), grouped.transform(lambda s: s.std(ddof=0))
     with np.errstate(invalid="ignore", divide="ignore"):
         z = (np.ldexp(score, -exponent) - mean) / sd.replace(0.0, np.nan)

@@ -154,7 +154,8 @@ def step_sums(counts: np.ndarray, units: np.ndarray, x: np.ndarray, v: np.ndarra
 
 class StepSums:
     """Per-unit step functions F_u(t) = sum_{i in u} v_i [x_i < t] evaluated at each
-    resample's own threshold t_b, exactly and at a cost that follows the units.
+    resample's own threshold t_b, exactly and at a cost that follows the units; ``v``
+    (rows x k): k step functions of the same breakpoints at the cost of one.
 
     ``base`` holds F_u(t0) at a reference threshold t0 (the full data's: a scale of 1, a
     mean of 0): one column of the per-unit statistics that a resample's counts multiply.
@@ -168,7 +169,8 @@ class StepSums:
                  t0: float):
         self.units, self.x, self.v, self.t0 = units, x, v, t0
         below = x < t0  # NaN: never below a threshold
-        self.base = np.bincount(units[below], v[below], n_units)
+        self.base = (np.bincount(units[below], v[below], n_units) if v.ndim == 1 else
+                     np.stack([np.bincount(units[below], c, n_units) for c in v[below].T], 1))
         self._window = (t0, t0)
         self._sorted = (x[:0], units[:0], v[:0])
 
@@ -184,19 +186,25 @@ class StepSums:
         return self._sorted
 
     def correction(self, counts: np.ndarray, t: np.ndarray) -> np.ndarray:
-        """sum_u counts[b, u] (F_u(t_b) - F_u(t0)) for every resample b (0 where t_b is NaN):
-        the rows whose breakpoint lies between t0 and t_b, each resample its own run of
-        the sorted rows (on average a tenth of a block's range of thresholds)."""
+        """sum_u counts[b, u] (F_u(t_b) - F_u(t0)) for every resample b (0 where t_b is NaN;
+        (k, resamples) for k step functions): the rows whose breakpoint lies between t0
+        and t_b, each resample its own run of the sorted rows (on average a tenth of a
+        block's range of thresholds), their counts gathered once for all k."""
         t = np.where(np.isnan(t), self.t0, t)
         x, units, v = self._rows_near(min(t.min(), self.t0), max(t.max(), self.t0))
         at, at0 = np.searchsorted(x, t), np.searchsorted(x, self.t0)
         start, length = np.minimum(at, at0), np.abs(at - at0)
         total = int(length.sum())
         if not total:
-            return np.zeros(len(t))
+            return np.zeros(v.shape[1:] + t.shape)
         b = np.repeat(np.arange(len(t)), length)
-        row = np.arange(total) + np.repeat(start - (np.cumsum(length) - length), length)
-        sums = np.bincount(b, counts[b, units[row]] * v[row], minlength=len(t))
+        row = np.repeat(start - (np.cumsum(length) - length), length)
+        row += np.arange(total)
+        cell = units[row].astype(np.intp, copy=False)  # a flat take: 1.5x a 2-d index
+        cell += b * counts.shape[1]
+        weight, v = np.ravel(counts).take(cell), v[row]
+        sums = (np.bincount(b, weight * v, minlength=len(t)) if v.ndim == 1 else
+                np.stack([np.bincount(b, weight * c, minlength=len(t)) for c in v.T]))
         return np.where(at >= at0, sums, -sums)
 
 
@@ -220,11 +228,12 @@ class _Columns:
         """Columns holding the per-unit sums of each of ``vs``."""
         return [self._column(np.bincount(units, weights=v, minlength=self.n)) for v in vs]
 
-    def steps(self, units: np.ndarray, x: np.ndarray, v: np.ndarray, t0: float
-              ) -> tuple[StepSums, int]:
-        """`StepSums` of these rows and the column of its ``base``."""
-        steps = StepSums(units, x, v, self.n, t0)
-        return steps, self._column(steps.base)
+    def steps(self, units: np.ndarray, x: np.ndarray, t0: float, *vs: np.ndarray
+              ) -> tuple[StepSums, list[int]]:
+        """`StepSums` of these rows' values ``vs`` (one correction for all) and the
+        columns of its ``base``."""
+        steps = StepSums(units, x, np.stack(vs, 1), self.n, t0)
+        return steps, [self._column(np.ascontiguousarray(c)) for c in steps.base.T]
 
     def matrix(self) -> np.ndarray:
         return np.stack(self.sums, 1) if self.sums else np.zeros((self.n, 0))
@@ -440,12 +449,13 @@ class MetricArrays:
         fp = np.where(is_fixed, fixed, 0.0)
         c = columns.add(us, labelled, lab, fp, fp * lab)
         free = labelled & ~is_fixed  # predicted 1 iff z0 > m_b, i.e. -z0 < -m_b
-        pred, c_pred = columns.steps(us[free], -z[free], np.ones(int(free.sum())), 0.0)
-        hit, c_hit = columns.steps(us[free], -z[free], lab[free], 0.0)
+        steps, (c_pred, c_hit) = columns.steps(us[free], -z[free], 0.0,
+                                               np.ones(int(free.sum())), lab[free])
 
         def mcc(sums, counts, mean, scale):
-            n_pred = sums[:, c[2]] + sums[:, c_pred] + pred.correction(counts, -mean)
-            n_both = sums[:, c[3]] + sums[:, c_hit] + hit.correction(counts, -mean)
+            pred, hit = steps.correction(counts, -mean)
+            n_pred = sums[:, c[2]] + sums[:, c_pred] + pred
+            n_both = sums[:, c[3]] + sums[:, c_hit] + hit
             return metrics.mcc_from_counts(sums[:, c[0]], n_pred, sums[:, c[1]], n_both)
         return mcc
 
@@ -460,11 +470,11 @@ def _adc(columns: _Columns, units: np.ndarray, dh: np.ndarray, dl: np.ndarray, d
     flat = np.where(np.abs(dh) < delta, -np.inf, np.inf)
     lo = np.where(dl > 0, e1, np.where(dl < 0, e2, flat))
     hi = np.where(dl > 0, e2, np.where(dl < 0, e1, np.inf))
-    steps, c = columns.steps(np.concatenate([units, units]), np.concatenate([lo, hi]),
-                             np.concatenate([np.ones_like(lo), -np.ones_like(hi)]), 1.0)
+    steps, (c,) = columns.steps(np.concatenate([units, units]), np.concatenate([lo, hi]), 1.0,
+                                np.concatenate([np.ones_like(lo), -np.ones_like(hi)]))
 
     def adc(sums, counts, mean, scale):
-        return _ratio(sums[:, c] + steps.correction(counts, scale), sums[:, n_both])
+        return _ratio(sums[:, c] + steps.correction(counts, scale)[0], sums[:, n_both])
     return adc
 
 
@@ -487,12 +497,12 @@ def _area(columns: _Columns, units: np.ndarray, dh: np.ndarray, dl: np.ndarray, 
     icpt = np.concatenate([const, np.where(flat, 0, left), np.where(flat, 0, right - left),
                            np.where(flat, 0, -right)])
     slope = np.concatenate([np.zeros_like(k), k, -2 * k, k])
-    fixed, c_fixed = columns.steps(u4[keep], x[keep], icpt[keep], 1.0)
-    sloped, c_sloped = columns.steps(u4[keep], x[keep], slope[keep], 1.0)
+    steps, (c_fixed, c_sloped) = columns.steps(u4[keep], x[keep], 1.0, icpt[keep],
+                                               slope[keep])
 
     def area(sums, counts, mean, scale):
-        return _ratio(sums[:, c_fixed] + fixed.correction(counts, scale)
-                      + scale * (sums[:, c_sloped] + sloped.correction(counts, scale)),
+        fixed, sloped = steps.correction(counts, scale)
+        return _ratio(sums[:, c_fixed] + fixed + scale * (sums[:, c_sloped] + sloped),
                       sums[:, n_both])
     return area
 

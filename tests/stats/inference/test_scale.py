@@ -11,10 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acceptability import stats
+from acceptability import data, stats
+from acceptability.stats import deltas
 from acceptability.stats.deltas import model_grid, positions, sentence_and_pair_frames
 from acceptability.stats.inference.arrays import MetricArrays, StepSums, metric_names
 from acceptability.stats.inference.resample import counts_from_indices, resampling_units
+from acceptability.stats.zscore import zscore
 from tests.conftest import REPO
 
 HERE = REPO / "tests" / "stats" / "inference"
@@ -96,3 +98,20 @@ def test_frames_of_one_z_scoring(tripled):
     wide = sent.pivot(index="sentence_id", columns="model", values="z").reindex(
         index=tripled[0].sentences["sentence_id"], columns=models)
     np.testing.assert_array_equal(grid["z"], wide.to_numpy(float))
+
+
+def test_evaluate_with_intervals_z_scores_once(monkeypatch):
+    """The table and the bootstrap's arrays share one z-scoring (3.3 million score rows
+    at 100x: 2 s each); a later call z-scores afresh."""
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return zscore(*args, **kwargs)
+
+    monkeypatch.setattr(deltas, "zscore", counted)
+    ds, scores = data.load_example()
+    stats.evaluate(ds, scores, ci=True, n_boot=20)
+    assert len(calls) == 1
+    stats.evaluate(ds, scores)
+    assert len(calls) == 2
