@@ -35,7 +35,7 @@ def _temp_pattern(path: Path) -> re.Pattern:
     return re.compile(TEMP.format(stem=re.escape(path.stem), suffix=re.escape(path.suffix)))
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     """Whether process ``pid`` runs (or may: on Windows, where asking could end it)."""
     if os.name == "nt" or pid == os.getpid():
         return True
@@ -79,7 +79,7 @@ def remove_stale(path: str | os.PathLike) -> list[Path]:
         return removed
     for entry in entries:
         found = pattern.fullmatch(entry.name)
-        if found and not _alive(int(found["pid"])):
+        if found and not process_alive(int(found["pid"])):
             if entry.is_dir(follow_symlinks=False):  # `atomic_files`' folder
                 shutil.rmtree(entry.path, ignore_errors=True)
             else:

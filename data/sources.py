@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from acceptability.data.errors import DataError
+from acceptability.data.folders import private_folder
 
 DATA_DIR_ENV = "ACCEPTABILITY_DATA_DIR"
 CACHE_DIR_ENV = "ACCEPTABILITY_CACHE_DIR"
@@ -84,7 +85,8 @@ def fetch(dataset: str, relpath: str, path: str | os.PathLike | None = None) -> 
     checksum, url = entries[relpath]
     import pooch  # lazy: only needed for downloads
 
-    cache_dir = Path(os.environ.get(CACHE_DIR_ENV) or pooch.os_cache("acceptability")) / dataset
+    root = Path(os.environ.get(CACHE_DIR_ENV) or pooch.os_cache("acceptability"))
+    cache_dir = private_folder(root, "cache folder") / dataset  # the score cache's, too
     try:
         return Path(
             pooch.retrieve(url, known_hash=checksum, fname=relpath.replace("/", "__"),

@@ -34,7 +34,7 @@ from acceptability.scoring.baselines.tagger import (
     train_tagger,
 )
 from acceptability.scoring.cache import ScoreCache, default_cache_dir
-from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.errors import CacheError, CacheWarning, ScoringError
 from acceptability.scoring.models import LanguageModel, load_model
 from acceptability.scoring.normalise import mean_logprob, norm_lp, slor
 from acceptability.scoring.options import ScoringOptions
@@ -49,6 +49,8 @@ __all__ = [
     "KneserNey",
     "LanguageModel",
     "ScoreCache",
+    "CacheError",
+    "CacheWarning",
     "ScoringError",
     "ScoringOptions",
     "Tagger",

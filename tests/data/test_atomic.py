@@ -219,4 +219,4 @@ def test_safe_name_stays_in_its_folder(tmp_path, text, name):
 def test_stale_check_never_signals_on_windows(monkeypatch):
     monkeypatch.setattr(os, "name", "nt")
     monkeypatch.setattr(os, "kill", lambda *a: pytest.fail("os.kill would end the process"))
-    assert atomic._alive(999999999)
+    assert atomic.process_alive(999999999)

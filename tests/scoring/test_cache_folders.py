@@ -86,3 +86,21 @@ def test_check_private_accepts_what_only_its_owner_can_write(tmp_path):
     (tmp_path / "f").chmod(0o646)
     with pytest.raises(DataError, match="file .*writable by other users"):
         check_private(tmp_path / "f", "file")
+
+
+def test_downloads_make_the_shared_cache_folder_private(tmp_path, monkeypatch):
+    """Data downloads create $ACCEPTABILITY_CACHE_DIR as the score cache does (mode 700):
+    a folder made group-writable by the umask would then refuse the score cache."""
+    from acceptability.data import sources
+
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("ACCEPTABILITY_CACHE_DIR", str(folder))
+    monkeypatch.setattr(sources, "dataset_dir", lambda dataset, path=None: None)
+    old = os.umask(0o002)
+    try:
+        with pytest.raises(DataError):  # no internet here: the download itself fails
+            sources.fetch("blimp", sorted(sources.registry("blimp"))[0])
+    finally:
+        os.umask(old)
+    assert _mode(folder) == 0o700
+    scoring.ScoreCache(folder).close()  # and the score cache accepts it
