@@ -1,13 +1,14 @@
 """Benchmark: ``stats.evaluate`` on LI-Adger replicated 1x, 10x (and 100x with --full),
 every copy with its own sentence, pair, type and phenomenon ids (so 236 new clusters per
 copy), the 8 published models; without resampling and with 10,000 cluster-bootstrap
-resamples; this tree beside the code of a git commit (default HEAD, the "before"), each
-case in a fresh process (its wall time beyond loading, its peak RSS). Also one lmer fit of
-a crossed model on 1,000,000 rows.
+resamples; this tree beside the code of a git commit (default BEFORE, the last commit
+before issue 30), each case in a fresh process (its wall time beyond loading, its peak
+RSS). Also one lmer fit of a crossed model on 1,000,000 rows.
 
     ACCEPTABILITY_DATA_DIR=../shared/data .venv/bin/python benchmarks/bench_scale.py
-    ... bench_scale.py --full            # also 100x (minutes; the "before" 100x skipped)
+    ... bench_scale.py --full            # also 100x (about 8 minutes on 2 cores)
     ... bench_scale.py --before none     # this tree only
+    ... bench_scale.py --full --out docs/speed/scale.csv   # the table the README cites
 
 The "before" runs from a ``git worktree`` of the commit made in a temporary folder and
 removed afterwards; the checkout is not touched.
@@ -31,6 +32,7 @@ import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 SUBPACKAGES = ("data", "scoring", "stats", "reports")
+BEFORE = "77f781a"  # main before issue 30 made evaluate scale
 
 
 def replicate(dataset, scores: pd.DataFrame, k: int):
@@ -57,12 +59,14 @@ def case(k: int, n_boot: int) -> dict:
     from acceptability import data, stats
 
     ds, sc = data.load_li_adger(), data.load_li_adger_scores()
+    warm = time.perf_counter()
     stats.evaluate(ds, sc)  # imports and caches warm
+    warm = time.perf_counter() - warm
     ds, sc = replicate(ds, sc, k)
     start = time.perf_counter()
     table = stats.evaluate(ds, sc, ci=n_boot > 0, n_boot=max(n_boot, 1), seed=0)
     wall = time.perf_counter() - start
-    return {"wall": wall, "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
+    return {"wall": wall, "warm_up": warm, "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
             "sentences": len(ds.sentences), "pairs": len(ds.pairs), "models": len(table)}
 
 
@@ -85,15 +89,20 @@ def lmer_million(rows: int = 1_000_000) -> dict:
 
 
 def in_process(code: Path | None, args: list[str]) -> dict:
-    """Run this script's ``--case`` in a fresh interpreter on ``code`` (None: this tree)."""
+    """Run this script's ``--case`` in a fresh interpreter on ``code`` (None: this tree);
+    ``process`` is its whole wall time (start-up, imports, loading, replicating and the
+    evaluation: what a user waits for) less the warm-up call."""
     env = dict(os.environ)
     if code is not None:
         env["PYTHONPATH"] = str(code)
+    start = time.perf_counter()
     out = subprocess.run([sys.executable, __file__, *args], env=env, capture_output=True,
                          text=True, check=False)
+    process = time.perf_counter() - start
     if out.returncode:
         return {"error": out.stderr.strip().splitlines()[-1:]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    return result | {"process": process - result.get("warm_up", 0.0)}
 
 
 def package_of(commit: str, folder: Path) -> Path:
@@ -124,7 +133,8 @@ def cpu() -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="also 100x")
-    ap.add_argument("--before", default="HEAD", help="git commit to compare with ('none': skip)")
+    ap.add_argument("--before", default=BEFORE, help="git commit to compare with ('none': skip)")
+    ap.add_argument("--out", type=Path, help="also write the table as CSV")
     ap.add_argument("--n-boot", type=int, default=10_000)
     ap.add_argument("--case", nargs=2, type=int, help=argparse.SUPPRESS)
     ap.add_argument("--lmer", action="store_true", help=argparse.SUPPRESS)
@@ -145,11 +155,15 @@ def main() -> None:
             if before is not None:
                 subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force",
                                 str(Path(tmp) / "tree")], check=False)
-    print(pd.DataFrame(rows).to_string(index=False))
+    table = pd.DataFrame(rows)
+    print(table.to_string(index=False))
+    if args.out:
+        table.assign(cpu=cpu()).to_csv(args.out, index=False)  # a benchmark file, not the package
     for n_boot in (0, args.n_boot):
-        wall = {r["scale"]: r["now s"] for r in rows if r["n_boot"] == n_boot}
-        print(f"n_boot={n_boot}: " + ", ".join(
-            f"{k}x/1x = {wall[k] / wall[1]:.1f}" for k in scales[1:] if wall.get(k) and wall[1]))
+        for col in ("now s", "now process s"):
+            wall = {r["scale"]: r[col] for r in rows if r["n_boot"] == n_boot}
+            print(f"n_boot={n_boot}, {col}: " + ", ".join(
+                f"{k}x/1x = {wall[k] / wall[1]:.1f}" for k in scales[1:] if wall.get(k) and wall[1]))
     fit = in_process(None, ["--lmer"])
     print(f"lmer, 1,000,000 rows, (1 | subject) + (1 | item) crossed: {fit}")
 
@@ -160,12 +174,12 @@ def run_cases(scales: list[int], n_boot: int, before: Path | None) -> list[dict]
         for boot in (0, n_boot):
             now = in_process(None, ["--case", str(k), str(boot)])
             row = {"scale": k, "sentences": now.get("sentences"), "pairs": now.get("pairs"),
-                   "n_boot": boot, "now s": now.get("wall"), "now GB": now.get("rss_gb")}
-            if before is not None and (k < 100 or boot == 0):
+                   "n_boot": boot, "now s": now.get("wall"), "now process s": now.get("process"),
+                   "now GB": now.get("rss_gb")}
+            if before is not None:
                 then = in_process(before, ["--case", str(k), str(boot)])
-                row |= {"before s": then.get("wall"), "before GB": then.get("rss_gb")}
-            elif before is not None:
-                row |= {"before s": "skipped (~155 s at 10,000)", "before GB": None}
+                row |= {"before s": then.get("wall"), "before process s": then.get("process"),
+                        "before GB": then.get("rss_gb")}
             rows.append(row)
             print(row, flush=True)
     return rows

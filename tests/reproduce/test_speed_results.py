@@ -115,3 +115,19 @@ def test_the_page_explains_bfloat16_pll_from_the_profile_run():
     gains = [fp32.loc[p, "seconds"] / bf16.loc[p, "seconds"] for p in ("attention", "layer norm", "other")]
     assert f"gain only {min(gains):.1f}-{max(gains):.1f}×" in PAGE
     assert max(gains) < fp32.loc[linear, "seconds"] / bf16.loc[linear, "seconds"]
+
+
+def test_the_readme_scale_numbers_are_the_benchmark_run():
+    """The README's `evaluate`-at-scale sentence is docs/speed/scale.csv (written by
+    `benchmarks/bench_scale.py --full --out docs/speed/scale.csv`), at its precision."""
+    rows = pd.read_csv(RESULTS / "scale.csv").set_index(["scale", "n_boot"])
+    big, one = rows.loc[(100, 10000)], rows.loc[(1, 10000)]
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    said = (f"({big['sentences']:,} sentences, {big['pairs']:,} pairs, 8 models) with 10,000 "
+            f"cluster-bootstrap resamples takes {big['now s']:.1f} s ({big['before s']:.1f} s "
+            f"before issue 30); the whole job in a fresh process takes "
+            f"{big['now process s'] / one['now process s']:.1f} times as long as for LI-Adger "
+            f"itself ({big['before process s'] / one['before process s']:.1f} times before), "
+            f"the `evaluate` call alone {big['now s'] / one['now s']:.1f} times.")
+    assert said in readme
+    assert rows["cpu"].iloc[0] in readme
