@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from acceptability.data.errors import DataError
+
 # ".<stem>.<pid>-<thread>.tmp<suffix>": the temporary name `atomic_path` gives a target
 TEMP = r"\.{stem}\.(?P<pid>\d+)-\d+\.tmp{suffix}"
 FILES = "files"  # `atomic_files` saves into the temporary folder of this name
@@ -165,6 +167,27 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         finally:
             tmp.unlink(missing_ok=True)
     _fsync(path.parent)
+
+
+def own_folder(folder: str | os.PathLike) -> Path:
+    """``folder``, created if missing, refused when it is a symbolic link: a planted link
+    (``tables`` -> a folder elsewhere) would carry every write inside it out of the output
+    folder, atomic or not.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from acceptability.data.atomic import own_folder
+    >>> own_folder(pathlib.Path(tempfile.mkdtemp()) / "tables").is_dir()
+    True
+    """
+    folder = Path(folder)
+    if folder.is_symlink():
+        raise DataError(f"{folder} is a symbolic link (to {os.readlink(folder)}); writing "
+                        "into it would write outside the output folder", source=str(folder),
+                        fix=f"remove the link ({folder}) or choose another output folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def write_text(path: str | os.PathLike, text: str) -> Path:

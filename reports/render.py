@@ -17,7 +17,7 @@ import pandas as pd
 from markupsafe import Markup
 from matplotlib.figure import Figure
 
-from acceptability.data.atomic import safe_name, write_csv, write_figure, write_text
+from acceptability.data.atomic import own_folder, safe_name, write_csv, write_figure, write_text
 from acceptability.reports import figures, tables
 from acceptability.reports.analysis import Results
 from acceptability.reports.labels import resampled
@@ -356,8 +356,8 @@ def build(results: Results, out: str | os.PathLike = "report",
     True
     """
     out = Path(out)
-    (out / "figures").mkdir(parents=True, exist_ok=True)
-    (out / "tables").mkdir(parents=True, exist_ok=True)
+    own_folder(out / "figures")
+    own_folder(out / "tables")
     rendered, table_files = _render(sections(results), tables.all_tables(results), out)
     extra = {"evaluation": tables.evaluation_with_ci(results.evaluation, results.bootstrap)}
     if results.by_group is not None:

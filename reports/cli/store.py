@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from acceptability.data.atomic import safe_name, write_parquet, write_text
+from acceptability.data.atomic import own_folder, safe_name, write_parquet, write_text
 from acceptability.data.errors import DataError
 from acceptability.reports.analysis import Fits, Results
 from acceptability.reports.benchmark import Benchmark
@@ -130,7 +130,7 @@ def save(obj, path: Path) -> list[str]:
     """
     tables: dict[str, pd.DataFrame] = {}
     value = _encode(obj, "", tables)
-    folder = path.parent / path.stem
+    folder = own_folder(path.parent / path.stem)
     for file, frame in tables.items():
         _write_table(frame, folder / file)
     for old in folder.glob("*.parquet"):  # tables of an earlier run that this one lacks

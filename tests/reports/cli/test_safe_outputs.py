@@ -65,6 +65,20 @@ def test_planted_symlinks_are_replaced_not_followed(tmp_path, command):
     assert_replaced(out, targets)
 
 
+@pytest.mark.parametrize("folder", ["tables", "figures", "analysis"])
+def test_a_planted_folder_link_is_refused_and_nothing_written_through_it(tmp_path, folder):
+    """A link at a whole subfolder (``tables`` -> elsewhere) would carry every write in it
+    out of the output folder: the run stops naming it, and the folder outside stays empty."""
+    out, outside = tmp_path / "out", tmp_path / "outside"
+    outside.mkdir()
+    out.mkdir()
+    (out / folder).symlink_to(outside, target_is_directory=True)
+    code, err = run_cli(["run", "--dataset", "example", "--scores", "published",
+                         "--n-boot", "0", "--out", str(out)])
+    assert code != 0 and "symbolic link" in err and folder in err, err
+    assert list(outside.iterdir()) == []
+
+
 def test_evaluate_out_replaces_a_planted_symlink(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
