@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from acceptability.data import DataError
-from acceptability.data.tables import CONTROL, _control_rows, _duplicated, id_column, member
+from acceptability.data.tables import CONTROL, _control_rows, id_column, member
 
 
 @pytest.mark.parametrize("text", ["s\x85t", "s\x00", "a\tb", "\x7f", "x\x9f"])
@@ -24,13 +24,11 @@ def test_latin1_and_other_scripts_are_no_control_characters():
     assert _control_rows(ids).tolist() == expected.tolist() == [False] * 5
 
 
-def test_duplicates_and_membership_as_pandas():
+def test_membership_as_pandas():
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"model": rng.choice(["a", "b", None], 500),
                           "sentence_id": rng.choice([f"s{i}" for i in range(300)], 500)},
                          dtype="str")
-    assert (_duplicated(frame, ["model", "sentence_id"])
-            == frame.duplicated(["model", "sentence_id"], keep=False).to_numpy()).all()
     ids = ["s1", "s7", None]
     assert (member(frame["sentence_id"], ids) == frame["sentence_id"].isin(ids)).all()
     assert member(pd.Series([None, "s1"], dtype="str"), ids).tolist() == [True, True]
