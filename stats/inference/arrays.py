@@ -134,24 +134,6 @@ def check_metric(dataset: Dataset, metric: str) -> str:
     return metric
 
 
-def step_sums(counts: np.ndarray, units: np.ndarray, x: np.ndarray, v: np.ndarray,
-              t: np.ndarray) -> np.ndarray:
-    """sum_u counts[b, u] * sum_{i in u} v_i [x_i < t_b] for every resample b
-    (`StepSums` at the lowest threshold).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from acceptability.stats.inference.arrays import step_sums
-    >>> counts = np.array([[1.0, 2.0], [0.0, 1.0]])  # 2 resamples of 2 units
-    >>> step_sums(counts, np.array([0, 1]), np.array([0.0, 1.0]), np.ones(2),
-    ...           np.array([0.5, 2.0])).tolist()
-    [1.0, 1.0]
-    """
-    steps = StepSums(units, x, v, counts.shape[1], float(np.min(t)))
-    return counts @ steps.base + steps.correction(counts, t)
-
-
 class StepSums:
     """Per-unit step functions F_u(t) = sum_{i in u} v_i [x_i < t] evaluated at each
     resample's own threshold t_b, exactly and at a cost that follows the units; ``v``
@@ -163,6 +145,15 @@ class StepSums:
     `correction` needs only the rows whose breakpoint lies between t0 and each
     resample's threshold: the rows of a window around t0, sorted by breakpoint once
     (widened when a block's thresholds leave it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from acceptability.stats.inference.arrays import StepSums
+    >>> counts = np.array([[1.0, 2.0], [0.0, 1.0]])  # 2 resamples of 2 units
+    >>> steps = StepSums(np.array([0, 1]), np.array([0.0, 1.0]), np.ones(2), 2, 0.5)
+    >>> (counts @ steps.base + steps.correction(counts, np.array([0.5, 2.0]))).tolist()
+    [1.0, 1.0]
     """
 
     def __init__(self, units: np.ndarray, x: np.ndarray, v: np.ndarray, n_units: int,

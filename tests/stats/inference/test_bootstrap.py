@@ -13,9 +13,9 @@ from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
 from acceptability.stats.inference.arrays import (
     MetricArrays,
+    StepSums,
     group_masks,
     metric_names,
-    step_sums,
 )
 from acceptability.stats.inference.bootstrap import bootstrap
 from acceptability.stats.inference.resample import (
@@ -73,7 +73,8 @@ def test_step_sums_brute_force():
     x[:3] = [-np.inf, np.inf, -5]
     t = RNG.normal(scale=0.3, size=40)
     brute = ((counts[:, units] * v) * (x[None, :] < t[:, None])).sum(1)
-    assert np.allclose(step_sums(counts, units, x, v, t), brute)
+    steps = StepSums(units, x, v, counts.shape[1], float(np.min(t)))
+    assert np.allclose(counts @ steps.base + steps.correction(counts, t), brute)
 
 
 def test_units_merge_clusters_linked_by_pairs(li_adger):
