@@ -30,6 +30,7 @@ from scipy.sparse import csr_matrix
 from threadpoolctl import threadpool_limits
 
 from acceptability.data.dataset import Dataset
+from acceptability.data.tables import member
 from acceptability.stats import metrics
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_MAX_DELTA
 from acceptability.stats.deltas import model_grid, positions
@@ -276,7 +277,7 @@ class MetricArrays:
     def _restandardise(self, dataset: Dataset, scores: pd.DataFrame) -> np.ndarray:
         if not {"ref_mean", "ref_sd"} <= set(scores.columns):
             return np.ones(len(self.models), dtype=bool)
-        sc = scores[positions(dataset.sentences["sentence_id"], scores["sentence_id"]) >= 0]
+        sc = scores[member(scores["sentence_id"], dataset.sentences["sentence_id"])]
         has = (sc["ref_mean"].notna() & sc["ref_sd"].notna()).groupby(sc["model"]).agg(
             ["any", "all"])
         mixed = has["any"] & ~has["all"]
