@@ -65,10 +65,11 @@ def zscore(scores: pd.DataFrame, dataset: Dataset | None = None) -> pd.DataFrame
     # and the mean and SD of values within [-1, 1] cannot overflow (1e308) or underflow
     model = pd.factorize(out["model"])[0]  # grouped by integer codes: one hashing of strings
     exponent = power_of_two_exponent(score.abs().groupby(model, sort=False).transform("max"))
-    grouped = pd.Series(np.ldexp(score, -exponent), index=out.index).groupby(model, sort=False)
+    scaled = pd.Series(np.ldexp(score, -exponent), index=out.index)
+    grouped = scaled.groupby(model, sort=False)
     mean, sd = grouped.transform("mean"), grouped.transform(lambda s: s.std(ddof=0))
     with np.errstate(invalid="ignore", divide="ignore"):
-        z = (np.ldexp(score, -exponent) - mean) / sd.replace(0.0, np.nan)
+        z = (scaled - mean) / sd.replace(0.0, np.nan)
         if "ref_mean" in out.columns:
             has_ref = out["ref_mean"].notna() & out["ref_sd"].notna()
             z = z.where(~has_ref, _by_reference(out))
