@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from acceptability.stats.mixed.families import Family, family
 from acceptability.stats.mixed.formula import Formula, RandomTerm
 
 __all__ = ["MixedDesign", "ReTerm", "fixed_matrix", "group_key", "mixed_design"]
@@ -88,8 +89,11 @@ class MixedDesign:
     xnames: list[str]
     terms: list[ReTerm]
     trials: np.ndarray | None = None  # binomial cbind(): successes + failures per row
-    family: str = "gaussian"  # the response's distribution: gaussian, binomial, poisson, bernoulli
+    family: str = "gaussian"  # the response's distribution: gaussian, binomial, poisson, bernoulli, ...
     n_dropped: int = 0  # rows of the data left out for missing values
+    link: str | None = None  # the GLMM's link (None: the family's canonical link)
+    weights: np.ndarray | None = None  # prior weights (lme4 ``weights=``), None = all 1
+    offset: np.ndarray | None = None  # known part of the linear predictor, None = 0
     _lind: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -196,10 +200,16 @@ class MixedDesign:
             out.append(t.theta_of(_lower_factor(np.asarray(cov, float) / sigma**2)))
         return np.concatenate(out)
 
+    @property
+    def glm_family(self) -> Family:
+        """The response's family and link (R's ``family`` object); gaussian-identity for lmer."""
+        return family(self.family, self.link)
+
     def with_response(self, y: np.ndarray) -> MixedDesign:
         """The same design with another response (bootstrap refits, profiles)."""
         d = MixedDesign(self.formula, self.frame, np.asarray(y, float), self.X, self.xnames,
-                        self.terms, self.trials, self.family, self.n_dropped)
+                        self.terms, self.trials, self.family, self.n_dropped, self.link,
+                        self.weights, self.offset)
         shared = ("Z", "_lambdat_pattern", "_ztz_dense", "_ztz_sparse", "_ztx_xtx")
         d.__dict__.update({k: v for k, v in self.__dict__.items() if k in shared})
         return d

@@ -63,7 +63,7 @@ FAMILY_LINKS: dict[str, tuple[str, ...]] = {
 }
 _ALIASES = {"gamma": "Gamma", "inverse_gaussian": "inverse.gaussian", "inversegaussian": "inverse.gaussian",
             "negative_binomial": "negative.binomial", "negativebinomial": "negative.binomial",
-            "nbinom2": "negative.binomial"}
+            "nbinom2": "negative.binomial", "bernoulli": "binomial"}
 
 
 @dataclass(frozen=True)
