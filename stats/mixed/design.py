@@ -8,7 +8,10 @@ per level) and the covariance parameter ``theta`` (the lower triangles of the ``
 column-major). Terms are ordered by decreasing number of levels, as lme4 orders them: when
 they are not in that order already, by ``rev(order(nl))``, which also reverses ties.
 The fixed-effects matrix ``X`` comes from glmm's ``model_matrix`` (R's ``model.matrix``
-with treatment contrasts), the same parser that fits the model.
+with treatment contrasts), the same parser that fits the model; transformed variables
+(``scale(x)``, ``poly(x, 2)``, ``log(x)``, ``factor(x)``) are built by
+[transforms][acceptability.stats.mixed.transforms], which keeps R's column names, terms and
+``assign`` in ``MixedDesign.fixed_part``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from scipy import sparse
 
 from acceptability.stats.mixed.families import Family, family
 from acceptability.stats.mixed.formula import Formula, RandomTerm
+from acceptability.stats.mixed.slopes import term_columns
+from acceptability.stats.mixed.transforms import FixedPart, fit_matrix, fixed_part
 
 __all__ = ["MixedDesign", "ReTerm", "fixed_matrix", "group_key", "mixed_design"]
 
@@ -42,6 +47,8 @@ class ReTerm:
     levels: np.ndarray  # level labels, sorted as R's factor() sorts them
     codes: np.ndarray  # (n,) level index of each row
     cols: np.ndarray  # (n, nc) the term's model columns: 1 for the intercept, then slopes
+    colnames: tuple[str, ...] = ()  # lme4's names of the columns (a factor slope: f2, f3...)
+    slope_levels: dict[str, list[str]] = field(default_factory=dict)  # each factor slope's levels
 
     @property
     def group(self) -> str:
@@ -49,7 +56,7 @@ class ReTerm:
 
     @property
     def names(self) -> tuple[str, ...]:
-        return self.term.names
+        return self.colnames or self.term.names
 
     @property
     def nc(self) -> int:
@@ -94,6 +101,8 @@ class MixedDesign:
     link: str | None = None  # the GLMM's link (None: the family's canonical link)
     weights: np.ndarray | None = None  # prior weights (lme4 ``weights=``), None = all 1
     offset: np.ndarray | None = None  # known part of the linear predictor, None = 0
+    # the fixed part's transformations (for new rows), R's term labels and assign
+    fixed_part: FixedPart | None = None
     _lind: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -133,21 +142,39 @@ class MixedDesign:
         return sparse.hstack(blocks, format="csc")
 
     def crossprods(self, dense: bool) -> tuple[object, np.ndarray, np.ndarray]:
-        """Z'Z (dense array or sparse), Z'X and X'X, computed once."""
+        """Z'WZ (dense array or sparse), Z'WX and X'WX, computed once; W holds the prior
+        weights (lme4's weighted PLS, Bates et al. 2015, eq. 16; W = I without weights)."""
         key = "_ztz_dense" if dense else "_ztz_sparse"
         if key not in self.__dict__:
-            ztz = (self.Z.T @ self.Z).tocsc()
+            ztz = (self.Z.T @ self._wz).tocsc()
             self.__dict__[key] = ztz.toarray() if dense else ztz
         return self.__dict__[key], self._ztx_xtx[0], self._ztx_xtx[1]
 
     @cached_property
+    def _wz(self) -> sparse.csc_matrix:
+        """W Z."""
+        return self.Z if self.weights is None else (sparse.diags(self.weights) @ self.Z).tocsc()
+
+    @cached_property
     def _ztx_xtx(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.asarray(self.Z.T @ self.X), self.X.T @ self.X
+        wx = self.X if self.weights is None else self.weights[:, None] * self.X
+        return np.asarray(self._wz.T @ self.X), self.X.T @ wx
 
     @cached_property
     def response_crossprods(self) -> tuple[np.ndarray, np.ndarray, float]:
-        """Z'y, X'y and y'y."""
-        return self.Z.T @ self.y, self.X.T @ self.y, float(self.y @ self.y)
+        """Z'Wr, X'Wr and r'Wr of the response less the offset, r = y - offset."""
+        return self.weighted_crossprods(self.y)
+
+    def weighted_crossprods(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """Z'Wr, X'Wr and r'Wr of r = y - offset (the design's offset, if any)."""
+        r = y if self.offset is None else y - self.offset
+        wr = r if self.weights is None else self.weights * r
+        return self.Z.T @ wr, self.X.T @ wr, float(r @ wr)
+
+    @property
+    def log_weights(self) -> float:
+        """sum(log w): lme4's ``ldW``, which a weighted linear model's deviance subtracts."""
+        return 0.0 if self.weights is None else float(np.sum(np.log(self.weights)))
 
     @cached_property
     def _lambdat_pattern(self) -> tuple[np.ndarray, np.ndarray]:
@@ -209,8 +236,8 @@ class MixedDesign:
         """The same design with another response (bootstrap refits, profiles)."""
         d = MixedDesign(self.formula, self.frame, np.asarray(y, float), self.X, self.xnames,
                         self.terms, self.trials, self.family, self.n_dropped, self.link,
-                        self.weights, self.offset)
-        shared = ("Z", "_lambdat_pattern", "_ztz_dense", "_ztz_sparse", "_ztx_xtx")
+                        self.weights, self.offset, fixed_part=self.fixed_part)
+        shared = ("Z", "_wz", "_lambdat_pattern", "_ztz_dense", "_ztz_sparse", "_ztx_xtx")
         d.__dict__.update({k: v for k, v in self.__dict__.items() if k in shared})
         return d
 
@@ -233,15 +260,13 @@ def _lower_factor(s: np.ndarray) -> np.ndarray:
 
 def fixed_matrix(formula: Formula, frame: pd.DataFrame,
                  check_rank: bool = True) -> tuple[np.ndarray, list[str]]:
-    """``X`` and its column names from glmm's ``model_matrix`` (R's ``model.matrix``,
-    treatment contrasts); a rank-deficient ``X`` is an error naming its columns."""
-    import glmm
-
+    """``X`` and its column names as R's ``model.matrix`` gives them (treatment contrasts,
+    transformed variables: [fixed_part][acceptability.stats.mixed.transforms.fixed_part]);
+    a rank-deficient ``X`` is an error naming its columns."""
     try:
-        x, names = glmm.model_matrix(frame, f"~ {formula.fixed}")
+        x, names = fit_matrix(formula, frame)
     except ValueError as err:
         raise ValueError(f"fixed-effects part {formula.fixed!r} of {formula.text!r}: {err}") from None
-    x = np.asarray(x, float)
     if check_rank and np.linalg.matrix_rank(x) < x.shape[1]:
         raise ValueError(
             f"fixed-effects model matrix of {formula.fixed!r} is rank deficient ({x.shape[1]} "
@@ -261,13 +286,17 @@ def mixed_design(formula: Formula, frame: pd.DataFrame, X: np.ndarray, xnames: l
         else:
             codes, levels = pd.factorize(group_key(frame, term.factors), sort=True)
             levels = np.asarray(levels)
-        cols = [np.ones(len(frame))] if term.intercept else []
-        cols += [frame[s].to_numpy(dtype=float) for s in term.slopes]
-        terms.append(ReTerm(term, levels, codes.astype(np.int64), np.column_stack(cols)))
+        cols, names, slope_levels = term_columns(term, frame)
+        terms.append(ReTerm(term, levels, codes.astype(np.int64), cols, names, slope_levels))
     nlev = [t.nlev for t in terms]
     if any(a < b for a, b in zip(nlev, nlev[1:], strict=False)):
         # lme4's mkReTrms: rev(order(nl)), which also reverses the order of ties, so that
         # (1 + x || g) + (1 | g:h) has terms g:h, x | g, 1 | g (VarCorr g.h, g, g.1)
         terms = sorted(terms, key=lambda t: t.nlev)[::-1]
+    # an engine that reads the formula (glmm) gets transformed variables as columns; a
+    # design without fixed columns (brm's: bambi builds X itself) keeps the formula as is
+    fixed = fixed_part(formula, frame) if xnames else None
+    if fixed is not None:
+        formula, frame = fixed.engine_view(formula, frame, X, xnames)
     return MixedDesign(formula, frame, np.asarray(y, float), X, xnames, terms, trials, family,
-                       n_dropped)
+                       n_dropped, fixed_part=fixed)

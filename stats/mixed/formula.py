@@ -16,9 +16,12 @@ import pandas as pd
 
 __all__ = ["Formula", "RandomTerm", "parse_formula"]
 
-_IDENT = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)(?![\w.]*\s*\()")
+# a name not followed by "(" (a function) or by "=" (an argument's name: scale(x, center = 2))
+_IDENT = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)(?![\w.]*\s*(?:\(|=(?!=)))")
 _QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
-_FORMULA_WORDS = {"C", "I", "Q", "np", "Treatment", "Sum", "Poly", "Diff", "Helmert"}
+_FORMULA_WORDS = {"C", "I", "Q", "np", "Treatment", "Sum", "Poly", "Diff", "Helmert",
+                  "TRUE", "FALSE", "NULL", "NA", "Inf", "NaN"}
+_OFFSET = re.compile(r"^offset\s*\((.*)\)$", re.S)
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,9 @@ class RandomTerm:
 
     @property
     def names(self) -> tuple[str, ...]:
-        """Coefficient names as lme4 prints them."""
+        """Coefficient names as lme4 prints them, for numeric slopes; a slope may also be a
+        factor, whose columns (``f2``, ``f3``... as R's ``model.matrix`` names them) depend on
+        the data: the design's ``ReTerm.names`` (``stats.mixed.slopes.term_columns``)."""
         return (("(Intercept)",) if self.intercept else ()) + self.slopes
 
     @property
@@ -50,17 +55,19 @@ class RandomTerm:
 
 @dataclass(frozen=True)
 class Formula:
-    """A parsed lme4 formula: response, fixed-effects right-hand side, random terms."""
+    """A parsed lme4 formula: response, fixed-effects right-hand side, random terms and
+    the expressions of its ``offset(...)`` terms (kept out of ``fixed``)."""
 
     text: str
     response: str
     fixed: str
     random: tuple[RandomTerm, ...]
+    offsets: tuple[str, ...] = ()
 
     @property
     def fixed_formula(self) -> str:
-        """The fixed part as a patsy/formulaic formula, ``y ~ x``."""
-        return f"{self.response} ~ {self.fixed}"
+        """The fixed part as a patsy/formulaic formula, ``y ~ x`` (with its offsets)."""
+        return f"{self.response} ~ {' + '.join([self.fixed, *(f'offset({o})' for o in self.offsets)])}"
 
     def canonical(self) -> str:
         """The formula with every random term spelled out (``g/h`` and ``||`` expanded)."""
@@ -73,13 +80,15 @@ class Formula:
     def columns(self) -> list[str]:
         """Data columns the formula uses, in order of appearance."""
         names = _identifiers(self.response) + _identifiers(self.fixed)
+        names += [n for o in self.offsets for n in _identifiers(o)]
         for term in self.random:
             names += [*term.slopes, *term.factors]
         return list(dict.fromkeys(names))
 
     def check_columns(self, data: pd.DataFrame) -> None:
         """Raise ``KeyError`` naming the formula term whose column is not in ``data``."""
-        for name in _identifiers(self.response) + _identifiers(self.fixed):
+        fixed = _identifiers(self.response) + _identifiers(self.fixed)
+        for name in fixed + [n for o in self.offsets for n in _identifiers(o)]:
             if name not in data.columns:
                 raise KeyError(_unknown(name, self.fixed_formula, data))
         for term in self.random:
@@ -179,14 +188,16 @@ def parse_formula(text: str) -> Formula:
     lhs, rhs = (s.strip() for s in text.split("~"))
     if not lhs:
         raise ValueError(f"formula {text!r} has no response left of '~'")
-    fixed, random = [], []
+    fixed, random, offsets = [], [], []
     for term in _split_top(rhs, "+"):
         if not term.strip():
             raise ValueError(f"formula {text!r} has an empty term (a dangling '+'): remove it")
         parsed = _bar_term(term)
-        if parsed is None:
+        if (offset := _OFFSET.match(term.strip())) is not None:
+            offsets.append(offset.group(1).strip())
+        elif parsed is None:
             if term.strip():
                 fixed.append(term.strip())
         else:
             random.extend(parsed)
-    return Formula(text, lhs, " + ".join(fixed) or "1", tuple(random))
+    return Formula(text, lhs, " + ".join(fixed) or "1", tuple(random), tuple(offsets))
