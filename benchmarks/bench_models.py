@@ -4,8 +4,9 @@
 
 Models: lme4's sleepstudy (correlated and ``||``), Penicillin (crossed), Pastes (nested),
 cbpp (binomial GLMM, Laplace and nAGQ=9), InstEval (73k rows, crossed), the LI-Adger
-sentence and pair models and BLiMP's forced-choice trials (crossed participant, pair and
-paradigm). lme4 runs through ``Rscript benchmarks/lmm_engines.R`` with its default settings
+sentence and pair models, BLiMP's forced-choice trials (crossed participant, pair and
+paradigm) and lmerTest's ham with a factor-valued random slope: ``(0 + Product | Consumer)``,
+``(Product | Consumer)`` and the first with Product's indicators as numeric columns. lme4 runs through ``Rscript benchmarks/lmm_engines.R`` with its default settings
 (Debian: r-base-core r-cran-lme4); ours run in this process. Prints the median times, the
 ratio ours / lme4 and the logLik difference, then the time of
 ``confint(method="boot", nsim=500)`` on the LI-Adger sentence model (goal: under 60 s).
@@ -44,6 +45,9 @@ MODELS = {
     "li_adger_pair": (stats.PAIR_FORMULA, None, "pair.csv", 1),
     "blimp_fc": (stats.FC_FORMULA, "binomial", "fc.csv", 1),
     "insteval": ("y ~ service + (1 | s) + (1 | d)", None, "insteval", 1),
+    "ham_factor": ("Informed.liking ~ Product + (0 + Product | Consumer)", None, "ham", 1),
+    "ham_factor_int": ("Informed.liking ~ Product + (Product | Consumer)", None, "ham", 1),
+    "ham_dummies": ("Informed.liking ~ Product + (0 + P1 + P2 + P3 + P4 | Consumer)", None, "ham", 1),
 }
 FACTORS = {"phenomenon": str, "type_id": str, "participant": str, "pair_id": str, "paradigm": str}
 
@@ -57,6 +61,9 @@ def frames(tmp: Path) -> dict[str, pd.DataFrame]:
             out[name] = pd.read_csv(tmp / source, dtype=FACTORS)
         else:
             out[name] = lme4_data(source)
+        if source == "ham":  # the indicators of Product as numeric columns P1..P4
+            out[name] = out[name].assign(**{f"P{k}": (out[name]["Product"] == k).astype(float)
+                                            for k in "1234"})
     return out
 
 

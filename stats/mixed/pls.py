@@ -21,13 +21,14 @@ from scipy.linalg import lapack
 from threadpoolctl import threadpool_limits
 
 from acceptability.stats.mixed.design import MixedDesign
+from acceptability.stats.mixed.pls_gradient import MAX_DENSE, ProfiledDeviance
 
 # One BLAS thread: the matrices here are small, and OpenBLAS's threads slow each call down
 # 5-30x when the two cores are busy (measured: 17 ms vs 527 ms per deviance evaluation).
 one_blas_thread = threadpool_limits.wrap(limits=1, user_api="blas")
 
-__all__ = ["PlsFit", "cond_var", "fit_theta", "one_blas_thread", "pls", "satterthwaite_df",
-           "varpar_deviance"]
+__all__ = ["PlsFit", "Satterthwaite", "cond_var", "fit_theta", "one_blas_thread", "pls",
+           "satterthwaite", "varpar_deviance"]
 
 _LOG2PI = np.log(2 * np.pi)
 
@@ -46,6 +47,7 @@ class PlsFit:
     reml: bool
     n: int
     factor: _Factor  # of A
+    log_weights: float = 0.0  # sum(log w) of the prior weights (lme4's ldW)
 
     @property
     def p(self) -> int:
@@ -62,11 +64,13 @@ class PlsFit:
 
     @property
     def deviance(self) -> float:
-        """Profiled deviance: eq. 34 (ML) or the REML criterion, eq. 41."""
+        """Profiled deviance: eq. 34 (ML) or the REML criterion, eq. 41, less sum(log w) with
+        prior weights (lme4's ``lmerResp::Laplace``: the density of y ~ N(mu, sigma^2 / w))."""
         if self.reml:
             m = self.n - self.p
-            return self.logdet_a + self.logdet_rx + m * (1 + _LOG2PI + np.log(self.pwrss / m))
-        return self.logdet_a + self.n * (1 + _LOG2PI + np.log(self.pwrss / self.n))
+            return (self.logdet_a + self.logdet_rx + m * (1 + _LOG2PI + np.log(self.pwrss / m))
+                    - self.log_weights)
+        return self.logdet_a + self.n * (1 + _LOG2PI + np.log(self.pwrss / self.n)) - self.log_weights
 
     @property
     def vcov(self) -> np.ndarray:
@@ -127,7 +131,9 @@ class _Factor:
         return np.concatenate([y1 - self._w @ x2, x2])
 
 
-_DENSE_Q = 400  # largest q factored densely
+_DENSE_Q = 100  # largest q factored densely: one deviance of ham's (0 + Product | Consumer),
+# q = 324, took 3.1 ms dense and 0.55 ms by blocks; sleepstudy's (Days || Subject), q = 36,
+# 0.04 ms dense and 0.6 ms by blocks (one BLAS thread, AMD EPYC, 2 busy cores)
 
 
 def _a_matrix(d: MixedDesign, lt, ztz) -> object:
@@ -150,8 +156,7 @@ def pls(d: MixedDesign, theta: np.ndarray, reml: bool, y: np.ndarray | None = No
     if y is None and offset is None:
         zty, xty, yty = d.response_crossprods
     else:
-        yy = (d.y if y is None else y) - (0 if offset is None else offset)
-        zty, xty, yty = d.Z.T @ yy, d.X.T @ yy, float(yy @ yy)
+        zty, xty, yty = d.weighted_crossprods((d.y if y is None else y) - (0 if offset is None else offset))
     lt = d.lambdat(theta, dense=d.q <= _DENSE_Q)
     f = _factor(d, _a_matrix(d, lt, ztz))
     lzty, lztx = lt @ zty, np.asarray(lt @ ztx)
@@ -161,14 +166,17 @@ def pls(d: MixedDesign, theta: np.ndarray, reml: bool, y: np.ndarray | None = No
     u = cu - cx @ beta
     # the least-squares identity |y~ - W~ s|^2 = y'y - s'W~'y~ for the augmented system
     pwrss = float(yty - u @ lzty - beta @ xty)
-    return PlsFit(np.asarray(theta, float), beta, u, lt.T @ u, pwrss, f.logdet, xtx, reml, d.n, f)
+    return PlsFit(np.asarray(theta, float), beta, u, lt.T @ u, pwrss, f.logdet, xtx, reml, d.n, f,
+                  d.log_weights)
 
 
 @one_blas_thread
 def fit_theta(d: MixedDesign, reml: bool, start: np.ndarray | None = None,
               y: np.ndarray | None = None, offset: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
-    """``theta`` minimising the profiled deviance, by bounded quasi-Newton (L-BFGS-B with a
-    central-difference gradient; Nelder-Mead from its end point when it reports failure);
+    """``theta`` minimising the profiled deviance, by bounded quasi-Newton (L-BFGS-B with
+    the analytic gradient of [ProfiledDeviance][acceptability.stats.mixed.pls_gradient.ProfiledDeviance],
+    or a central-difference one where the terms after the first have more than
+    ``MAX_DENSE`` columns; Nelder-Mead from its end point when it reports failure);
     returns (theta, converged)."""
     lower = d.theta_lower()
     bounds = [(lo if np.isfinite(lo) else None, None) for lo in lower]
@@ -177,12 +185,26 @@ def fit_theta(d: MixedDesign, reml: bool, start: np.ndarray | None = None,
     def dev(th: np.ndarray) -> float:
         return pls(d, th, reml, y, offset).deviance
 
-    best = optimize.minimize(dev, x0, method="L-BFGS-B", jac="3-point", bounds=bounds,
+    analytic = d.q - d.terms[0].nlev * d.terms[0].nc <= MAX_DENSE
+    fun, jac = (ProfiledDeviance(d, reml, y, offset, d.q <= _DENSE_Q), True) if analytic else (dev, "3-point")
+    best = optimize.minimize(fun, x0, method="L-BFGS-B", jac=jac, bounds=bounds,
                              options={"ftol": 1e-12, "gtol": 1e-8, "maxiter": 1000})
     if not best.success:
         polish = optimize.minimize(dev, best.x, method="Nelder-Mead", bounds=bounds,
                                    options={"xatol": 1e-7, "fatol": 1e-10, "maxfev": 200 * len(x0)})
         best = polish if polish.fun <= best.fun else best
+    # lme4's restart_edge: a diagonal of T_k at 0 is a stationary point whenever the deviance
+    # is even in it (carrots' (1 + sens2 | Consumer) stopped there at REML criterion 3765.04,
+    # lme4's optimum is 3759.12), so step into the interior and restart when that is lower
+    for i in np.flatnonzero((lower == 0) & (best.x <= 1e-8)):
+        for h in (1e-3, 0.1):
+            probe = best.x.copy()
+            probe[i] = h
+            if dev(probe) < best.fun:
+                again = optimize.minimize(fun, probe, method="L-BFGS-B", jac=jac, bounds=bounds,
+                                          options={"ftol": 1e-12, "gtol": 1e-8, "maxiter": 1000})
+                best = again if again.fun < best.fun else best
+                break
     return np.maximum(best.x, lower), bool(best.success)
 
 
@@ -192,7 +214,7 @@ def varpar_deviance(d: MixedDesign, varpar: np.ndarray, reml: bool) -> float:
     log|R_X'R_X| - p log(2 pi sigma^2) for REML."""
     theta, sigma2 = varpar[:-1], varpar[-1] ** 2
     f = pls(d, theta, reml)
-    dev = f.logdet_a + f.pwrss / sigma2 + d.n * np.log(2 * np.pi * sigma2)
+    dev = f.logdet_a + f.pwrss / sigma2 + d.n * np.log(2 * np.pi * sigma2) - f.log_weights
     if reml:
         dev += f.logdet_rx - d.p * np.log(2 * np.pi * sigma2)
     return float(dev)
@@ -241,27 +263,51 @@ def _jacobian(f, x: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+@dataclass
+class Satterthwaite:
+    """lmerTest's ingredients of Satterthwaite's df at a fit (its ``vcov_beta``,
+    ``Jac_list`` and ``vcov_varpar``): C = Cov(beta), the derivatives of C in
+    (theta, sigma), and A = 2 H^-1 the asymptotic covariance of (theta, sigma)."""
+
+    vcov_beta: np.ndarray
+    jacobian: list[np.ndarray]
+    vcov_varpar: np.ndarray
+
+    def df(self, contrasts: np.ndarray) -> np.ndarray:
+        """df = 2 (l'Cl)^2 / (g' A g) of each row ``l`` of ``contrasts``, g the gradient of
+        l'Cl in (theta, sigma) (lmerTest's ``contest1D``)."""
+        out = []
+        for row in np.atleast_2d(contrasts):
+            var = row @ self.vcov_beta @ row
+            g = np.array([row @ j @ row for j in self.jacobian])
+            out.append(2 * var**2 / (g @ self.vcov_varpar @ g))
+        return np.array(out)
+
+
 @one_blas_thread
-def satterthwaite_df(d: MixedDesign, fit: PlsFit, contrasts: np.ndarray) -> np.ndarray:
-    """Satterthwaite degrees of freedom of each row ``l`` of ``contrasts`` (lmerTest):
-    df = 2 (l'Cl)^2 / (g' A g), with C = Cov(beta)(theta, sigma), A = 2 H^-1 the
-    asymptotic covariance of (theta, sigma) from the Hessian H of ``varpar_deviance``,
-    and g the gradient of l'Cl in (theta, sigma). Derivatives are numerical, as lmerTest's."""
+def satterthwaite(d: MixedDesign, fit: PlsFit) -> Satterthwaite:
+    """[Satterthwaite][acceptability.stats.mixed.pls.Satterthwaite] at ``fit``: H is the
+    Hessian of ``varpar_deviance``; derivatives are numerical, as lmerTest's.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.mixed import lmer
+    >>> from acceptability.stats.mixed.pls import satterthwaite
+    >>> df = pd.DataFrame({"y": [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8],
+    ...                    "x": range(1, 13), "g": list("aaabbbcccddd")})
+    >>> m = lmer("y ~ x + (1 | g)", df)
+    >>> s = satterthwaite(m.design, m.state)
+    >>> [round(float(v), 4) for v in s.df([[1, 0], [0, 1]])] == [round(v, 4) for v in m.df]
+    True
+    """
     varpar = np.append(fit.theta, fit.sigma)
 
     def cov_beta(vp: np.ndarray) -> np.ndarray:
         return vp[-1] ** 2 * np.linalg.inv(pls(d, vp[:-1], fit.reml).xtx)
 
     h = _hessian(lambda vp: varpar_deviance(d, vp, fit.reml), varpar)
-    a = 2 * np.linalg.pinv(h)
-    jac = _jacobian(cov_beta, varpar)
-    c = cov_beta(varpar)
-    out = []
-    for row in np.atleast_2d(contrasts):
-        var = row @ c @ row
-        g = np.array([row @ j @ row for j in jac])
-        out.append(2 * var**2 / (g @ a @ g))
-    return np.array(out)
+    return Satterthwaite(cov_beta(varpar), _jacobian(cov_beta, varpar), 2 * np.linalg.pinv(h))
 
 
 @one_blas_thread
