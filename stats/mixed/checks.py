@@ -11,7 +11,15 @@ import pandas as pd
 
 from acceptability._warnings import warn
 from acceptability.stats.mixed.design import MixedDesign, group_key
+from acceptability.stats.mixed.families import Family
 from acceptability.stats.mixed.formula import Formula, parse_formula
+from acceptability.stats.mixed.slopes import factor_levels, is_factor, term_columns
+from acceptability.stats.mixed.transforms import (
+    PARAMS_KEY,
+    expression_columns,
+    learn_stateful,
+    response_values,
+)
 
 __all__ = ["Response", "check_reml", "check_separation", "prepare_frame", "response"]
 
@@ -20,19 +28,17 @@ _COUNT = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(?:-\s*([A-Za-z_][\w.]*)\s*)?$")
 
 
 class Response:
-    """The response of a model: one column, or ``cbind(successes, failures)`` where
-    ``failures`` may be written ``n - successes``."""
+    """The response of a model: one column, a transformation of columns (``log(rt)``:
+    [transforms][acceptability.stats.mixed.transforms]), or ``cbind(successes, failures)``
+    where ``failures`` may be written ``n - successes``."""
 
     def __init__(self, text: str) -> None:
         self.text = text.strip()
         m = _CBIND.match(self.text)
         self.cbind = m is not None
         if not self.cbind:
-            if not re.fullmatch(r"[A-Za-z_][\w.]*", self.text):
-                raise ValueError(
-                    f"response {self.text!r} is not a column name: create it as a column of the "
-                    "data first (expressions are only understood inside cbind(successes, failures))")
-            self.columns = [self.text]
+            plain = re.fullmatch(r"[A-Za-z_][\w.]*", self.text)
+            self.columns = [self.text] if plain else expression_columns(self.text)
             return
         args = [a.strip() for a in m.group(1).split(",")]
         parsed = [_COUNT.match(a) for a in args]
@@ -42,6 +48,10 @@ class Response:
                 "e.g. cbind(incidence, size - incidence)")
         self.parts = [(p.group(1), p.group(2)) for p in parsed]
         self.columns = [c for pair in self.parts for c in pair if c]
+
+    def values(self, frame: pd.DataFrame) -> pd.Series:
+        """The response column, or its expression evaluated on ``frame``'s rows."""
+        return frame[self.text] if self.text in frame.columns else response_values(self.text, frame)
 
     def counts(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """(successes, failures) of a cbind() response."""
@@ -70,10 +80,11 @@ def _check_terms(formula: Formula, frame: pd.DataFrame) -> None:
             raise ValueError(f"random-effects term {term} appears twice in {formula.text!r}: remove one")
         seen.add(key)
         for s in term.slopes:
-            if not pd.api.types.is_numeric_dtype(frame[s]) or pd.api.types.is_bool_dtype(frame[s]):
+            if is_factor(frame[s]) and len(levels := factor_levels(frame[s])) < 2:
                 raise ValueError(
-                    f"random slope {s!r} in {term} is not numeric ({frame[s].dtype}): a factor-valued "
-                    f"slope is not supported; code its contrasts as numeric columns first")
+                    f"random slope factor {s!r} in {term} has one level ({levels[0]!r}) in the "
+                    "rows used: it has no contrast to estimate (R: 'contrasts can be applied only "
+                    "to factors with 2 or more levels'); drop it from the term")
     for name in formula.fixed_columns():
         col = frame[name]
         factor = not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)
@@ -95,7 +106,7 @@ def _check_finite(formula: Formula, frame: pd.DataFrame) -> None:
                     "remove or recode them; missing values (NaN) are dropped and counted instead")
 
 
-def _check_levels(formula: Formula, frame: pd.DataFrame, n: int) -> None:
+def _check_levels(formula: Formula, frame: pd.DataFrame, n: int | None) -> None:
     for term in formula.random:
         nlev = group_key(frame, term.factors).nunique()
         if nlev < 2:
@@ -103,26 +114,31 @@ def _check_levels(formula: Formula, frame: pd.DataFrame, n: int) -> None:
                 f"grouping factor {term.group!r} in {term} has {nlev} level(s); a random effect "
                 "needs at least 2 (lme4: 'grouping factors must have > 1 sampled level'); "
                 "drop the term or fit a fixed effect")
-        if nlev * len(term.names) >= n:
+        ncoef = len(term_columns(term, frame)[1])
+        if n is not None and nlev * ncoef >= n:
             raise ValueError(
-                f"{term} has {nlev} level(s) x {len(term.names)} coefficient(s) for {n} rows: "
+                f"{term} has {nlev} level(s) x {ncoef} coefficient(s) for {n} rows: "
                 "the random effects and the residual variance are unidentifiable (lme4: "
                 "'number of levels of each grouping factor must be < number of observations'); "
                 "drop the term or collect more than one row per level")
 
 
-def prepare_frame(formula: Formula, data: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """Check columns and terms, drop rows with missing values in used columns (counted);
-    return (frame, n_dropped)."""
+def prepare_frame(formula: Formula, data: pd.DataFrame, extra: tuple[str, ...] = (),
+                  linear: bool = True) -> tuple[pd.DataFrame, int]:
+    """Check columns and terms, drop rows with missing values in used columns and the
+    ``extra`` ones (``(weights)``, ``(offset)``), counted; return (frame, n_dropped). Only a
+    linear model (``linear``) needs fewer levels than rows in each term (lme4's
+    ``check.nobs.vs.nlev``, which glmer ignores: observation-level random effects)."""
     formula.check_columns(data)
-    cols = formula.columns()
+    cols = [*formula.columns(), *extra]
     keep = data[cols].notna().all(axis=1)
     frame = data.loc[keep, cols].copy()
+    frame.attrs[PARAMS_KEY] = learn_stateful(formula, data, strict=False)  # R: before na.omit
     if frame.empty:
         raise ValueError(f"no complete rows for formula {formula.text!r}: check columns {cols}")
     _check_finite(formula, frame)
     _check_terms(formula, frame)
-    _check_levels(formula, frame, len(frame))
+    _check_levels(formula, frame, len(frame) if linear else None)
     return frame, int((~keep).sum())
 
 
@@ -132,7 +148,7 @@ def lmer_response(formula: Formula, frame: pd.DataFrame) -> np.ndarray:
     if r.cbind:
         raise ValueError(
             f"response {r.text!r} is a binomial count: fit it with stats.glmer(..., family='binomial')")
-    col = frame[r.text]
+    col = r.values(frame)
     if pd.api.types.is_bool_dtype(col) or not pd.api.types.is_numeric_dtype(col):
         raise ValueError(
             f"response {r.text!r} is {col.dtype}, not numeric: lmer needs a numeric response; "
@@ -144,12 +160,35 @@ def lmer_response(formula: Formula, frame: pd.DataFrame) -> np.ndarray:
     return y
 
 
-def glmer_response(formula: Formula, frame: pd.DataFrame, family: str) -> tuple[np.ndarray, np.ndarray | None]:
-    """(response, trials): 0/1 or proportions with trial counts for binomial, counts for
-    poisson; a clear error for anything else."""
+def _binary(col: pd.Series, name: str) -> pd.Series:
+    """A binomial response as numbers: TRUE/FALSE, or a two-level factor (a pandas
+    Categorical in its order of categories, strings sorted as R's factor() sorts them),
+    whose first level is failure (0), as R's binomial family reads a factor."""
+    if pd.api.types.is_bool_dtype(col):
+        return col.astype(int)
+    if pd.api.types.is_numeric_dtype(col):
+        return col
+    levels = (list(col.cat.categories) if isinstance(col.dtype, pd.CategoricalDtype)
+              else sorted(col.astype(str).unique()))
+    if len(levels) != 2:
+        raise ValueError(
+            f"binomial response {name!r} is not numeric and has {len(levels)} level(s) "
+            f"{levels[:6]}: a factor response needs exactly two (the first is failure, as in "
+            "R); recode it to 0/1, or use stats.clmm for ordered categories")
+    codes = col.cat.codes if isinstance(col.dtype, pd.CategoricalDtype) else (col.astype(str) == levels[1])
+    return pd.Series(np.asarray(codes, int), index=col.index)
+
+
+def glmer_response(formula: Formula, frame: pd.DataFrame, family: Family,
+                   weighted: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """(response, trials) of a GLMM, checked as R's ``family$initialize`` checks it: for
+    binomial, 0/1, TRUE/FALSE, a two-level factor or strings (first level = failure),
+    ``cbind(successes, failures)`` or, with prior weights, proportions; whole counts for
+    poisson and the negative binomial; positive values for Gamma, the inverse Gaussian and
+    a gaussian log link; a clear error for anything else."""
     r = response(formula)
     if r.cbind:
-        if family != "binomial":
+        if family.name != "binomial":
             raise ValueError(f"cbind() response {r.text!r} needs family='binomial'")
         s, f = r.counts(frame)
         for name, v in (("successes", s), ("failures", f)):
@@ -162,20 +201,38 @@ def glmer_response(formula: Formula, frame: pd.DataFrame, family: str) -> tuple[
         if (n == 0).any():
             raise ValueError(f"cbind response {r.text!r}: rows {list(frame.index[n == 0][:5])} have 0 trials")
         return s / n, n
-    col = frame[r.text]
-    if pd.api.types.is_bool_dtype(col):
-        col = col.astype(int)
-    if not pd.api.types.is_numeric_dtype(col):
-        raise ValueError(f"response {r.text!r} is {col.dtype}, not numeric: code it 0/1 (binomial) "
-                         "or as counts (poisson)")
+    col = r.values(frame)
+    if family.name == "binomial":
+        col = _binary(col, r.text)
+    if pd.api.types.is_bool_dtype(col) or not pd.api.types.is_numeric_dtype(col):
+        raise ValueError(f"response {r.text!r} is {col.dtype}, not numeric: family "
+                         f"{family.name!r} needs numbers")
     y = col.to_numpy(dtype=float)
-    if family == "binomial" and not set(np.unique(y)) <= {0.0, 1.0}:
-        raise ValueError(
-            f"binomial response {r.text!r} must be 0/1 (or TRUE/FALSE); it holds "
-            f"{sorted(np.unique(y))[:6]}: for counts of successes out of n use cbind(successes, failures)")
-    if family == "poisson" and ((y < 0).any() or (y != np.round(y)).any()):
-        raise ValueError(f"poisson response {r.text!r} must be non-negative whole numbers")
+    bad, rule = _outside(family, y, weighted)
+    if bad.any():
+        raise ValueError(f"{family.name} response {r.text!r} must be {rule}; rows "
+                         f"{list(frame.index[bad][:5])} hold {sorted(set(y[bad]))[:5]}")
     return y, None
+
+
+def _outside(family: Family, y: np.ndarray, weighted: bool) -> tuple[np.ndarray, str]:
+    """Rows outside the family's (and link's) support, and the rule they break."""
+    whole = y != np.round(y)
+    if family.name == "binomial" and weighted:
+        return (y < 0) | (y > 1), "a proportion in [0, 1] when weights give the trials"
+    if family.name == "binomial":
+        return (y != 0) & (y != 1), ("0/1 (or TRUE/FALSE, or a two-level factor): for counts of "
+                                     "successes out of n use cbind(successes, failures), or "
+                                     "proportions with weights=n")
+    if family.name in ("poisson", "negative.binomial"):
+        return (y < 0) | whole, "non-negative whole numbers"
+    if family.name in ("Gamma", "inverse.gaussian"):
+        return y <= 0, "positive"
+    if family.link.name == "log":  # gaussian: R's gaussian()$initialize finds no start
+        return y <= 0, "positive with a log link"
+    if family.link.name == "inverse":
+        return y == 0, "non-zero with an inverse link"
+    return np.zeros(len(y), bool), ""
 
 
 def parse(formula: str) -> Formula:

@@ -111,6 +111,26 @@ class Family:
             return -0.5 * (np.log(2 * np.pi * phi * y**3 / w) + w * (y - mu) ** 2 / (phi * y * mu**2))
         return w * sps.nbinom.logpmf(y, phi, phi / (phi + mu))  # negative binomial, size phi
 
+    def sample(self, mu: np.ndarray, weights: np.ndarray, phi: float,
+               rng: np.random.Generator) -> np.ndarray:
+        """One draw of y given mu (R's ``family$simulate``): binomial proportions of
+        ``weights`` trials, poisson counts, gaussian / Gamma / inverse Gaussian with variance
+        phi V(mu) / w, negative binomial counts of size phi."""
+        w = weights
+        if self.name == "binomial":
+            n = np.round(w).astype(np.int64)
+            return rng.binomial(n, mu) / np.maximum(n, 1)
+        if self.name == "poisson":
+            return rng.poisson(mu).astype(float)
+        if self.name == "gaussian":
+            return rng.normal(mu, np.sqrt(phi / w))
+        if self.name == "Gamma":
+            shape = w / phi
+            return rng.gamma(shape, mu / shape)
+        if self.name == "inverse.gaussian":
+            return rng.wald(mu, w / phi)  # shape lambda: Var = mu^3 / lambda
+        return rng.negative_binomial(phi, phi / (phi + mu)).astype(float)
+
 
 def family(name: str | Family = "binomial", link: str | None = None) -> Family:
     """R's ``binomial(link = "probit")``, ``Gamma(link = "log")``, ...: a checked family.

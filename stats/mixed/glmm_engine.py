@@ -6,7 +6,9 @@ here; glmm refuses a term without intercept, a grouping factor in several terms 
 random slope that is not also a fixed effect. A linear model's estimates are then lme4's
 formulas at glmm's optimum (the PLS solution there,
 [lmm_parameters][acceptability.stats.mixed.pls_engine.lmm_parameters]); a GLMM's estimates,
-standard errors and Laplace / adaptive Gauss-Hermite likelihood are glmm's.
+standard errors and Laplace / adaptive Gauss-Hermite likelihood are glmm's, with prior
+weights and an offset, and for the families and links glmm lacks those of the same Laplace
+likelihood maximised here (``laplace_engine``).
 """
 
 from __future__ import annotations
@@ -20,12 +22,21 @@ import pandas as pd
 
 from acceptability.stats.mixed.design import MixedDesign, group_key
 from acceptability.stats.mixed.formula import Formula
+from acceptability.stats.mixed.laplace_engine import fit_laplace
 from acceptability.stats.mixed.pls_engine import lmm_parameters
 from acceptability.stats.mixed.protocol import EngineRefused, FitSettings, FittedParameters
+from acceptability.stats.mixed.slopes import as_factor, is_factor
 
 __all__ = ["FAMILIES", "GlmmEngine", "engine_version"]
 
-FAMILIES = ("gaussian", "binomial", "poisson")
+# R's (family, link) -> glmm's: glmm fits these GLMMs (and gaussian-identity LMMs); it has
+# no inverse Gaussian GLMM and no sqrt / identity / log-binomial links
+FAMILIES = {("gaussian", "identity"): ("gaussian", "identity"),
+            ("binomial", "logit"): ("binomial", "logit"), ("binomial", "probit"): ("binomial", "probit"),
+            ("binomial", "cloglog"): ("binomial", "cloglog"), ("poisson", "log"): ("poisson", "log"),
+            ("Gamma", "log"): ("gamma", "log"), ("Gamma", "inverse"): ("gamma", "inverse"),
+            ("negative.binomial", "log"): ("negativebinomial", "log")}
+_SCALED = ("gaussian", "Gamma", "inverse.gaussian")  # families whose sigma is sqrt(phi), as lme4's
 
 
 def engine_version() -> str:
@@ -48,12 +59,16 @@ def _glmm_formula(formula: Formula, response: str) -> str:
 
 
 def _glmm_data(frame: pd.DataFrame, formula: Formula, extra: dict[str, np.ndarray]) -> pd.DataFrame:
-    """Columns as glmm reads them: grouping factors as strings (R's factor())."""
+    """Columns as glmm reads them: grouping factors as strings (R's factor()), slope
+    factors with the design's levels."""
     out = frame.copy()
     for term in formula.random:
         for f in term.factors:
             if not isinstance(out[f].dtype, pd.CategoricalDtype):
                 out[f] = out[f].astype(str)
+        for s in term.slopes:
+            if is_factor(frame[s]):
+                out[s] = as_factor(frame[s])
     for group, name in _glmm_groups(formula).items():
         if name != group:
             out[name] = group_key(frame, tuple(group.split(":")))
@@ -94,15 +109,28 @@ def _b(d: MixedDesign, g: Any) -> np.ndarray:
     return np.concatenate(out)
 
 
+def _key(d: MixedDesign) -> tuple[str, str]:
+    return d.family, d.glm_family.link.name
+
+
+def _scaled(d: MixedDesign) -> bool:
+    """Whether a GLMM's family has a scale: lme4's sigma is sqrt(phi), theta relative to it."""
+    return d.family in _SCALED and not (d.family == "gaussian" and d.link is None)
+
+
 class GlmmEngine:
-    """glmm's optimiser: linear (``gaussian``), ``binomial`` and ``poisson`` models."""
+    """glmm's optimiser: linear (``gaussian``) models and the GLMMs of ``FAMILIES``, with
+    prior weights and an offset; a GLMM of another of R's families or links (the inverse
+    Gaussian, Gamma-identity, gaussian-log, poisson-sqrt, ...) is maximised with the same
+    Laplace likelihood here (``laplace_engine.fit_laplace``),
+    for the random-effects structures glmm takes."""
 
     name = "glmm"
 
     def refusal(self, design: MixedDesign) -> str | None:
         """Why glmm cannot fit ``design``'s random effects, or None."""
-        if design.family not in FAMILIES:
-            return f"family={design.family!r}: glmm fits {FAMILIES}"
+        if design.family not in {f for f, _ in FAMILIES} | {"inverse.gaussian"}:
+            return f"family={design.family!r}: glmm fits {sorted({f for f, _ in FAMILIES})}"
         formula = design.formula
         groups = [t.group for t in formula.random]
         fixed_terms = {t.strip() for t in formula.fixed.split("+")}
@@ -123,29 +151,39 @@ class GlmmEngine:
         binomial = d.trials is not None
         extra = {"_s_": d.y * d.trials, "_f_": (1 - d.y) * d.trials} if binomial else {"_y_": d.y}
         text = _glmm_formula(d.formula, "cbind(_s_, _f_)" if binomial else "_y_")
+        family, link = FAMILIES[_key(d)]
         # an LMM's SEs are computed from the PLS solution, so glmm's Hessian would be wasted
-        kwargs = ({"reml": settings.REML, "wald_se": "rx"} if d.family == "gaussian"
+        kwargs = ({"reml": settings.REML, "wald_se": "rx"} if d.link is None and family == "gaussian"
                   else {"nagq": settings.nAGQ})
         warm = settings.start
         if warm and "theta" in warm:  # glmm takes theta in formula order, ours is lme4's
+            scale = np.sqrt(warm.get("dispersion", 1.0)) if _scaled(d) else 1.0
             pieces = dict(zip((t.term for t in d.terms), d.split_theta(warm["theta"]), strict=True))
-            warm = warm | {"theta": [float(v) for t in d.formula.random for v in pieces[t]]}
+            warm = warm | {"theta": [float(v) * scale for t in d.formula.random for v in pieces[t]]}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            g = glmm.fit(_glmm_data(d.frame, d.formula, extra), text, d.family,
-                         satterthwaite=False, warm_start=warm, **kwargs)
+            g = glmm.fit(_glmm_data(d.frame, d.formula, extra), text, family, link=link,
+                         weights=d.weights, offset=d.offset, satterthwaite=False,
+                         warm_start=warm, **kwargs)
         notes = [str(w.message) for w in caught if not issubclass(w.category, glmm.SingularFitWarning)]
         return g, notes
 
     def fit(self, design: MixedDesign, settings: FitSettings) -> FittedParameters:
         """Optimise with glmm; a linear model's estimates from the PLS solution at its theta."""
+        # glmm takes a cbind() response or binomial weights, not both (lme4 multiplies them)
+        if _key(design) not in FAMILIES or (design.trials is not None and design.weights is not None):
+            if (why := self.refusal(design)) is not None:
+                raise EngineRefused(f"glmm refuses {design.formula.text!r}: {why}")
+            return fit_laplace(design, settings)
         g, notes = self._run(design, settings)
         if design.family == "gaussian":
             theta = _theta(design, g, float(np.sqrt(g.dispersion)))
             return lmm_parameters(design, theta, settings.REML, engine_version(),
                                   bool(g.converged), notes)
+        # glmm's covariances are of b itself; lme4's theta is relative to sigma = sqrt(phi)
+        sigma = float(np.sqrt(g.dispersion)) if _scaled(design) else 1.0
         return FittedParameters(
-            engine=engine_version(), theta=_theta(design, g, 1.0),
+            engine=engine_version(), theta=_theta(design, g, sigma),
             beta=np.asarray(g.beta, float), vcov=np.asarray(g.vcov, float),
-            b=_b(design, g), sigma=1.0, loglik=float(g.loglik), converged=bool(g.converged),
-            notes=notes, state=g)
+            b=_b(design, g), sigma=sigma, loglik=float(g.loglik), converged=bool(g.converged),
+            notes=notes, state=g, dispersion=float(g.dispersion))

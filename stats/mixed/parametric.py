@@ -22,18 +22,18 @@ __all__ = ["parametric_bootstrap", "parametric_confint", "simulate"]
 
 def simulate(m: LmerResult, rng: np.random.Generator) -> np.ndarray:
     """One response vector drawn from the fitted model: b = Lambda u with u ~ N(0, sigma^2 I),
-    then y ~ N(X beta + Z b, sigma^2) (lmer), or Binomial / Poisson of the inverse link
-    (glmer; a cbind() response as the proportion of its trials)."""
+    then y ~ N(X beta + Z b + offset, sigma^2 / w) (lmer, prior weights w), or the family's
+    draw at the inverse link (glmer; a cbind() response as the proportion of its trials:
+    ``families.Family.sample``)."""
     d = m.design
     u = rng.standard_normal(d.q) * m.sigma
     eta = d.X @ m.fixef.to_numpy() + d.Z @ (d.lambdat(m.theta).T @ u)
+    if d.offset is not None:
+        eta = eta + d.offset
     if m._kind == "lmer":
-        return eta + rng.normal(0.0, m.sigma, d.n)
-    mu = m._inverse_link(eta)
-    if m.family == "poisson":
-        return rng.poisson(mu).astype(float)
-    trials = d.trials if d.trials is not None else np.ones(d.n)
-    return rng.binomial(trials.astype(np.int64), mu) / trials
+        w = np.ones(d.n) if d.weights is None else d.weights
+        return eta + rng.normal(0.0, m.sigma / np.sqrt(w), d.n)
+    return d.glm_family.sample(m._inverse_link(eta), m._prior_weights, m.dispersion, rng)
 
 
 _MODEL = None  # the fit a forked worker refits (set by _set_model before the fork's first task)

@@ -39,8 +39,9 @@ class PlsEngine:
 
     def refusal(self, design: MixedDesign) -> str | None:
         """Why the PLS cannot fit ``design`` (a GLMM), or None."""
-        if design.family != "gaussian":
-            return f"penalised least squares fits linear models, not family={design.family!r}"
+        if design.family != "gaussian" or design.link is not None:
+            return (f"penalised least squares fits linear models, not family={design.family!r} "
+                    f"with link={design.glm_family.link.name!r}")
         return None
 
     def fit(self, design: MixedDesign, settings: FitSettings) -> FittedParameters:

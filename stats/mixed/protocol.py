@@ -43,7 +43,8 @@ class FittedParameters:
     ``theta``: relative covariance factors (lme4 ``getME(m, "theta")``); ``beta`` and
     ``vcov``: fixed effects and their covariance; ``b``: conditional modes of the random
     effects, term by term, level-major (lme4 ``getME(m, "b")``); ``sigma``: residual SD
-    (1 for a GLMM); ``loglik``: the log-likelihood (minus half the REML criterion for a
+    (a GLMM: sqrt(phi) for a family with a scale, else 1); ``dispersion``: a GLMM's phi or
+    negative binomial size; ``loglik``: the log-likelihood (minus half the REML criterion for a
     REML fit; NaN for a posterior). ``state``: the engine's own state that later
     computations reuse (the PLS solution of a linear model, bambi's model and draws).
     ``xnames``: the names of ``beta`` where the engine names them otherwise than the
@@ -61,6 +62,7 @@ class FittedParameters:
     notes: list[str] = field(default_factory=list)
     state: Any = None
     xnames: list[str] | None = None
+    dispersion: float = 1.0  # a GLMM's phi (Gamma, inverse Gaussian, gaussian: sigma^2) or negative binomial size
 
 
 @runtime_checkable

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from acceptability.stats.mixed import families
 from acceptability.stats.mixed.checks import (
     check_separation,
     glmer_response,
@@ -20,14 +21,15 @@ from acceptability.stats.mixed.checks import (
 )
 from acceptability.stats.mixed.design import MixedDesign, fixed_matrix, mixed_design
 from acceptability.stats.mixed.engines import choose_engine
+from acceptability.stats.mixed.families import Family
 from acceptability.stats.mixed.protocol import FitSettings, FittedParameters
+from acceptability.stats.mixed.weights import pop_row_values, total_offset, with_row_values
 
 __all__ = ["fit", "model_design"]
 
-LME4_FAMILIES = ("gaussian", "binomial", "poisson")
 
-
-def model_design(formula: str, data: pd.DataFrame, family: str = "gaussian") -> MixedDesign:
+def model_design(formula: str, data: pd.DataFrame, family: str | Family = "gaussian",
+                 link: str | None = None, weights: object = None, offset: object = None) -> MixedDesign:
     """The design of a mixed model (lme4's ``lFormula``, ``glFormula`` for a GLMM).
 
     The formula is parsed and checked against the data, rows with missing values in used
@@ -42,13 +44,19 @@ def model_design(formula: str, data: pd.DataFrame, family: str = "gaussian") -> 
         ``cbind(successes, failures)``.
     data
         One row per observation.
-    family
-        ``"gaussian"`` (lmer), ``"binomial"`` or ``"poisson"`` (glmer).
+    family, link
+        R's family and link (``families.family``):
+        ``"gaussian"`` with the identity link is a linear model (lmer), anything else a GLMM.
+    weights, offset
+        Prior weights and an offset: a column name or one value per row of ``data``
+        (``weights.with_row_values``); the offset adds to the formula's
+        ``offset(...)`` terms.
 
     Returns
     -------
     MixedDesign
-        ``y``, ``X``, ``xnames``, ``terms``, ``Z``, ``family``, ``n_dropped``.
+        ``y``, ``X``, ``xnames``, ``terms``, ``Z``, ``family``, ``link``, ``weights``,
+        ``offset``, ``n_dropped``.
 
     Examples
     --------
@@ -60,17 +68,20 @@ def model_design(formula: str, data: pd.DataFrame, family: str = "gaussian") -> 
     >>> d.xnames, d.Z.shape, d.n_dropped
     (['(Intercept)', 'x'], (5, 3), 1)
     """
-    if family not in LME4_FAMILIES:
-        raise ValueError(f"family={family!r}: use one of {LME4_FAMILIES}")
+    fam = families.family(family, link)
+    linear = fam.name == "gaussian" and fam.canonical
     parsed = parse(formula)
-    frame, n_dropped = prepare_frame(parsed, data)
-    if family == "gaussian":
+    frame, n_dropped = prepare_frame(parsed, *with_row_values(data, weights, offset), linear=linear)
+    w, off = pop_row_values(frame)
+    if linear:
         y, trials = lmer_response(parsed, frame), None
     else:
-        y, trials = glmer_response(parsed, frame, family)
+        y, trials = glmer_response(parsed, frame, fam, weighted=w is not None)
     x, names = fixed_matrix(parsed, frame)
-    d = mixed_design(parsed, frame, x, names, y, trials, family, n_dropped)
-    if family == "binomial":
+    d = mixed_design(parsed, frame, x, names, y, trials, fam.name, n_dropped)
+    d.link = None if fam.canonical else fam.link.name
+    d.weights, d.offset = w, total_offset(parsed, frame, off)
+    if fam.name == "binomial":
         check_separation(d)
     return d
 

@@ -71,9 +71,10 @@ def _fixed_correlation(m: MixedResult) -> str:
 def _header(m: MixedResult) -> list[str]:
     if m._kind == "glmer":
         how = "Laplace Approximation" if m.nagq == 1 else f"Adaptive Gauss-Hermite Quadrature, nAGQ = {m.nagq}"
-        link = {"binomial": "logit", "poisson": "log"}[m.family]
+        family = (f"Negative Binomial({round(m.dispersion, 4):.10g})"  # R's negative.binomial()
+                  if m.family == "negative.binomial" else m.family)
         return [f"Generalized linear mixed model fit by maximum likelihood ({how}) ['glmerMod']",
-                f" Family: {m.family}  ( {link} )"]
+                f" Family: {family}  ( {m.link} )"]
     how = "REML" if m.REML else "maximum likelihood"
     return [f"Linear mixed model fit by {how}. t-tests use Satterthwaite's method ['lmerModLmerTest']"]
 
