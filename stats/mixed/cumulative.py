@@ -1,0 +1,512 @@
+"""Cumulative link models for ordinal ratings (R's ``ordinal::clm``; Christensen 2019,
+"Cumulative link models for ordinal regression with the R package ordinal", sections 2-4;
+Agresti 2010, Analysis of Ordinal Categorical Data, chapter 5).
+
+Pr(Y <= j | x) = F(theta_j - x'beta): one threshold theta_j between each pair of adjacent
+categories (``1|2``, ``2|3``, ...), no intercept, a latent distribution F chosen by the link.
+The fit is Newton's method on the exact log-likelihood with its analytic gradient and
+Hessian (ordinal's ``clm.fit.NR``), the standard errors come from that Hessian.
+[OrdinalResult][acceptability.stats.mixed.cumulative.OrdinalResult] holds what a fit of
+``clm`` and of [clmm][acceptability.stats.mixed.cumulative_mixed.clmm] share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from acceptability._warnings import warn
+from acceptability.stats.mixed.checks import prepare_frame
+from acceptability.stats.mixed.design import fixed_matrix
+from acceptability.stats.mixed.formula import Formula, parse_formula
+from acceptability.stats.mixed.lmer import LmerResult
+from acceptability.stats.mixed.ordinal_links import CumulativeLink, cumulative_link, interval
+from acceptability.stats.mixed.pls import one_blas_thread
+from acceptability.stats.mixed.results import Summary
+from acceptability.stats.mixed.thresholds import Thresholds, make_thresholds, ordinal_response
+
+__all__ = ["ClmResult", "OrdinalDesign", "OrdinalResult", "anova_clm", "clm", "ordinal_design"]
+
+
+@dataclass
+class OrdinalDesign:
+    """Response categories, fixed effects and thresholds of a cumulative link model.
+
+    ``X`` is the model matrix with its ``(Intercept)`` column (the thresholds take its
+    place in the model: ``beta`` has the other columns). A row in category j has ends
+    a = theta_j - x'beta and b = theta_{j-1} - x'beta, linear in the parameters
+    (alpha, beta): a = B1 par, b = B2 par (ordinal's ``B1``, ``B2``), a = +inf in the top
+    category and b = -inf in the bottom one."""
+
+    formula: Formula
+    frame: pd.DataFrame
+    y: np.ndarray  # category codes 0..K-1
+    X: np.ndarray
+    xnames: list[str]
+    thresholds: Thresholds
+    link: CumulativeLink
+    n_dropped: int = 0
+
+    @property
+    def levels(self) -> tuple[str, ...]:
+        return self.thresholds.levels
+
+    @property
+    def n(self) -> int:
+        return len(self.y)
+
+    @property
+    def nalpha(self) -> int:
+        return self.thresholds.tjac.shape[1]
+
+    @property
+    def npar(self) -> int:
+        return self.nalpha + self.X.shape[1] - 1
+
+    @property
+    def par_names(self) -> list[str]:
+        return [*self.thresholds.names, *self.xnames[1:]]
+
+    @cached_property
+    def _b_matrices(self) -> tuple[np.ndarray, np.ndarray]:
+        tjac = self.thresholds.tjac
+        upper = np.vstack([tjac, np.zeros((1, tjac.shape[1]))])[self.y]
+        lower = np.vstack([np.zeros((1, tjac.shape[1])), tjac])[self.y]
+        minus_x = -self.X[:, 1:]
+        return np.hstack([upper, minus_x]), np.hstack([lower, minus_x])
+
+    @property
+    def B1(self) -> np.ndarray:
+        """d a / d par (zero rows in the top category)."""
+        return self._b_matrices[0]
+
+    @property
+    def B2(self) -> np.ndarray:
+        """d b / d par (zero rows in the bottom category)."""
+        return self._b_matrices[1]
+
+    def ends(self, par: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(a, b) of every row at ``par``."""
+        top = len(self.levels) - 1
+        a = np.where(self.y == top, np.inf, self.B1 @ par)
+        b = np.where(self.y == 0, -np.inf, self.B2 @ par)
+        return a, b
+
+
+def ordinal_design(formula: str, data: pd.DataFrame, link: str = "logit",
+                   threshold: str = "flexible", random: bool = False) -> OrdinalDesign:
+    """Check and set up a cumulative link model: the formula (random intercept terms only
+    when ``random``), the rows complete in its columns, the ordinal response, the fixed
+    effects without intercept and the threshold structure. Fixed effects are coded as
+    elsewhere in this package (R's ``model.matrix``, treatment contrasts)."""
+    parsed = parse_formula(formula)
+    if parsed.random and not random:
+        raise ValueError(f"formula {formula!r} has random-effects terms: fit it with clmm")
+    if random and not parsed.random:
+        raise ValueError(f"formula {formula!r} has no random-effects term (1 | group): "
+                         "clmm needs one; without random effects use clm")
+    if not parsed.response.isidentifier():
+        raise ValueError(f"response {parsed.response!r} is not a column name: create it as a "
+                         "column (an ordered Categorical or whole-number ratings) first")
+    link_obj = cumulative_link(link)
+    frame, n_dropped = prepare_frame(parsed, data)
+    y, levels = ordinal_response(frame[parsed.response], parsed.response, n_dropped)
+    thresholds = make_thresholds(levels, threshold)
+    x, names = fixed_matrix(parsed, frame)
+    if not names or names[0] != "(Intercept)":
+        raise ValueError(
+            f"fixed part {parsed.fixed!r} has no intercept: in a cumulative link model the "
+            "thresholds are the intercepts, so write the formula with its intercept (drop "
+            "'0 +' or '- 1')")
+    return OrdinalDesign(parsed, frame, y, x, names, thresholds, link_obj, n_dropped)
+
+
+def clm_objective(d: OrdinalDesign, par: np.ndarray, order: int = 0):
+    """Negative log-likelihood at ``par`` (``order`` 0), with its gradient (1) and Hessian
+    (2) (ordinal's ``clm.nll``, ``clm.grad``, ``clm.hess``); inf where a row has
+    probability <= 0 (thresholds out of order)."""
+    a, b = d.ends(par)
+    iv = interval(d.link, a, b)
+    p = iv.p
+    if not np.all(p > 0):
+        return np.inf if order == 0 else (np.inf, *[None] * order)
+    nll = float(-np.sum(np.log(p)))
+    if order == 0:
+        return nll
+    grad = d.B1.T @ (-iv.fa / p) + d.B2.T @ (iv.fb / p)
+    if order == 1:
+        return nll, grad
+    c2 = d.B1 * iv.fa[:, None] - d.B2 * iv.fb[:, None]
+    hess = -(d.B1.T @ (d.B1 * (iv.ga / p)[:, None]) - d.B2.T @ (d.B2 * (iv.gb / p)[:, None]))
+    hess += c2.T @ (c2 / (p * p)[:, None])
+    return nll, grad, hess
+
+
+@dataclass
+class NewtonFit:
+    par: np.ndarray
+    nll: float
+    gradient: np.ndarray
+    hessian: np.ndarray
+    iterations: int
+    halvings: int
+    converged: bool
+
+
+def _newton_direction(hess: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """H^-1 g, with H's diagonal inflated by |min eigenvalue| + 1 where H is not positive
+    definite (ordinal's ``clm.fit.NR``)."""
+    try:
+        chol = np.linalg.cholesky(hess)
+    except np.linalg.LinAlgError:
+        inflate = abs(np.linalg.eigvalsh(hess).min()) + 1
+        chol = np.linalg.cholesky(hess + inflate * np.eye(len(hess)))
+    return np.linalg.solve(chol.T, np.linalg.solve(chol, grad))
+
+
+def newton_clm(d: OrdinalDesign, max_iter: int = 100) -> NewtonFit:
+    """Newton's method with step halving, to the precision of the arithmetic: it stops
+    when the Newton step is below 1e-10 (ordinal stops at max|gradient| < 1e-6 and steps
+    below 1e-6; the same optimum, to more digits). It starts where ordinal does: logistic
+    quantiles for the thresholds, zero coefficients."""
+    par = np.concatenate([d.thresholds.start(), np.zeros(d.npar - d.nalpha)])
+    nll = clm_objective(d, par)
+    if not np.isfinite(nll):
+        raise ValueError("clm: the log-likelihood is not finite at the starting values")
+    halvings, iterations, converged = 0, 0, False
+    while iterations < max_iter:
+        iterations += 1
+        _, grad, hess = clm_objective(d, par, order=2)
+        step = _newton_direction(hess, grad)
+        if np.max(np.abs(step)) < 1e-10:
+            converged = True
+            break
+        factor = 1.0
+        while True:
+            trial = par - factor * step
+            new = clm_objective(d, trial)
+            if new <= nll:
+                break
+            factor /= 2
+            halvings += 1
+            if factor < 2**-30:  # no descent left: at the optimum to rounding error
+                converged = bool(np.max(np.abs(grad)) < 1e-6)
+                trial, new = par, nll
+                break
+        par, nll = trial, new
+        if factor < 2**-30:
+            break
+    nll, grad, hess = clm_objective(d, par, order=2)
+    return NewtonFit(par, nll, grad, hess, iterations, halvings, converged)
+
+
+def _inverse_hessian(hess: np.ndarray) -> np.ndarray | None:
+    """chol2inv(chol(H)) as ordinal's ``vcov``; None where H is not positive definite."""
+    try:
+        chol = np.linalg.cholesky(hess)
+    except np.linalg.LinAlgError:
+        return None
+    inv = np.linalg.inv(chol)
+    return inv.T @ inv
+
+
+def category_probabilities(d: OrdinalDesign, par: np.ndarray, eta: np.ndarray) -> np.ndarray:
+    """Pr(Y = j) for each row (linear predictor ``eta``) and category: F(theta_j - eta) -
+    F(theta_{j-1} - eta), (n, K)."""
+    theta = d.thresholds.tjac @ par[:d.nalpha]
+    cuts = np.concatenate([[-np.inf], theta, [np.inf]])
+    upper = cuts[None, 1:] - eta[:, None]
+    lower = cuts[None, :-1] - eta[:, None]
+    return interval(d.link, upper, lower).p
+
+
+@dataclass(repr=False)
+class OrdinalResult:
+    """What fits of ``clm`` and ``clmm`` share: the coefficients as ordinal names them,
+    the thresholds, the likelihood and its criteria, standard errors from the Hessian,
+    predicted category probabilities and likelihood-ratio tests.
+
+    ``hessian`` and ``gradient`` are those of the negative log-likelihood over the
+    parameters ``hessian_names`` (``clmm`` adds its random-effect parameters)."""
+
+    design: OrdinalDesign
+    par: np.ndarray
+    loglik: float
+    gradient: np.ndarray
+    hessian: np.ndarray
+    hessian_names: list[str]
+    niter: str
+    converged: bool
+    notes: list[str] = field(default_factory=list)
+
+    # --- data ----------------------------------------------------------------------------
+    @property
+    def formula(self) -> Formula:
+        return self.design.formula
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The rows fitted (complete in the formula's columns)."""
+        return self.design.frame
+
+    @property
+    def n_dropped(self) -> int:
+        """Rows left out for missing values (ordinal drops them: ``na.action = na.omit``)."""
+        return self.design.n_dropped
+
+    @property
+    def nobs(self) -> int:
+        """Number of observations fitted."""
+        return self.design.n
+
+    @property
+    def link(self) -> str:
+        return self.design.link.name
+
+    @property
+    def threshold(self) -> str:
+        return self.design.thresholds.kind
+
+    @property
+    def levels(self) -> tuple[str, ...]:
+        """The response categories, in order."""
+        return self.design.levels
+
+    # --- coefficients ----------------------------------------------------------------------
+    @property
+    def coef(self) -> pd.Series:
+        """Threshold parameters then regression coefficients (ordinal's ``coef``)."""
+        return pd.Series(self.par, index=self.design.par_names)
+
+    @property
+    def alpha(self) -> pd.Series:
+        """The threshold parameters (``1|2``, ... or ``threshold.1``, ``spacing``, ...)."""
+        return self.coef.iloc[:self.design.nalpha]
+
+    @property
+    def beta(self) -> pd.Series:
+        """The regression coefficients, named as R names them (``tempwarm``)."""
+        return self.coef.iloc[self.design.nalpha:]
+
+    @property
+    def fixef(self) -> pd.Series:
+        """The regression coefficients (``beta``)."""
+        return self.beta
+
+    @property
+    def Theta(self) -> pd.Series:
+        """The K - 1 thresholds, ``1|2``, ``2|3``, ... (ordinal's ``Theta``)."""
+        theta = self.design.thresholds.tjac @ self.alpha.to_numpy()
+        return pd.Series(theta, index=self.design.thresholds.theta_names)
+
+    @cached_property
+    def _vcov(self) -> np.ndarray | None:
+        return _inverse_hessian(self.hessian)
+
+    @property
+    def vcov(self) -> pd.DataFrame:
+        """Inverse of the Hessian of the negative log-likelihood (ordinal's ``vcov``);
+        NaN where the Hessian is not positive definite."""
+        v = self._vcov if self._vcov is not None else np.full(self.hessian.shape, np.nan)
+        return pd.DataFrame(v, index=self.hessian_names, columns=self.hessian_names)
+
+    @property
+    def se(self) -> pd.Series:
+        """Standard errors of the coefficients."""
+        return pd.Series(np.sqrt(np.diag(self.vcov))[:len(self.par)], index=self.coef.index)
+
+    @property
+    def coefficients(self) -> pd.DataFrame:
+        """Estimates, standard errors, z values and Pr(>|z|) (``summary(m)$coefficients``)."""
+        z = self.coef / self.se
+        return pd.DataFrame({"Estimate": self.coef, "Std. Error": self.se, "z value": z,
+                             "Pr(>|z|)": 2 * sps.norm.sf(np.abs(z))})
+
+    def confint(self, level: float = 0.95) -> pd.DataFrame:
+        """Wald intervals of the coefficients (ordinal's ``confint(m, type = "Wald")``)."""
+        z = sps.norm.ppf((1 + level) / 2)
+        lo, hi = (1 - level) / 2, (1 + level) / 2
+        return pd.DataFrame({f"{100 * lo:.1f} %": self.coef - z * self.se,
+                             f"{100 * hi:.1f} %": self.coef + z * self.se})
+
+    # --- likelihood -----------------------------------------------------------------------
+    @property
+    def edf(self) -> int:
+        """Number of parameters (ordinal's ``edf``, anova's ``no.par``)."""
+        return len(self.par)
+
+    @property
+    def logLik(self) -> float:
+        return float(self.loglik)
+
+    @property
+    def AIC(self) -> float:
+        return -2 * self.loglik + 2 * self.edf
+
+    @property
+    def BIC(self) -> float:
+        return -2 * self.loglik + np.log(self.nobs) * self.edf
+
+    @property
+    def max_grad(self) -> float:
+        """max |gradient| at the optimum (ordinal's ``max.grad``)."""
+        return float(np.max(np.abs(self.gradient)))
+
+    @property
+    def cond_H(self) -> float:
+        """Condition number of the Hessian, max / min eigenvalue (ordinal's ``cond.H``)."""
+        ev = np.linalg.eigvalsh(self.hessian)
+        return float(abs(ev.max() / ev.min()))
+
+    # --- predictions ------------------------------------------------------------------------
+    def _eta(self, newdata: pd.DataFrame | None) -> tuple[np.ndarray, pd.Index]:
+        if newdata is None:
+            return self.design.X[:, 1:] @ self.beta.to_numpy(), self.frame.index
+        x = LmerResult._new_x(self, newdata)  # the fit's factor levels and contrasts
+        return x[:, 1:] @ self.beta.to_numpy(), newdata.index
+
+    def _probabilities(self, eta: np.ndarray, index: pd.Index) -> pd.DataFrame:
+        prob = category_probabilities(self.design, self.par, eta)
+        return pd.DataFrame(prob, index=index, columns=list(self.levels))
+
+    def _predict(self, eta: np.ndarray, index: pd.Index, type: str) -> pd.DataFrame | pd.Series:
+        if type not in ("prob", "class", "linear.predictor"):
+            raise ValueError(f"type={type!r}: use 'prob', 'class' or 'linear.predictor'")
+        if type == "linear.predictor":
+            return pd.Series(eta, index=index)
+        prob = self._probabilities(eta, index)
+        if type == "class":
+            return pd.Series(pd.Categorical(prob.idxmax(axis=1), categories=list(self.levels),
+                                            ordered=True), index=index)
+        return prob
+
+    @property
+    def fitted(self) -> pd.Series:
+        """Fitted probability of each row's observed category (ordinal's ``fitted``)."""
+        prob = self.predict().to_numpy()
+        return pd.Series(prob[np.arange(self.nobs), self.design.y], index=self.frame.index)
+
+    # --- output -----------------------------------------------------------------------------
+    def anova(self, *others: OrdinalResult) -> pd.DataFrame:
+        """Likelihood-ratio tests against ``others`` ([anova_clm][acceptability.stats.mixed.cumulative.anova_clm])."""
+        return anova_clm(self, *others)
+
+    @property
+    def _kind(self) -> str:
+        return "clm"
+
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__} {self.formula.text!r}: n={self.nobs}, link={self.link}, "
+                f"threshold={self.threshold}, logLik={self.logLik:.3f}>")
+
+
+@dataclass(repr=False)
+class ClmResult(OrdinalResult):
+    """A fitted [clm][acceptability.stats.mixed.cumulative.clm]: ordinal's ``clm``
+    object, with ``coef``, ``alpha``, ``beta``/``fixef``, ``Theta``, ``vcov``, ``se``,
+    ``logLik``, ``AIC``, ``BIC``, ``predict``, ``anova`` and ``summary``."""
+
+    def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob") -> pd.DataFrame | pd.Series:
+        """Category probabilities of the fitted rows or ``newdata`` (one column per
+        category; ``type="class"``: the most probable category; ``"linear.predictor"``:
+        x'beta). ordinal's ``predict.clm`` gives the same matrix for new data without the
+        response column; for the fitted rows it gives only the observed category's
+        probability, which is ``fitted`` here."""
+        eta, index = self._eta(newdata)
+        return self._predict(eta, index, type)
+
+    def summary(self) -> Summary:
+        """The fit printed as ordinal's ``summary(clm)`` prints it, with its tables."""
+        from acceptability.stats.mixed.ordinal_summary import clm_summary
+
+        return clm_summary(self)
+
+
+@one_blas_thread
+def clm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str = "flexible") -> ClmResult:
+    """Fit a cumulative link model for an ordinal response (R's ``ordinal::clm``).
+
+    Pr(Y <= j) = F(theta_j - x'beta) with F the inverse ``link`` (logit, probit,
+    cloglog, loglog, cauchit) and thresholds ``flexible`` (one per pair of adjacent
+    categories), ``equidistant`` or ``symmetric``. The response is an ordered pandas
+    Categorical or whole-number ratings; an empty category is an error. Rows with
+    missing values in the formula's columns are dropped and counted in ``n_dropped``.
+
+    Parameters
+    ----------
+    formula
+        ``rating ~ x + z``: fixed effects only (use ``clmm`` for random effects).
+    data
+        One row per rating.
+    link
+        The inverse of the latent distribution F.
+    threshold
+        The threshold structure.
+
+    Returns
+    -------
+    ClmResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.mixed import clm
+    >>> df = pd.DataFrame({"rating": [1, 2, 2, 3, 1, 3, 3, 2, 1, 3],
+    ...                    "x": [0, 0, 1, 1, 0, 1, 1, 0, 0, 0]})
+    >>> m = clm("rating ~ x", df)
+    >>> list(m.coef.index), round(m.logLik, 4)
+    (['1|2', '2|3', 'x'], -8.5626)
+    """
+    d = ordinal_design(formula, data, link, threshold)
+    fit = newton_clm(d)
+    notes = []
+    if not fit.converged:
+        notes.append(f"clm: Newton's method did not converge (max|gradient| "
+                     f"{np.max(np.abs(fit.gradient)):.2g})")
+        warn(notes[-1])
+    return ClmResult(d, fit.par, -fit.nll, fit.gradient, fit.hessian, d.par_names,
+                     f"{fit.iterations}({fit.halvings})", fit.converged, notes)
+
+
+def anova_clm(*models: OrdinalResult) -> pd.DataFrame:
+    """Likelihood-ratio tests between nested cumulative link (mixed) models (ordinal's
+    ``anova.clm``): rows ordered by number of parameters, columns ``no.par``, ``AIC``,
+    ``logLik``, ``LR.stat``, ``df``, ``Pr(>Chisq)``; ``attrs["models"]`` holds each
+    model's formula, link and threshold.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.mixed import anova_clm, clm
+    >>> df = pd.DataFrame({"rating": [1, 2, 2, 3, 1, 3, 3, 2, 1, 3],
+    ...                    "x": [0, 0, 1, 1, 0, 1, 1, 0, 0, 0]})
+    >>> table = anova_clm(clm("rating ~ 1", df), clm("rating ~ x", df))
+    >>> table["no.par"].tolist(), round(float(table["LR.stat"].iloc[1]), 4)
+    ([2, 3], 4.6527)
+    """
+    if len(models) < 2:
+        raise ValueError("anova_clm needs at least two fitted models")
+    if len({m.nobs for m in models}) > 1:
+        raise ValueError("models were not all fitted to the same dataset "
+                         f"({[m.nobs for m in models]} rows): fit them to the same rows")
+    order = sorted(range(len(models)), key=lambda i: models[i].edf)  # stable, as R's order()
+    ms = [models[i] for i in order]
+    names = [f"m{i + 1}" for i in order]
+    ll = np.array([m.logLik for m in ms])
+    npar = np.array([m.edf for m in ms])
+    stat = np.concatenate([[np.nan], 2 * np.diff(ll)])
+    df = np.concatenate([[np.nan], np.diff(npar)]).astype(float)
+    with np.errstate(invalid="ignore"):
+        p = sps.chi2.sf(stat, df)
+    p[0] = np.nan
+    p[df == 0] = np.nan
+    table = pd.DataFrame({"no.par": npar, "AIC": [m.AIC for m in ms], "logLik": ll,
+                          "LR.stat": stat, "df": df, "Pr(>Chisq)": p}, index=names)
+    table.attrs["models"] = pd.DataFrame(
+        {"formula:": [m.formula.canonical() for m in ms], "link:": [m.link for m in ms],
+         "threshold:": [m.threshold for m in ms]}, index=names)
+    return table
