@@ -1,5 +1,8 @@
 """lme4's canonical data sets (sleepstudy, Penicillin, Pastes, cbpp, InstEval), exported
-from R's lme4 package by benchmarks/lme4_reference.R into tests/fixtures/lme4/."""
+from R's lme4 package by benchmarks/lme4_reference.R into tests/fixtures/lme4/, and
+lmerTest's ham and carrots, exported by benchmarks/lmertest_reference.R, and grouseticks and
+VerbAgg summed to counts of "yes" per id x btype x situ (verbagg_agg), exported by
+benchmarks/glmer_families.R (grouseticks also by benchmarks/glmer_profile.R)."""
 
 from __future__ import annotations
 
@@ -12,6 +15,10 @@ FACTORS = {  # columns that are factors in R: read as strings
     "sleepstudy": ["Subject"], "penicillin": ["plate", "sample"],
     "pastes": ["batch", "cask", "sample"], "cbpp": ["herd", "period"],
     "insteval": ["s", "d", "service", "dept"],
+    "ham": ["Consumer", "Product", "Information", "Gender"],
+    "carrots": ["Consumer", "Frequency", "Gender", "Age", "Homesize", "Work", "Income", "Product"],
+    "grouseticks": ["INDEX", "BROOD", "YEAR", "LOCATION"],  # benchmarks/glmer_profile.R
+    "verbagg_agg": ["id", "Gender", "btype", "situ"],  # benchmarks/glmer_families.R
 }
 
 

@@ -12,9 +12,17 @@ engine -> result, as lme4's ``lFormula``/``mkLmerDevfun``/``optimizeLmer``/``mkM
 - results: ``LmerResult``, ``GlmerResult`` and ``BrmResult`` share
   [MixedResult][acceptability.stats.mixed.results.MixedResult]; each ``summary()`` is a
   [Summary][acceptability.stats.mixed.results.Summary].
+- ordinal ratings: [clm][acceptability.stats.mixed.cumulative.clm] and
+  [clmm][acceptability.stats.mixed.cumulative_mixed.clmm], ordinal's cumulative link (mixed)
+  models for Likert judgments (Christensen 2019).
+- tests of an lmer fit: ``anova(m)`` alone gives lmerTest's F test of each fixed term
+  (``ftests.anova_table``; Satterthwaite or Kenward-Roger), [ls_means][acceptability.stats.mixed.lsmeans.ls_means] and
+  [emmeans][acceptability.stats.mixed.lsmeans.emmeans] the least-squares and marginal means.
 """
 
 from acceptability.stats.mixed.brm import BrmResult, brm, loo_compare
+from acceptability.stats.mixed.cumulative import ClmResult, OrdinalResult, anova_clm, clm
+from acceptability.stats.mixed.cumulative_mixed import ClmmResult, clmm
 from acceptability.stats.mixed.design import MixedDesign
 from acceptability.stats.mixed.engines import ENGINES, choose_engine
 from acceptability.stats.mixed.formula import parse_formula
@@ -35,16 +43,20 @@ from acceptability.stats.mixed.lmer import (
     SingularFitWarning,
     anova,
     glmer,
+    glmer_nb,
     lmer,
     make_result,
 )
+from acceptability.stats.mixed.lsmeans import emmeans, ls_means
 from acceptability.stats.mixed.protocol import Engine, EngineRefused, FitSettings, FittedParameters
 from acceptability.stats.mixed.results import MixedResult, Summary
 from acceptability.stats.mixed.stages import fit, model_design
 
 __all__ = ["ENGINES", "FC_FORMULA", "PAIR_FORMULA", "SENTENCE_FORMULA", "BrmResult", "Engine",
-           "EngineRefused", "FitSettings", "FittedParameters", "GlmerResult", "LmerResult",
+           "ClmResult", "ClmmResult", "EngineRefused", "FitSettings", "FittedParameters",
+           "GlmerResult", "LmerResult", "OrdinalResult", "anova_clm", "clm", "clmm",
            "MixedDesign", "MixedResult", "SingularFitWarning", "Summary", "anova", "brm",
-           "choose_engine", "fc_model", "fc_model_frame", "fit", "glmer", "lmer", "loo_compare",
+           "choose_engine", "emmeans", "fc_model", "fc_model_frame", "fit", "glmer", "glmer_nb", "lmer",
+           "loo_compare", "ls_means",
            "make_result", "model_design", "pair_model", "pair_model_frame", "parse_formula",
            "sentence_model", "sentence_model_frame"]

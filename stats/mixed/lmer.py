@@ -24,21 +24,24 @@ import pandas as pd
 from scipy import stats as sps
 
 from acceptability._warnings import warn
-from acceptability.stats.mixed import pls
+from acceptability.stats.mixed import families, ftests, kenward_roger, lsmeans, pls
 from acceptability.stats.mixed.checks import check_reml, parse, prepare_frame
-from acceptability.stats.mixed.design import MixedDesign, fixed_matrix, group_key
+from acceptability.stats.mixed.design import MixedDesign, group_key
+from acceptability.stats.mixed.families import Family
 from acceptability.stats.mixed.parametric import parametric_confint
 from acceptability.stats.mixed.profile import profile_confint
 from acceptability.stats.mixed.protocol import FittedParameters
 from acceptability.stats.mixed.results import MixedResult, Summary
+from acceptability.stats.mixed.slopes import term_columns
 from acceptability.stats.mixed.stages import fit, model_design
 from acceptability.stats.mixed.summary import lme4_summary
+from acceptability.stats.mixed.transforms import fixed_part
+from acceptability.stats.mixed.weights import total_offset
 
 __all__ = ["ConvergenceWarning", "GlmerResult", "LmerResult", "SingularFitWarning", "anova",
-           "glmer", "lmer", "make_result", "prepare_frame"]
+           "glmer", "glmer_nb", "lmer", "make_result", "prepare_frame"]
 
 _SINGULAR_TOL = 1e-4  # lme4::isSingular: a diagonal of a relative covariance factor below this
-FAMILIES = {"binomial": "logit", "poisson": "log"}
 
 
 class SingularFitWarning(UserWarning):
@@ -80,13 +83,15 @@ def _varcorr_labels(groups: list[str]) -> list[str]:
 
 
 @pls.one_blas_thread
-def lmer(formula: str, data: pd.DataFrame, REML: bool = True) -> LmerResult:
+def lmer(formula: str, data: pd.DataFrame, REML: bool = True, weights: object = None,
+         offset: object = None) -> LmerResult:
     """Fit a linear mixed model written in lme4 syntax (``lme4::lmer``).
 
     ``y ~ x + (1 + x | g) + (1 | h)``: crossed or nested factors, ``(1 | g/h)`` =
     ``(1 | g) + (1 | g:h)``, ``(0 + x | g)`` without intercept, ``(1 + x || g)``
-    uncorrelated. Rows with missing values in used columns are dropped and counted in
-    ``n_dropped``. The result has lme4's accessors and lmerTest's Satterthwaite tests.
+    uncorrelated. Rows with missing values in used columns (or weights, offset) are dropped
+    and counted in ``n_dropped``. The result has lme4's accessors and lmerTest's
+    Satterthwaite tests.
 
     Parameters
     ----------
@@ -96,6 +101,12 @@ def lmer(formula: str, data: pd.DataFrame, REML: bool = True) -> LmerResult:
         One row per observation.
     REML
         REML (default) or maximum likelihood (``REML=False``).
+    weights
+        Prior weights (a column name or one positive value per row): row i has residual
+        variance sigma^2 / w_i, as in lme4 (weighted PLS; logLik adds sum(log w) / 2).
+    offset
+        A known term of the linear predictor (a column name or one value per row), added to
+        the formula's ``offset(...)`` terms.
 
     Returns
     -------
@@ -115,18 +126,26 @@ def lmer(formula: str, data: pd.DataFrame, REML: bool = True) -> LmerResult:
     (['(Intercept)', 'score'], True)
     """
     reml = check_reml(REML)
-    d = model_design(formula, data)
+    d = model_design(formula, data, weights=weights, offset=offset)
     return make_result(d, fit(d, REML=reml), REML=reml)
 
 
 @pls.one_blas_thread
-def glmer(formula: str, data: pd.DataFrame, family: str = "binomial", nAGQ: int = 1) -> GlmerResult:
+def glmer(formula: str, data: pd.DataFrame, family: str | Family = "binomial", nAGQ: int = 1,
+          link: str | None = None, weights: object = None, offset: object = None) -> GlmerResult:
     """Fit a generalised linear mixed model in lme4 syntax (``lme4::glmer``).
 
-    ``family="binomial"`` (logit link; response 0/1, TRUE/FALSE or
-    ``cbind(successes, failures)``) or ``"poisson"`` (log link). ``nAGQ=1`` is the
-    Laplace approximation; ``nAGQ > 1`` (odd, at most 25) adaptive Gauss-Hermite
-    quadrature, for a single scalar random effect as in lme4.
+    Any of R's families and links (``families.family``):
+    ``"binomial"`` (logit, probit, cloglog, log; response 0/1, TRUE/FALSE, a two-level
+    factor whose first level is failure, ``cbind(successes, failures)``, or proportions
+    with the trials as ``weights``), ``"poisson"`` (log, sqrt, identity), ``"Gamma"``,
+    ``"inverse.gaussian"``, ``"gaussian"`` with a log or inverse link, and
+    ``"negative.binomial"`` (its size estimated: [glmer_nb][acceptability.stats.mixed.lmer.glmer_nb]).
+    ``nAGQ=1`` is the Laplace approximation; ``nAGQ > 1`` (odd, at most 25) adaptive
+    Gauss-Hermite quadrature, for a single scalar random effect as in lme4. A grouping
+    factor may have a level per row (an observation-level random effect for
+    overdispersion): lme4's rule against it holds for linear models only. ``family``
+    gaussian with the identity link is a linear model: an error pointing to ``lmer``.
 
     Parameters
     ----------
@@ -135,9 +154,17 @@ def glmer(formula: str, data: pd.DataFrame, family: str = "binomial", nAGQ: int 
     data
         The observations (trials, or counts of successes), one per row.
     family
-        ``"binomial"`` or ``"poisson"``.
+        R's family name or a ``families.Family``.
     nAGQ
         1 (Laplace) or an odd number of quadrature points up to 25.
+    link
+        The link, by R's name (None: the family's canonical link).
+    weights
+        Prior weights (a column name or one positive value per row): the binomial trials of
+        a proportion, or multiples of each row's log-likelihood.
+    offset
+        A known term of the linear predictor (e.g. log exposure), added to the formula's
+        ``offset(...)`` terms.
 
     Returns
     -------
@@ -153,9 +180,10 @@ def glmer(formula: str, data: pd.DataFrame, family: str = "binomial", nAGQ: int 
     >>> list(m.coefficients.columns)
     ['Estimate', 'Std. Error', 'z value', 'Pr(>|z|)']
     """
-    if family not in FAMILIES:
-        raise ValueError(f"family={family!r}: glmer fits {sorted(FAMILIES)}; for a numeric "
-                         "response use stats.lmer")
+    fam = families.family(family, link)
+    if fam.name == "gaussian" and fam.canonical:
+        raise ValueError("glmer: family='gaussian' with the identity link is a linear mixed model: "
+                         "fit it with stats.lmer (lme4 deprecates glmer's shortcut to lmer)")
     if isinstance(nAGQ, bool) or not isinstance(nAGQ, (int, np.integer)) or not 1 <= nAGQ <= 25 \
             or nAGQ % 2 == 0:
         raise ValueError(f"nAGQ={nAGQ!r}: use 1 (Laplace) or an odd number of quadrature points up to 25")
@@ -163,8 +191,38 @@ def glmer(formula: str, data: pd.DataFrame, family: str = "binomial", nAGQ: int 
     if nAGQ > 1 and (len(parsed.random) != 1 or len(parsed.random[0].names) != 1):
         raise ValueError(f"nAGQ={nAGQ} needs a single scalar random effect, as in lme4 "
                          f"(the model has {[str(t) for t in parsed.random]}); use nAGQ=1 (Laplace)")
-    d = model_design(formula, data, family)
+    d = model_design(formula, data, fam, weights=weights, offset=offset)
     return make_result(d, fit(d, REML=False, nAGQ=int(nAGQ)), nAGQ=int(nAGQ))
+
+
+def glmer_nb(formula: str, data: pd.DataFrame, link: str = "log", nAGQ: int = 1,
+             weights: object = None, offset: object = None) -> GlmerResult:
+    """Fit a negative binomial GLMM, its size (R's ``theta``) estimated with the other
+    parameters (``lme4::glmer.nb``): ``Var(y | b) = mu + mu^2 / size``. The size is the
+    result's ``dispersion``; ``npar`` counts it, as lme4 does.
+
+    Parameters
+    ----------
+    formula, data, nAGQ, weights, offset
+        As in [glmer][acceptability.stats.mixed.lmer.glmer]; the response holds counts.
+    link
+        ``"log"`` (default), ``"sqrt"`` or ``"identity"``.
+
+    Returns
+    -------
+    GlmerResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.mixed import glmer_nb
+    >>> df = pd.DataFrame({"y": [0, 3, 1, 8, 2, 12, 0, 5, 1, 9, 4, 15],
+    ...                    "x": [0, 1] * 6, "g": list("aabbccddeeff")})
+    >>> m = glmer_nb("y ~ x + (1 | g)", df)
+    >>> m.family, m.npar, bool(m.dispersion > 0)
+    ('negative.binomial', 4, True)
+    """
+    return glmer(formula, data, "negative.binomial", nAGQ, link, weights, offset)
 
 
 def make_result(design: MixedDesign, fitted: FittedParameters, REML: bool = True,
@@ -190,7 +248,7 @@ def make_result(design: MixedDesign, fitted: FittedParameters, REML: bool = True
     Returns
     -------
     LmerResult
-        (a ``GlmerResult`` for a binomial or poisson design).
+        (a ``GlmerResult`` for a GLMM: any family but gaussian with the identity link).
 
     Examples
     --------
@@ -203,7 +261,7 @@ def make_result(design: MixedDesign, fitted: FittedParameters, REML: bool = True
     >>> type(m).__name__, m.nobs
     ('LmerResult', 6)
     """
-    if design.family == "gaussian":
+    if design.family == "gaussian" and design.link is None:
         return LmerResult(design, fitted, quiet, REML=REML)
     return GlmerResult(design, fitted, quiet, REML=False, nagq=nAGQ)
 
@@ -354,8 +412,10 @@ class LmerResult(MixedResult):
         fit's estimates."""
         d = self.design.with_response(newresp)
         start = {"theta": list(self.theta)}
-        if d.family != "gaussian":
+        if self._kind == "glmer":
             start["beta"] = list(self.fixef)
+            if d.glm_family.dispersion:
+                start["dispersion"] = self.parameters.dispersion
         return make_result(d, fit(d, REML=self.REML, nAGQ=self._nagq, start=start),
                            REML=self.REML, nAGQ=self._nagq, quiet=quiet)
 
@@ -373,8 +433,25 @@ class LmerResult(MixedResult):
     @cached_property
     def df(self) -> pd.Series:
         """Satterthwaite degrees of freedom of each fixed effect (lmerTest)."""
-        return pd.Series(pls.satterthwaite_df(self.design, self.state, np.eye(self.design.p)),
-                         index=self.design.xnames)
+        return pd.Series(self._satterthwaite.df(np.eye(self.design.p)), index=self.design.xnames)
+
+    @cached_property
+    def _satterthwaite(self) -> pls.Satterthwaite:
+        return pls.satterthwaite(self.design, self.state)
+
+    @cached_property
+    def _kenward_roger(self) -> kenward_roger.KenwardRoger:
+        return kenward_roger.kenward_roger(self)
+
+    def ls_means(self, which: str | list[str] | None = None, pairwise: bool = False,
+                 ddf: str = "Satterthwaite", level: float = 0.95) -> pd.DataFrame:
+        """lmerTest's ``ls_means`` ([ls_means][acceptability.stats.mixed.lsmeans.ls_means])."""
+        return lsmeans.ls_means(self, which, pairwise, ddf, level)
+
+    def emmeans(self, specs: str | list[str], lmer_df: str = "kenward-roger", level: float = 0.95,
+                pairwise: bool = False, adjust: str = "tukey") -> pd.DataFrame:
+        """emmeans' ``emmeans`` and ``pairs`` ([emmeans][acceptability.stats.mixed.lsmeans.emmeans])."""
+        return lsmeans.emmeans(self, specs, lmer_df, level, pairwise, adjust)
 
     @property
     def coefficients(self) -> pd.DataFrame:
@@ -388,8 +465,8 @@ class LmerResult(MixedResult):
                 seed: int = 0, n_jobs: int | None = None) -> pd.DataFrame:
         """Confidence intervals (lme4 ``confint.merMod``), rows as :meth:`params`.
 
-        ``"profile"`` (lme4's default; lmer fits only): likelihood-profile intervals for
-        every parameter (`profile_confint`);
+        ``"profile"`` (lme4's default): likelihood-profile intervals for every parameter
+        (`profile_confint`; a glmer fit's on lme4's Laplace / nAGQ deviance);
         ``"Wald"`` (the default of a glmer fit): fixed effects only, variance rows NaN as
         in lme4; ``"boot"``: parametric-bootstrap percentile intervals (lme4 ``bootMer``),
         ``nsim`` refits in ``n_jobs`` processes (default: one per core).
@@ -397,9 +474,6 @@ class LmerResult(MixedResult):
         method = self._confint_methods[0] if method is None else method
         lo, hi = (1 - level) / 2, (1 + level) / 2
         cols = [f"{100 * lo:.1f} %", f"{100 * hi:.1f} %"]
-        if method == "profile" and method not in self._confint_methods:
-            raise ValueError(f"confint(method='profile') is available for lmer fits; for a "
-                             f"{self._kind} fit use method='Wald' or method='boot'")
         if method == "Wald":
             out = pd.DataFrame(np.nan, index=self._varpars().index, columns=cols)
             return pd.concat([out, self._wald(level)])
@@ -431,7 +505,10 @@ class LmerResult(MixedResult):
         """Predictions (lme4 ``predict.merMod``): ``re_form=None`` includes every random
         effect, ``re_form="~0"`` (or ``"NA"``) the fixed effects only. Levels unseen in the
         fit raise unless ``allow_new_levels=True``, which gives them random effect 0, as in
-        lme4. ``type="response"`` applies a GLMM's inverse link."""
+        lme4. A random-slope factor of new rows is coded with the fit's levels; a level the
+        fit did not have is an error. ``type="response"`` applies a GLMM's inverse link.
+        The fitted rows' predictions include the offset; new rows' only the formula's
+        ``offset(...)`` terms (lme4: the ``offset=`` argument is not evaluated in newdata)."""
         if re_form not in (None, "~0", "NA"):
             raise ValueError(f"re_form={re_form!r}: use None (all random effects) or '~0'")
         if type not in ("link", "response"):
@@ -439,6 +516,9 @@ class LmerResult(MixedResult):
         data = self.frame if newdata is None else newdata
         x = self.design.X if newdata is None else self._new_x(newdata)
         eta = x @ self.fixef.to_numpy()
+        offset = self.design.offset if newdata is None else total_offset(self.formula, newdata, None)
+        if offset is not None:
+            eta = eta + offset
         if re_form is None:
             ranef = self.ranef
             for t in self.design.terms:
@@ -449,10 +529,9 @@ class LmerResult(MixedResult):
                     raise ValueError(
                         f"new level(s) {unseen[:5]} of {t.group!r} in newdata: pass "
                         "allow_new_levels=True to predict them with random effect 0")
-                for name in t.names:
-                    coef = keys.map(tab[name]).fillna(0.0).to_numpy()
-                    col = 1.0 if name == "(Intercept)" else data[name].to_numpy(dtype=float)
-                    eta = eta + coef * col
+                cols = t.cols if newdata is None else term_columns(t.term, data, t.slope_levels)[0]
+                for j, name in enumerate(t.names):
+                    eta = eta + keys.map(tab[name]).fillna(0.0).to_numpy() * cols[:, j]
         out = self._inverse_link(eta) if type == "response" else eta
         return pd.Series(out, index=data.index)
 
@@ -460,23 +539,15 @@ class LmerResult(MixedResult):
         return eta
 
     def _new_x(self, newdata: pd.DataFrame) -> np.ndarray:
-        """The fixed-effects matrix of new rows, with the fit's factor levels and contrasts."""
-        missing = [c for c in self.formula.fixed_columns() if c not in newdata.columns]
-        if missing:
-            raise KeyError(f"newdata lacks column(s) {missing} of the fixed effects {self.formula.fixed!r}")
-        data = newdata.copy()
-        for name in self.formula.fixed_columns():
-            col = self.frame[name]
-            if not pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
-                levels = (list(col.cat.categories) if isinstance(col.dtype, pd.CategoricalDtype)
-                          else sorted(col.astype(str).unique()))
-                new = data[name].astype(str)
-                unknown = sorted(set(new) - set(levels))
-                if unknown:
-                    raise ValueError(f"newdata: level(s) {unknown[:5]} of fixed factor {name!r} were "
-                                     f"not in the fitted data ({levels[:10]})")
-                data[name] = pd.Categorical(new, categories=levels)
-        x, names = fixed_matrix(self.formula, data, check_rank=False)
+        """The fixed-effects matrix of new rows, with the fit's factor levels, contrasts and
+        transformations (``scale()``'s centre and scale, ``poly()``'s coefficients: R's
+        ``makepredictcall``), from the design's
+        [FixedPart][acceptability.stats.mixed.transforms.FixedPart]."""
+        part = getattr(self.design, "fixed_part", None) or fixed_part(self.formula, self.frame)
+        try:
+            x, names = part.matrix(newdata)
+        except (KeyError, ValueError) as err:
+            raise type(err)(f"newdata: {err.args[0]}") from None
         if names != self.design.xnames:
             raise ValueError(f"newdata gives fixed-effect columns {names}, the fit has {self.design.xnames}")
         return x
@@ -492,8 +563,10 @@ class LmerResult(MixedResult):
 
     @property
     def scaled_residuals(self) -> np.ndarray:
-        """Residuals / sigma (lme4's summary); Pearson residuals for a GLMM."""
-        return self.residuals.to_numpy() / self.sigma
+        """Residuals x sqrt(prior weight) / sigma (lme4's summary: ``residuals(m, "pearson",
+        scaled = TRUE)``); Pearson residuals for a GLMM."""
+        w = 1.0 if self.design.weights is None else np.sqrt(self.design.weights)
+        return self.residuals.to_numpy() * w / self.sigma
 
     # --- output -----------------------------------------------------------------------
     @property
@@ -511,9 +584,11 @@ class LmerResult(MixedResult):
         ``residuals`` and ``criteria``."""
         return lme4_summary(self)
 
-    def anova(self, *others: LmerResult, refit: bool = True) -> pd.DataFrame:
-        """Likelihood-ratio tests of this fit against ``others`` ([anova][acceptability.stats.mixed.lmer.anova])."""
-        return anova(self, *others, refit=refit)
+    def anova(self, *others: LmerResult, refit: bool = True, type: int | str = 3,
+              ddf: str = "Satterthwaite") -> pd.DataFrame:
+        """Likelihood-ratio tests of this fit against ``others``; alone, lmerTest's F test of
+        each fixed term ([anova][acceptability.stats.mixed.lmer.anova])."""
+        return anova(self, *others, refit=refit, type=type, ddf=ddf)
 
     def __repr__(self) -> str:
         how = "REML" if self.REML else "ML"
@@ -523,17 +598,42 @@ class LmerResult(MixedResult):
 @dataclass(repr=False)
 class GlmerResult(LmerResult):
     """A fitted [glmer][acceptability.stats.mixed.lmer.glmer] model: the accessors of
-    [LmerResult][acceptability.stats.mixed.lmer.LmerResult], z tests, no sigma."""
+    [LmerResult][acceptability.stats.mixed.lmer.LmerResult], z tests; ``sigma`` is
+    sqrt(phi) for a family with a scale (Gamma, inverse Gaussian, gaussian), else 1, as
+    lme4's ``sigma``, and the random effects' covariances are sigma^2 Lambda Lambda' (lme4's
+    ``VarCorr``)."""
 
     nagq: int = 1
 
     _kind = "glmer"
-    _has_sigma = False
-    _confint_methods = ("Wald", "boot")
+    _confint_methods = ("Wald", "profile", "boot")
 
     @property
     def family(self) -> str:
+        """R's name of the family (``"binomial"``, ``"Gamma"``, ...)."""
         return self.design.family
+
+    @property
+    def link(self) -> str:
+        """R's name of the link."""
+        return self.design.glm_family.link.name
+
+    @property
+    def _has_sigma(self) -> bool:
+        """Whether the family has a scale (lme4's ``useSc``; not the negative binomial's size)."""
+        return self.family in ("gaussian", "Gamma", "inverse.gaussian")
+
+    @property
+    def dispersion(self) -> float:
+        """phi of a family with a scale (sigma^2), the negative binomial's size (R's
+        ``theta``, ``getME(m, "glmer.nb.theta")``), 1 for binomial and poisson."""
+        return float(self.parameters.dispersion)
+
+    @property
+    def npar(self) -> int:
+        """Fixed effects + covariance parameters + a dispersion (phi or the negative
+        binomial's size), as lme4's ``df`` of logLik counts them."""
+        return int(self.design.p + self.design.ntheta + self.design.glm_family.dispersion)
 
     @property
     def _nagq(self) -> int:
@@ -542,26 +642,34 @@ class GlmerResult(LmerResult):
     def refit_ml(self) -> GlmerResult:
         return self
 
+    @property
+    def _prior_weights(self) -> np.ndarray:
+        """lme4's ``weights(m)``: prior weights times binomial trials (1 where neither)."""
+        w = np.ones(self.nobs) if self.design.weights is None else self.design.weights
+        return w if self.design.trials is None else w * self.design.trials
+
     def _condvar(self) -> list[np.ndarray]:
         """Conditional variances from A = Lambda' Z' W Z Lambda + I at the fit, W the GLM
-        working weights (dmu/deta)^2 / Var(y | b) (lme4: the final PIRLS factor)."""
-        mu = self.fitted.to_numpy()
-        dmu = mu * (1 - mu) if self.family == "binomial" else mu  # canonical links
-        return pls.cond_var(self.design, self.theta, 1.0, weights=dmu**2 / self._response_variance())
+        weights w (dmu/deta)^2 / V(mu) (lme4: the final PIRLS factor), times sigma^2."""
+        fam = self.design.glm_family
+        eta = self.predict().to_numpy()
+        mu = fam.link.linkinv(eta)
+        w = self._prior_weights * fam.link.mu_eta(eta) ** 2 / fam.variance(mu, self.dispersion)
+        return pls.cond_var(self.design, self.theta, self.sigma, weights=w)
 
     def _response_variance(self) -> np.ndarray:
-        """Var(y | b) at the fit: mu (1 - mu) / n for binomial proportions, mu for poisson."""
+        """Var(y | b) at the fit: sigma^2 V(mu) / w (a binomial proportion: mu (1 - mu) / n)."""
         mu = self.fitted.to_numpy()
-        if self.family == "poisson":
-            return mu
-        return mu * (1 - mu) / (self.design.trials if self.design.trials is not None else 1.0)
+        var = self.design.glm_family.variance(mu, self.dispersion)
+        return self.sigma**2 * var / self._prior_weights
 
     def _inverse_link(self, eta: np.ndarray) -> np.ndarray:
-        return 1 / (1 + np.exp(-eta)) if self.family == "binomial" else np.exp(eta)
+        return self.design.glm_family.link.linkinv(eta)
 
     @property
     def scaled_residuals(self) -> np.ndarray:
-        """Pearson residuals (y - mu) / sqrt(Var(y | b)), as lme4's summary shows."""
+        """Pearson residuals (y - mu) / sqrt(Var(y | b)), as lme4's summary shows
+        (``residuals(m, "pearson", scaled = TRUE)``)."""
         return (self.design.y - self.fitted.to_numpy()) / np.sqrt(self._response_variance())
 
     @property
@@ -578,11 +686,15 @@ class GlmerResult(LmerResult):
 
     @property
     def provenance(self) -> dict[str, object]:
-        return super().provenance | {"family": self.family, "nAGQ": self.nagq}
+        return super().provenance | {"family": self.family, "link": self.link, "nAGQ": self.nagq}
 
 
-def anova(*models: LmerResult, refit: bool = True) -> pd.DataFrame:
-    """Likelihood-ratio tests between nested models (lme4 ``anova.merMod``).
+def anova(*models: LmerResult, refit: bool = True, type: int | str = 3,
+          ddf: str = "Satterthwaite") -> pd.DataFrame:
+    """Likelihood-ratio tests between nested models (lme4 ``anova.merMod``); with one linear
+    model, lmerTest's ``anova(m, type, ddf)``: the F test of each fixed term, type III
+    (default), II or I, with ``ddf="Satterthwaite"`` (default) or ``"Kenward-Roger"``
+    (``ftests.anova_table``).
 
     As lme4 (>= 1.0) does with ``refit=TRUE``, every REML fit is refitted by ML first:
     REML likelihoods of models with different fixed effects are not comparable.
@@ -602,8 +714,10 @@ def anova(*models: LmerResult, refit: bool = True) -> pd.DataFrame:
     >>> list(table["npar"]), bool(table.attrs["refitted_ml"])
     ([3, 4], True)
     """
-    if len(models) < 2:
-        raise ValueError("anova needs at least two fitted models")
+    if len(models) == 1:
+        return ftests.anova_table(models[0], type, ddf)
+    if not models:
+        raise ValueError("anova needs a fitted model (F tests of its terms) or several (likelihood-ratio tests)")
     if len({m.nobs for m in models}) > 1:
         raise ValueError(
             "models were not all fitted to the same number of observations "
