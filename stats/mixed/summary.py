@@ -55,16 +55,79 @@ def _format_p(p: float) -> str:
     return "< 2e-16" if p < 2e-16 else f"{p:.3g}"
 
 
+def _strip(name: str, minlength: int) -> str:
+    """R's ``.Internal(abbreviate())`` of one name (R's character.c, ``stripchars``): from
+    the right, never the first character, drop until ``minlength`` (spaces not counted):
+    lower-case vowels ending a word, other lower-case vowels, lower-case letters ending a
+    word, other lower-case letters not starting a word, then any non-space not starting one."""
+    s = list(name)
+    if len(s) <= minlength:
+        return name
+    while s and s[-1].isspace():  # trailing spaces go; inner ones count as word breaks
+        s.pop()
+    spaces = sum(c.isspace() for c in s[1:])
+
+    def first(i: int) -> bool:
+        return s[i - 1].isspace()
+
+    def last(i: int) -> bool:
+        return not s[i - 1].isspace() and (i + 1 == len(s) or s[i + 1].isspace())
+
+    rules = [lambda i: s[i] in "aeiou" and last(i), lambda i: s[i] in "aeiou" and not first(i),
+             lambda i: s[i].islower() and last(i), lambda i: s[i].islower() and not first(i),
+             lambda i: not first(i) and not s[i].isspace()]
+    for drop in rules:
+        if len(s) - spaces <= minlength:
+            break
+        for i in range(len(s) - 1, 0, -1):
+            if i < len(s) and drop(i):
+                del s[i]
+            if len(s) - spaces <= minlength:
+                break
+    out = "".join(s)
+    return out.replace(" ", "") if len(out) > minlength else out
+
+
+def abbreviate(names: list[str], minlength: int) -> list[str]:
+    """R's ``abbreviate(names, minlength)``: each name shortened by ``_strip``, and names
+    that come out equal shortened again with ``minlength`` one longer until they differ
+    (lme4 labels the correlation of fixed effects with it: 11 for rows, 6 for columns).
+
+    Examples
+    --------
+    >>> from acceptability.stats.mixed.summary import abbreviate
+    >>> abbreviate(["(Intercept)", "period2", "Product4:Information2", "poly(Days, 2)1"], 6)
+    ['(Intr)', 'perid2', 'Pr4:I2', 'p(D,2)1']
+    """
+    names = [n.strip() for n in names]
+    unique = list(dict.fromkeys(names))
+    out = dict.fromkeys(unique, "")
+    todo, length = unique, minlength
+    while todo:
+        out.update({n: _strip(n, length) for n in todo})
+        values = list(out.values())
+        clash = {v for v in values if values.count(v) > 1}
+        todo, length = [n for n in unique if out[n] in clash], length + 1
+    return [out[n] for n in names]
+
+
 def _fixed_correlation(m: MixedResult) -> str:
+    """lme4's table: rows abbreviated to 11 characters, columns to 6, lower triangle."""
     cov = m.vcov.to_numpy()
     sd = np.sqrt(np.diag(cov))
     cor = cov / np.outer(sd, sd)
     names = list(m.fixef.index)
-    short = [n.replace("(Intercept)", "(Intr)")[:6] for n in names]
-    lines = [" " * max(map(len, names)) + " " + " ".join(f"{s:>6}" for s in short[:-1])]
+    rows, short = abbreviate(names, 11), abbreviate(names, 6)
+    # R: format(round(x, 3), nsmall = 3) pads every entry to one width; print(quote = FALSE)
+    # left-aligns the cells and headers of the character matrix and keeps trailing blanks
+    text = [f"{v:.3f}" for v in np.round(cor[np.tril_indices(len(names))], 3)]
+    cw = max(map(len, text))
+    widths = [max(len(c), cw) for c in short[:-1]]
+    width = max(map(len, rows[1:]))
+    lines = [" " * width + " " + " ".join(f"{c:<{w}}" for c, w in zip(short, widths, strict=False))]
     for i in range(1, len(names)):
-        cells = " ".join(f"{cor[i, j]:6.3f}" for j in range(i))
-        lines.append(f"{names[i]:<{max(map(len, names))}} {cells}")
+        cells = [f"{cor[i, j]:>{cw}.3f}" if j < i else "" for j in range(len(names) - 1)]
+        lines.append(f"{rows[i]:<{width}} " + " ".join(f"{c:<{w}}" for c, w in zip(cells, widths, strict=True)))
     return "\n".join(lines)
 
 
@@ -100,8 +163,10 @@ def format_summary(m: MixedResult) -> str:
     counts = "; ".join(f"{g}, {n}" for g, n in m.ngrps.items())
     out.append(f"Number of obs: {m.nobs}, groups:  {counts}")
     out += ["", "Fixed effects:", _fixed_table(m)]
-    if len(m.fixef) > 1:
+    if 1 < len(m.fixef) <= 12:
         out += ["", "Correlation of Fixed Effects:", _fixed_correlation(m)]
+    elif len(m.fixef) > 12:  # lme4's print.summary.merMod
+        out += ["", f"Correlation matrix not shown by default, as p = {len(m.fixef)} > 12."]
     out += ["", f"optimizer ({m.engine}) {'converged' if m.converged else 'did NOT converge'}"]
     out += m.notes
     return "\n".join(out)

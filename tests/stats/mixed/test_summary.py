@@ -118,3 +118,27 @@ def test_glmer_refuses_uncorrelated_terms():
     cbpp = lme4_data("cbpp").assign(x=lambda d: d["size"] / 10)
     with pytest.raises(ValueError, match=r"instead of \(x \|\| g\)"):
         stats.glmer("cbind(incidence, size - incidence) ~ x + (x || herd)", cbpp)
+
+
+def test_abbreviate_is_rs():
+    """lme4 labels the correlation of fixed effects with R's abbreviate() (rows 11, columns
+    6 characters); the names and R's output are in tests/fixtures/r_abbreviate.csv
+    (benchmarks/r_abbreviate.R)."""
+    import pandas as pd
+
+    from acceptability.stats.mixed.summary import abbreviate
+
+    r = pd.read_csv(REPO / "tests/fixtures/r_abbreviate.csv", comment="#", keep_default_na=False)
+    assert abbreviate(list(r["name"]), 6) == list(r["min6"])
+    assert abbreviate(list(r["name"]), 11) == list(r["min11"])
+
+
+def test_fixed_correlation_prints_as_lme4():
+    """cbpp's correlation block equals lme4's printed one character for character,
+    trailing blanks included."""
+    text = lme4_summaries()["cbpp|laplace|"]
+    start = text.index("Correlation of Fixed Effects:")
+    ours = str(stats.glmer("cbind(incidence, size - incidence) ~ period + (1 | herd)",
+                           lme4_data("cbpp")).summary()).splitlines()
+    at = ours.index("Correlation of Fixed Effects:")
+    assert ours[at:at + 5] == text[start:start + 5]
