@@ -97,7 +97,7 @@ def abbreviate(names: list[str], minlength: int) -> list[str]:
     --------
     >>> from acceptability.stats.mixed.summary import abbreviate
     >>> abbreviate(["(Intercept)", "period2", "Product4:Information2", "poly(Days, 2)1"], 6)
-    ['(Intr)', 'perid2', 'Pr4:I2', 'p(D,2)1']
+    ['(Intr)', 'perid2', 'Pr4:I2', 'p(D,2)']
     """
     names = [n.strip() for n in names]
     unique = list(dict.fromkeys(names))
