@@ -293,10 +293,9 @@ def mixed_design(formula: Formula, frame: pd.DataFrame, X: np.ndarray, xnames: l
         # lme4's mkReTrms: rev(order(nl)), which also reverses the order of ties, so that
         # (1 + x || g) + (1 | g:h) has terms g:h, x | g, 1 | g (VarCorr g.h, g, g.1)
         terms = sorted(terms, key=lambda t: t.nlev)[::-1]
-    # an engine that reads the formula (glmm) gets transformed variables as columns; a
-    # design without fixed columns (brm's: bambi builds X itself) keeps the formula as is
+    # the formula and rows stay the user's (an engine that cannot read a transformation
+    # builds its own view from fixed_part and X); a design without fixed columns (brm's:
+    # bambi builds X itself) has no fixed part
     fixed = fixed_part(formula, frame) if xnames else None
-    if fixed is not None:
-        formula, frame = fixed.engine_view(formula, frame, X, xnames)
     return MixedDesign(formula, frame, np.asarray(y, float), X, xnames, terms, trials, family,
                        n_dropped, fixed_part=fixed)

@@ -2,9 +2,10 @@
 
 Chosen by measurement (``benchmarks/bench_lmm_engines.py``): its optima equal lme4's to
 1e-4 at a fraction of lme4's time. The design is translated to glmm's formula and columns
-here; glmm refuses a term without intercept, a grouping factor in several terms and a
-random slope that is not also a fixed effect. A linear model's estimates are then lme4's
-formulas at glmm's optimum (the PLS solution there,
+here (a transformed fixed part, ``scale(x)``, ``poly(x, 2)``, as one column per column of X,
+the design's formula and rows staying the user's); glmm refuses a term without intercept, a
+grouping factor in several terms and a random slope that is not also a fixed term. A
+linear model's estimates are then lme4's formulas at glmm's optimum (the PLS solution there,
 [lmm_parameters][acceptability.stats.mixed.pls_engine.lmm_parameters]); a GLMM's estimates,
 standard errors and Laplace / adaptive Gauss-Hermite likelihood are glmm's, with prior
 weights and an offset, and for the families and links glmm lacks those of the same Laplace
@@ -26,6 +27,7 @@ from acceptability.stats.mixed.laplace_engine import fit_laplace
 from acceptability.stats.mixed.pls_engine import lmm_parameters
 from acceptability.stats.mixed.protocol import EngineRefused, FitSettings, FittedParameters
 from acceptability.stats.mixed.slopes import as_factor, is_factor
+from acceptability.stats.mixed.transforms import FixedPart, _safe_name, fixed_part
 
 __all__ = ["FAMILIES", "GlmmEngine", "engine_version"]
 
@@ -51,11 +53,51 @@ def _glmm_groups(formula: Formula) -> dict[str, str]:
     return {g: (g if ":" not in g else f"_grp{i}_") for i, g in enumerate(groups)}
 
 
-def _glmm_formula(formula: Formula, response: str) -> str:
-    """The formula as glmm writes it (the caller has checked that glmm takes it)."""
+def _part(d: MixedDesign) -> FixedPart:
+    return d.fixed_part or fixed_part(d.formula, d.frame)
+
+
+def _own_columns(d: MixedDesign) -> dict[int, str]:
+    """The columns of ``X`` that are a plain numeric variable of the rows, by index."""
+    return {j: name for j, name in enumerate(d.xnames)
+            if name in d.frame.columns and not is_factor(d.frame[name])
+            and np.array_equal(d.frame[name].to_numpy(dtype=float), d.X[:, j])}
+
+
+def _fixed_labels(d: MixedDesign) -> set[str]:
+    """The fixed terms glmm sees (those a random slope must be one of): R's term labels;
+    with transformed variables, the plain numeric variables of :func:`_fixed_view`."""
+    part = _part(d)
+    return set(_own_columns(d).values()) if part.transformed else set(part.labels)
+
+
+def _fixed_view(d: MixedDesign) -> tuple[str, pd.DataFrame]:
+    """The fixed part as glmm reads it, and the rows with the columns it reads: the formula's
+    own without transformed variables; otherwise (glmm cannot parse ``scale(x)``,
+    ``poly(x, 2)``, ...) each column of ``X`` is a numeric column of its own (a plain numeric
+    variable under its own name, so that a random slope on it is one of glmm's fixed terms),
+    so that glmm's coefficients are ``X``'s, in order. The design's formula and rows stay
+    the user's."""
+    if not _part(d).transformed:
+        return d.formula.fixed, d.frame
+    own = _own_columns(d)
+    out, cols = d.frame.copy(), []
+    for j, name in enumerate(d.xnames):
+        if name == "(Intercept)":
+            continue
+        if j not in own:
+            name = _safe_name(f"_X{j}_", out.columns)
+            out[name] = d.X[:, j]
+        cols.append(name)
+    return " + ".join(["1" if "(Intercept)" in d.xnames else "0", *cols]), out
+
+
+def _glmm_formula(formula: Formula, fixed: str, response: str) -> str:
+    """The formula as glmm writes it, with the fixed part ``fixed`` of :func:`_fixed_view`
+    (the caller has checked that glmm takes it)."""
     names = _glmm_groups(formula)
     terms = [f"({t.expr} | {names[t.group]})" for t in formula.random]
-    return " + ".join([f"{response} ~ {formula.fixed}", *terms])
+    return " + ".join([f"{response} ~ {fixed}", *terms])
 
 
 def _glmm_data(frame: pd.DataFrame, formula: Formula, extra: dict[str, np.ndarray]) -> pd.DataFrame:
@@ -133,13 +175,18 @@ class GlmmEngine:
             return f"family={design.family!r}: glmm fits {sorted({f for f, _ in FAMILIES})}"
         formula = design.formula
         groups = [t.group for t in formula.random]
-        fixed_terms = {t.strip() for t in formula.fixed.split("+")}
         if len(set(groups)) < len(groups):
             return "a grouping factor in more than one term"
         if not all(t.intercept for t in formula.random):
             return "a random-effects term without intercept"
-        if any(s not in fixed_terms for t in formula.random for s in t.slopes):
-            return "a random slope that is not also a fixed effect"
+        fixed = _fixed_labels(design)
+        missing = list(dict.fromkeys(s for t in formula.random for s in t.slopes if s not in fixed))
+        if missing:
+            seen = ("each column of X as a variable of its own (transformed fixed effects), "
+                    "a plain numeric variable under its name" if _part(design).transformed
+                    else "the terms of the fixed part")
+            return (f"random slope(s) {missing} not also a fixed-effect term (glmm reads {seen}: "
+                    f"{sorted(fixed)})")
         return None
 
     def _run(self, d: MixedDesign, settings: FitSettings) -> tuple[Any, list[str]]:
@@ -150,7 +197,8 @@ class GlmmEngine:
             raise EngineRefused(f"glmm refuses {d.formula.text!r}: {why}")
         binomial = d.trials is not None
         extra = {"_s_": d.y * d.trials, "_f_": (1 - d.y) * d.trials} if binomial else {"_y_": d.y}
-        text = _glmm_formula(d.formula, "cbind(_s_, _f_)" if binomial else "_y_")
+        fixed, frame = _fixed_view(d)
+        text = _glmm_formula(d.formula, fixed, "cbind(_s_, _f_)" if binomial else "_y_")
         family, link = FAMILIES[_key(d)]
         # an LMM's SEs are computed from the PLS solution, so glmm's Hessian would be wasted
         kwargs = ({"reml": settings.REML, "wald_se": "rx"} if d.link is None and family == "gaussian"
@@ -162,7 +210,7 @@ class GlmmEngine:
             warm = warm | {"theta": [float(v) * scale for t in d.formula.random for v in pieces[t]]}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            g = glmm.fit(_glmm_data(d.frame, d.formula, extra), text, family, link=link,
+            g = glmm.fit(_glmm_data(frame, d.formula, extra), text, family, link=link,
                          weights=d.weights, offset=d.offset, satterthwaite=False,
                          warm_start=warm, **kwargs)
         notes = [str(w.message) for w in caught if not issubclass(w.category, glmm.SingularFitWarning)]

@@ -19,7 +19,7 @@ argument is present, before the rows missing another of the formula's columns ar
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import product
 from typing import Any
 
@@ -566,28 +566,6 @@ class FixedPart:
         """
         x, names, _, _ = self._build(data, fitting=False)
         return x, names
-
-    def engine_view(self, formula: Formula, frame: pd.DataFrame, X: np.ndarray,
-                    xnames: list[str]) -> tuple[Formula, pd.DataFrame]:
-        """The formula and rows an engine that reads the formula (glmm) is given: unchanged
-        without transformations; otherwise each column of ``X`` is a numeric column of its
-        own (a plain numeric variable keeps its name, so that a random slope on it is still
-        one of the fixed effects), so that the engine's coefficients are ``X``'s, in order."""
-        if not self.transformed:
-            return formula, frame
-        out, cols = frame.copy(), []
-        for j, name in enumerate(xnames):
-            if name == "(Intercept)":
-                continue
-            if name in frame.columns and not is_factor(frame[name]) \
-                    and np.array_equal(frame[name].to_numpy(dtype=float), X[:, j]):
-                cols.append(name)
-                continue
-            safe = _safe_name(f"_X{j}_", out.columns)
-            out[safe] = X[:, j]
-            cols.append(safe)
-        head = "1" if "(Intercept)" in xnames else "0"
-        return replace(formula, fixed=" + ".join([head, *cols])), out
 
 
 def _as_labels(col: pd.Series) -> pd.Series:
