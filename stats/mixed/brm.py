@@ -13,6 +13,7 @@ effects are allowed. bambi, pymc and arviz are imported inside the functions so 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,6 +114,7 @@ def brm(
     >>> print(b.summary())  # doctest: +SKIP
     """
     parsed = parse_formula(formula)
+    _check_plain(parsed)
     frame, n_dropped = prepare_frame(parsed, data)
     _check_response(parsed, frame, family)
     sampler = sampler or default_sampler()
@@ -133,6 +135,17 @@ def brm(
 _CHUNK_WORK = 400 * 2**20
 _OVERHEAD = 200 * 2**20  # compiling the model, the sampler's working memory
 _BYTES = 8  # float64 draws; formulae's design matrices are float64 / int64
+
+
+def _check_plain(parsed: Formula) -> None:
+    """bambi reads the formula with its own parser, which knows R's transforms in its own
+    way or not at all (``log``, ``factor``, ``^``): brm takes plain columns only."""
+    calls = re.findall(r"[A-Za-z_][\w.]*\s*\(", f"{parsed.fixed} {parsed.response}")
+    if calls or parsed.offsets:
+        what = sorted({c.rstrip("( ") + "()" for c in calls} | ({"offset()"} if parsed.offsets else set()))
+        raise ValueError(f"brm fits plain columns; {parsed.text!r} uses {', '.join(what)}: create "
+                         "the transformed variables as columns of the data first (lmer and "
+                         "glmer take them in the formula)")
 
 
 def memory_estimate(formula: str, data: pd.DataFrame, family: str = "gaussian",
@@ -167,6 +180,7 @@ def memory_estimate(formula: str, data: pd.DataFrame, family: str = "gaussian",
     (``rows``, ``fixed_columns``, ``group_coefficients``, ``per_draw``).
     """
     parsed = parse_formula(formula)
+    _check_plain(parsed)
     frame, _ = prepare_frame(parsed, data)
     return _estimate(parsed, frame, family, draws, chains, thin)
 

@@ -252,3 +252,15 @@ def test_too_large_model_is_refused_before_it_is_built(monkeypatch):
 def test_available_memory_reads_the_system():
     avail = brm_module.available_memory()
     assert 0 < avail < np.inf
+
+
+@pytest.mark.parametrize("formula", ["y ~ log(x) + (1 | g)", "y ~ x + offset(x) + (1 | g)",
+                                     "log(y) ~ x + (1 | g)", "y ~ factor(x) + (1 | g)"])
+def test_brm_refuses_transforms_it_would_read_otherwise(formula):
+    """bambi's own formula parser reads R's transforms its own way or fails deep inside;
+    brm says so before anything is built."""
+    df = pd.DataFrame({"y": [1.0, 2, 3, 4, 5, 6], "x": [1, 2, 3, 4, 5, 6], "g": list("aabbcc")})
+    with pytest.raises(ValueError, match="brm fits plain columns"):
+        brm(formula, df)
+    with pytest.raises(ValueError, match="brm fits plain columns"):
+        memory_estimate(formula, df)
