@@ -4,7 +4,7 @@
 #   OUT.csv  default tests/fixtures/glmer_profile.csv (next to this script's folder)
 #   DATADIR  default tests/fixtures/lme4: lme4's grouseticks is exported there as
 #            grouseticks.csv.gz when that file is absent (write.csv, 15 significant digits)
-# Runs in about three minutes (lme4 1.1-31, R 4.2).
+# Runs in about three minutes (lme4 1.1-31, glmmTMB 1.1.5, R 4.2).
 #
 # Rows: model,what,name,value (model names below; the first line is a comment with the
 # R and package versions).
@@ -25,6 +25,12 @@
 #     sign(v - v_hat) sqrt(dev(v) - dev_hat) solved by uniroot (tol 1e-11) for -+qnorm(0.975);
 #     what = "optimum": the polished optimum (name = a parameter, or "deviance") those start from;
 #     what = "seconds", name = "profile": elapsed time of profile(m) (median of 3).
+#   glmmTMB rows (model cbpp_probit; glmmTMB fits, and glmer reports, the Laplace likelihood
+#     with the observed information, which lme4's devfun is not for a probit link):
+#     what = "tmb_confint": glmmTMB's confint(method = "profile") (tmbprofile, interpolated),
+#     what = "tmb_exact": the same limits found exactly on glmmTMB's objective (nlminb with one
+#     parameter held, uniroot tol 1e-11), what = "tmb_optimum": the polished optimum and its
+#     deviance (-2 logLik); rows the fixed effects and .sig01 (the SD; TMB profiles log SD).
 # Models (data: lme4's cbpp and grouseticks; pnum = as.numeric(period)):
 #   cbpp          cbind(incidence, size - incidence) ~ period + (1 | herd), binomial, nAGQ 1
 #   cbpp_agq9     the same, nAGQ = 9
@@ -175,10 +181,54 @@ for (name in c("cbpp", "cbpp_agq9", "cbpp_slope", "grouse")) {
   put(name, "seconds", "profile", median(replicate(3, system.time(profile(m))[["elapsed"]])))
 }
 
+# glmmTMB's profile of the probit fit: the likelihood glmer's fits report (observed
+# information in the Laplace curvature), which lme4's devfun is not for a non-canonical link
+tmb <- glmmTMB::glmmTMB(CBPP, cbpp, family = binomial(link = "probit"))
+tmb_names <- c(names(glmmTMB::fixef(tmb)$cond), ".sig01")  # TMB's order: beta, log SD
+ci <- confint(tmb, method = "profile")  # tmbprofile, interpolated
+for (i in seq_along(tmb_names)) {
+  tr <- if (i == length(tmb_names)) exp else identity  # log SD -> SD
+  put("cbpp_probit", "tmb_confint", paste0(tmb_names[i], "|lower"), tr(ci[i, 1]))
+  put("cbpp_probit", "tmb_confint", paste0(tmb_names[i], "|upper"), tr(ci[i, 2]))
+}
+ex <- local({  # exact limits on glmmTMB's objective (TMB's Laplace -log L, obj$fn): nlminb
+  # re-optimises the others with one parameter held, uniroot (tol 1e-11) solves for the limit
+  fn <- tmb$obj$fn
+  gr <- tmb$obj$gr
+  ctl <- list(rel.tol = 1e-14, x.tol = 1e-12, eval.max = 1e4, iter.max = 1e4)
+  polish <- nlminb(tmb$fit$par, fn, gr, control = ctl)
+  hat <- polish$par
+  dev_hat <- 2 * polish$objective
+  se <- sqrt(diag(solve(optimHess(hat, fn, gr))))
+  lims <- matrix(NA, length(hat), 2)
+  for (j in seq_along(hat)) {
+    zeta <- function(v) {
+      full <- function(x) { p <- hat; p[j] <- v; p[-j] <- x; p }
+      opt <- nlminb(hat[-j], function(x) fn(full(x)), function(x) gr(full(x))[-j], control = ctl)
+      sign(v - hat[j]) * sqrt(max(2 * opt$objective - dev_hat, 0))
+    }
+    for (s in 1:2) {
+      sg <- c(-1, 1)[s]
+      b <- hat[j] + sg * se[j]
+      while (sg * zeta(b) < qnorm(0.975)) b <- b + sg * se[j]
+      lims[j, s] <- uniroot(function(v) zeta(v) - sg * qnorm(0.975), sort(c(hat[j], b)), tol = 1e-11)$root
+    }
+  }
+  list(hat = hat, dev = dev_hat, lims = lims)
+})
+for (i in seq_along(tmb_names)) {
+  tr <- if (i == length(tmb_names)) exp else identity
+  put("cbpp_probit", "tmb_exact", paste0(tmb_names[i], "|lower"), tr(ex$lims[i, 1]))
+  put("cbpp_probit", "tmb_exact", paste0(tmb_names[i], "|upper"), tr(ex$lims[i, 2]))
+  put("cbpp_probit", "tmb_optimum", tmb_names[i], tr(ex$hat[i]))
+}
+put("cbpp_probit", "tmb_optimum", "deviance", ex$dev)
+
 out <- do.call(rbind, rows)
 con <- file(out_csv, "w")
-writeLines(sprintf("# %s, lme4 %s, Matrix %s, minqa %s", R.version.string, packageVersion("lme4"),
-                   packageVersion("Matrix"), packageVersion("minqa")), con)
+writeLines(sprintf("# %s, lme4 %s, Matrix %s, minqa %s, glmmTMB %s, TMB %s", R.version.string,
+                   packageVersion("lme4"), packageVersion("Matrix"), packageVersion("minqa"),
+                   packageVersion("glmmTMB"), packageVersion("TMB")), con)
 write.csv(transform(out, value = sprintf("%.15g", value)), con, row.names = FALSE, quote = c(1, 2, 3))
 close(con)
 cat("wrote", nrow(out), "rows to", out_csv, "\n")

@@ -7,9 +7,12 @@ effects) is held at a value while the deviance is minimised over all others; the
 ends are where the signed root ``zeta = sign(v - v_hat) sqrt(D(v) - D_hat)`` reaches the
 normal quantile. By hand: no Python library profiles a mixed model's likelihood.
 
-A glmer fit is profiled on lme4's Laplace (or adaptive Gauss-Hermite) deviance of the
-SDs, correlations and fixed effects (``laplace.GlmerDevfun``), as lme4's ``profile`` does
-for a GLMM, with the same root finding.
+A glmer fit is profiled on the Laplace (or adaptive Gauss-Hermite) deviance of the SDs,
+correlations and fixed effects that the fit maximised (``laplace.glmer_devfun``: -2 logLik,
+the observed information in the curvature, glmmTMB's and glmm's), as lme4's ``profile``
+does for a GLMM on its own deviance, with the same root finding. For a canonical link that
+is lme4's deviance; for probit, cloglog, ... lme4's uses the expected information, and its
+intervals are centred on its own optimum, not on this fit's.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from scipy import stats as sps
 
 from acceptability.stats.mixed import pls
 from acceptability.stats.mixed.design import MixedDesign
-from acceptability.stats.mixed.laplace import GlmerDevfun
+from acceptability.stats.mixed.laplace import glmer_devfun
 from acceptability.stats.mixed.results import MixedResult
 
 __all__ = ["profile_confint"]
@@ -152,14 +155,14 @@ def profile_confint(m: MixedResult, level: float = 0.95) -> pd.DataFrame:
 
 def _glmm_profile(m: MixedResult, level: float) -> pd.DataFrame:
     """Profile intervals of a glmer fit: the deviance of (SDs and correlations, beta) is
-    lme4's devfun at the fit's nAGQ; its minimum is polished from the fit's estimates (the
+    the fit's (-2 logLik) at its nAGQ; its minimum is polished from the fit's estimates (the
     profile's zero), and each parameter is held while the others are re-optimised, on each
     side from where the last value on that side left them. The optimiser works in units of
     each parameter's scale (a quarter of an SD, a fixed effect's standard error): unscaled,
     a slope on a wide covariate (grouseticks' centred height, SE 0.004) made its first
     quasi-Newton steps overflow the linear predictor."""
     d = m.design
-    devfun = GlmerDevfun(d, m.nagq)
+    devfun = glmer_devfun(m)
     z = sps.norm.ppf((1 + level) / 2)
     k = len(_layout(d))
     bounds = _bounds(d)[:-1] + [(None, None)] * d.p

@@ -1,4 +1,5 @@
-"""lme4's GLMM deviance function (``stats.mixed.laplace``) against lme4 1.1-31's
+"""The Laplace likelihood (``stats.mixed.laplace``). With the expected information it is
+lme4's GLMM deviance function, tested against lme4 1.1-31's
 ``glmer(..., devFunOnly = TRUE)`` at four (theta, beta) points of each model: Laplace and
 nAGQ = 9, logit, probit and cloglog links, prior weights, an offset, a correlated random
 slope and three crossed/nested terms (q = 584, the sparse factor). Every R number is in
@@ -8,6 +9,9 @@ Measured: at most 2.2e-9 relative (probit and cloglog links), 9.6e-10 (the slope
 4.0e-10 (canonical links, with weights or an offset); nAGQ = 9 and the sparse three-term
 model below 1e-12. The remainder is lme4's: it takes log|L|^2 from the factor at the
 last-but-one PIRLS iterate, ours at the mode (|u|^2 and -2 log f agree to 1e-15).
+With the observed information it is the likelihood glmer's fits report (glmm's, glmmTMB's),
+which the families' fits test against R (test_glmer_families.py); here: that the two agree
+for a canonical link and that the fit's deviance is -2 logLik at nAGQ = 1 and 9.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import pandas as pd
 import pytest
 
 from acceptability.stats.mixed import glmer, model_design
-from acceptability.stats.mixed.laplace import GlmerDevfun, glmer_devfun
+from acceptability.stats.mixed.laplace import GlmerDevfun, LaplaceLikelihood, glmer_devfun
 from tests.lme4_data import lme4_data
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "glmer_profile.csv"
@@ -108,6 +112,28 @@ def test_glmer_devfun_at_the_fit():
     assert f(np.append(m.theta, m.fixef)) == pytest.approx(m.deviance, abs=1e-6)
 
 
+@pytest.mark.parametrize(("link", "nagq"), [("logit", 1), ("probit", 1), ("cloglog", 1), ("probit", 9)])
+def test_fit_deviance_is_the_fits_minus_2_loglik(link, nagq):
+    """glmer_devfun(m) is the likelihood the fit maximised (glmm's: observed information,
+    -2 log f summed with nAGQ = 9 too); lme4's (expected) is above it for a non-canonical
+    link (its log|L| differs) and on its deviance-residual scale with nAGQ = 9."""
+    m = glmer(CBPP, lme4_data("cbpp"), link=link, nAGQ=nagq)
+    pars = np.append(m.theta, m.fixef)
+    assert glmer_devfun(m)(pars) == pytest.approx(-2 * m.logLik, rel=1e-9)
+    lme4 = glmer_devfun(m, information="expected")(pars)
+    if nagq == 1 and link != "logit":
+        assert lme4 > -2 * m.logLik + 0.05
+    elif nagq == 1:
+        assert lme4 == pytest.approx(-2 * m.logLik, rel=1e-12)
+
+
+def test_observed_equals_expected_for_a_canonical_link(designs, reference):
+    for model in ("cbpp", "grouse_pw", "cbpp_offset"):
+        d, _ = designs[model]
+        for pars, want in points(reference, model):
+            assert LaplaceLikelihood(d, "observed")(pars) == pytest.approx(want, rel=1e-8)
+
+
 def test_refusals(designs):
     d, _ = designs["grouse_3re"]
     with pytest.raises(ValueError, match="single scalar random effect"):
@@ -115,3 +141,8 @@ def test_refusals(designs):
     gauss = model_design("Reaction ~ Days + (1 | Subject)", lme4_data("sleepstudy"))
     with pytest.raises(ValueError, match="dispersion"):
         GlmerDevfun(gauss)
+    gamma = glmer("Reaction ~ Days + (1 | Subject)", lme4_data("sleepstudy"), "Gamma", link="log")
+    with pytest.raises(ValueError, match="method='Wald'"):
+        gamma.confint(method="profile")
+    with pytest.raises(ValueError, match="information="):
+        LaplaceLikelihood(d, "fisher")
