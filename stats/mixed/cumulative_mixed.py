@@ -25,7 +25,7 @@ from functools import cached_property
 
 import numpy as np
 import pandas as pd
-from scipy import linalg, optimize, sparse, special
+from scipy import linalg, optimize, sparse
 from scipy.linalg import lapack
 
 from acceptability._warnings import warn
@@ -36,13 +36,18 @@ from acceptability.stats.mixed.cumulative import (
     ordinal_design,
 )
 from acceptability.stats.mixed.design import group_key, mixed_design
-from acceptability.stats.mixed.ordinal_links import interval
+from acceptability.stats.mixed.ordinal_links import interval, probability
 from acceptability.stats.mixed.pls import one_blas_thread
 from acceptability.stats.mixed.results import Summary
 
 __all__ = ["ClmmResult", "InterceptTerms", "clmm", "intercept_terms"]
 
 _INNER_TOL = 1e-10  # max |gradient| of the conditional modes
+# a Newton step of the modes is kept where g rises by no more than this much relative: the
+# rounding of g's sum (near the mode a full step changes g by less than that, and a strict
+# g_new <= g rejected it, halving the step 34 times and then taking steps of 2^-k, up to
+# 100 slow iterations per mode: 5x ordinal's time on wine)
+_ROUNDING = 64 * np.finfo(float).eps
 _BOUND = 1e-3  # an SD below this is on the boundary: left out of the Hessian (ordinal's paratBoundary2)
 _H = 1e-4  # the difference step of the Hessian (ordinal's deriv12 delta)
 
@@ -230,7 +235,7 @@ class _Likelihood:
 
         def at(u):
             s = terms.Z @ (sigq * u)
-            p = interval(link, a0 - s, b0 - s).p
+            p = probability(link, a0 - s, b0 - s)
             g = -np.sum(np.log(p)) + 0.5 * u @ u if np.all(p > 0) else np.inf
             return s, g
 
@@ -257,7 +262,7 @@ class _Likelihood:
             step, lam = factor.solve(grad), 1.0
             while True:
                 s_new, g_new = at(u - lam * step)
-                if g_new <= g:
+                if g_new <= g + _ROUNDING * abs(g):
                     break
                 lam /= 2
                 if lam < 1e-10:  # no descent left: the mode to rounding error
@@ -300,11 +305,13 @@ class _Likelihood:
             logw = np.broadcast_to(np.log(self.weights) + 0.5 * self.nodes**2 - 0.5 * np.log(2 * np.pi),
                                    u.shape)
         b = sigma[0] * u[codes]  # (n, N)
-        p = interval(self.d.link, a0[:, None] - b, b0[:, None] - b).p
+        p = probability(self.d.link, a0[:, None] - b, b0[:, None] - b)
         if not np.all(p > 0):
             return np.inf
         logp = self.terms.Zt @ np.log(p)  # (q, N): sum over each level's rows
-        return float(-np.sum(special.logsumexp(logp + logw, axis=1)))
+        logj = logp + logw  # log sum exp over the nodes, written out: scipy's logsumexp
+        top = logj.max(axis=1, keepdims=True)  # took a third of the time of a quadrature fit
+        return float(-np.sum(top[:, 0] + np.log(np.exp(logj - top).sum(axis=1))))
 
     def value_grad(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         """The Laplace -log L and its analytic gradient in x."""

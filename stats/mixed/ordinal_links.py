@@ -19,7 +19,7 @@ import numpy as np
 from scipy import special
 from scipy import stats as sps
 
-__all__ = ["CUMULATIVE_LINKS", "CumulativeLink", "Interval", "cumulative_link", "interval"]
+__all__ = ["CUMULATIVE_LINKS", "CumulativeLink", "Interval", "cumulative_link", "interval", "probability"]
 
 _Fn = Callable[[np.ndarray], np.ndarray]
 
@@ -123,13 +123,26 @@ def _at_finite(fn: _Fn, x: np.ndarray) -> np.ndarray:
     return out
 
 
-def interval(link: CumulativeLink, a: np.ndarray, b: np.ndarray, order: int = 1) -> Interval:
-    """P = F(a) - F(b) and f, f' (``order`` 1) and f'' (``order`` 2) at a and b. Where
-    both ends lie in the upper half, P is S(b) - S(a), which keeps its digits (ordinal's
-    ``get_fitted`` does the same)."""
+def probability(link: CumulativeLink, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """P = F(a) - F(b) per row; where both ends lie in the upper half, S(b) - S(a), which
+    keeps its digits (ordinal's ``get_fitted`` does the same).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from acceptability.stats.mixed.ordinal_links import cumulative_link, probability
+    >>> probability(cumulative_link("logit"), np.array([0.0, np.inf]), np.array([-np.inf, 0.0])).tolist()
+    [0.5, 0.5]
+    """
     upper = b > 0
-    p = np.where(upper, link.sf(np.where(upper, b, 0.0)) - link.sf(np.where(upper, a, 0.0)),
-                 link.cdf(np.where(upper, 0.0, a)) - link.cdf(np.where(upper, 0.0, b)))
+    return np.where(upper, link.sf(np.where(upper, b, 0.0)) - link.sf(np.where(upper, a, 0.0)),
+                    link.cdf(np.where(upper, 0.0, a)) - link.cdf(np.where(upper, 0.0, b)))
+
+
+def interval(link: CumulativeLink, a: np.ndarray, b: np.ndarray, order: int = 1) -> Interval:
+    """P = F(a) - F(b) (``probability``) and f, f' (``order`` 1) and f'' (``order`` 2) at
+    a and b."""
+    p = probability(link, a, b)
     out = Interval(p, _at_finite(link.pdf, a), _at_finite(link.pdf, b),
                    _at_finite(link.dpdf, a), _at_finite(link.dpdf, b))
     if order >= 2:
