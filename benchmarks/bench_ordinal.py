@@ -6,7 +6,8 @@
 ordinal runs through ``Rscript benchmarks/ordinal_reference.R --timing N`` with its default
 settings (the median elapsed time of N fits); ours run in this process on the subset that
 tests/stats/mixed/test_ordinal.py's mega_frame() builds, the same as the R script's. Prints
-both medians, the ratio ordinal / ours and our logLik.
+both medians, the ratio ordinal / ours and our logLik. benchmarks/bench_models.py times the same
+fit (row mega_clmm) beside lme4's and lmerTest's rows, from the same mega_frame().
 """
 
 from __future__ import annotations
