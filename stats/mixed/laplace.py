@@ -216,9 +216,11 @@ class LaplaceLikelihood:
         link = self.family.link
         return link.mu_eta(eta) / self.family.variance(link.linkinv(eta), disp)
 
-    def _weights(self, eta: np.ndarray, mu: np.ndarray, disp: float, observed: bool) -> np.ndarray:
-        """Expected (Fisher) or observed information of each row in eta."""
-        w = self.wt * self.family.link.mu_eta(eta) * self._ratio(eta, disp)
+    def _weights(self, eta: np.ndarray, mu: np.ndarray, disp: float, observed: bool,
+                 ratio: np.ndarray) -> np.ndarray:
+        """Expected (Fisher) or observed information of each row in eta (``ratio``:
+        ``_ratio(eta, disp)``, which the score shares)."""
+        w = self.wt * self.family.link.mu_eta(eta) * ratio
         if observed:  # - (y - mu) d(mu_eta / V)/d eta, by a central difference
             h = 1e-5 * np.maximum(np.abs(eta), 1e-3)
             slope = (self._ratio(eta + h, disp) - self._ratio(eta - h, disp)) / (2 * h)
@@ -266,14 +268,15 @@ class LaplaceLikelihood:
         pdev = self._penalised(eta, mu, u, disp)
         for it in range(1, _MAXIT + 1):  # noqa: B007 (it is reported)
             fisher = not self.observed
+            ratio = self._ratio(eta, disp)
             try:
-                a = pls._a_matrix(d, lt, self._z.crossprod(self._weights(eta, mu, disp, not fisher)))
+                a = pls._a_matrix(d, lt, self._z.crossprod(self._weights(eta, mu, disp, not fisher, ratio)))
                 factor = pls._factor(d, a)
             except np.linalg.LinAlgError:  # the observed information is not positive definite
                 fisher = True
-                a = pls._a_matrix(d, lt, self._z.crossprod(self._weights(eta, mu, disp, False)))
+                a = pls._a_matrix(d, lt, self._z.crossprod(self._weights(eta, mu, disp, False, ratio)))
                 factor = pls._factor(d, a)
-            score = self.wt * (self.y - mu) * self._ratio(eta, disp) / self._scale(disp)
+            score = self.wt * (self.y - mu) * ratio / self._scale(disp)
             step = factor.solve(lt @ self._z.t_times(score) - u)
             if np.max(np.abs(step), initial=0.0) <= _UTOL * (1 + np.max(np.abs(u), initial=0.0)):
                 break  # the factor is at the mode
@@ -327,14 +330,20 @@ class LaplaceLikelihood:
         disp = float(np.exp(x[self.k])) if self.family.dispersion else 1.0
         return x[:self.design.ntheta], x[self.design.ntheta:self.k], disp
 
-    def loglik(self, x: np.ndarray) -> float:
-        """log L at ``x = (theta, beta, log dispersion)``; -inf where it is undefined."""
+    def mode_at(self, x: np.ndarray, u: np.ndarray | None = None) -> LaplaceMode | None:
+        """``mode`` at ``x = (theta, beta, log dispersion)`` from ``u``; None where PIRLS
+        fails (no valid mu, A singular, no convergence)."""
         with np.errstate(all="ignore"):
             try:
-                value = self.mode(*self.unpack(x)).loglik
+                return self.mode(*self.unpack(x), u=u)
             except (np.linalg.LinAlgError, ValueError, RuntimeError):
-                return -np.inf
-        return value if np.isfinite(value) else -np.inf
+                return None
+
+    def loglik(self, x: np.ndarray, u: np.ndarray | None = None) -> float:
+        """log L at ``x = (theta, beta, log dispersion)``, PIRLS from ``u`` (as ``mode``);
+        -inf where it is undefined."""
+        m = self.mode_at(x, u)
+        return m.loglik if m is not None and np.isfinite(m.loglik) else -np.inf
 
     @pls.one_blas_thread
     def __call__(self, pars: np.ndarray) -> float:

@@ -76,6 +76,20 @@ def _theta_start(d: MixedDesign, resid: np.ndarray) -> np.ndarray:
     return np.concatenate(out)
 
 
+def _gradient(f, x: np.ndarray, f0: float, lower: np.ndarray) -> np.ndarray:
+    """Central-difference gradient of ``f`` (``f0 = f(x)``), scipy's ``"3-point"``
+    scheme: steps ``eps^(1/3) max(1, |x|)``, one-sided three-point where ``x - h`` is
+    below ``lower``."""
+    h = np.finfo(float).eps ** (1 / 3) * np.maximum(1.0, np.abs(x))
+    out = np.empty(len(x))
+    for i, e in enumerate(np.diag(h)):
+        if x[i] - h[i] >= lower[i]:
+            out[i] = (f(x + e) - f(x - e)) / (2 * h[i])
+        else:
+            out[i] = (-3 * f0 + 4 * f(x + e) - f(x + 2 * e)) / (2 * h[i])
+    return out
+
+
 def _hessian(f, x: np.ndarray, steps: np.ndarray) -> np.ndarray:
     """Central-difference Hessian of ``f`` with per-parameter steps."""
     k = len(x)
@@ -138,12 +152,21 @@ def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
                             [1.0] if fam.dispersion else []])
     lower = np.concatenate([design.theta_lower(), np.full(len(x0) - design.ntheta, -np.inf)])
 
-    def dev(z: np.ndarray) -> float:
-        v = -2 * f.loglik(z * scale)
+    def dev(z: np.ndarray, u: np.ndarray | None = None) -> float:
+        v = -2 * f.loglik(z * scale, u)
         return v if np.isfinite(v) else 1e300
 
+    def dev_grad(z: np.ndarray) -> tuple[float, np.ndarray]:
+        m = f.mode_at(z * scale)  # the mode from PIRLS's own start; the differences from it
+        u = None if m is None or not one_branch else m.u
+        value = -2 * m.loglik if m is not None and np.isfinite(m.loglik) else 1e300
+        return value, _gradient(lambda w: dev(w, u), z, value, lower / scale)
+
+    # mu = eta^2 (sqrt, 1/mu^2) has two branches: there a mode searched from a neighbour's
+    # may sit on the other one, so each difference searches from PIRLS's start too
+    one_branch = fam.link.name not in ("sqrt", "1/mu^2")
     bounds = [(lo / s if np.isfinite(lo) else None, None) for lo, s in zip(lower, scale, strict=True)]
-    best = optimize.minimize(dev, x0 / scale, method="L-BFGS-B", jac="3-point", bounds=bounds,
+    best = optimize.minimize(dev_grad, x0 / scale, method="L-BFGS-B", jac=True, bounds=bounds,
                              options={"ftol": 1e-13, "gtol": 1e-6, "maxiter": 2000})
     if not best.success:
         polish = optimize.minimize(dev, best.x, method="Nelder-Mead", bounds=bounds,
@@ -153,7 +176,7 @@ def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
     x = np.maximum(best.x * scale, lower)
     theta, beta, disp = f.unpack(x)
     mode = f.mode(theta, beta, disp)
-    vcov = _vcov(f, x, scale, design)
+    vcov = _vcov(f, x, scale, design, mode.u if one_branch else None)
     sigma = float(np.sqrt(disp)) if fam.name in SCALED else 1.0
     lt = design.lambdat(theta)
     converged = bool(np.isfinite(mode.loglik) and np.all(np.isfinite(vcov)))
@@ -165,9 +188,11 @@ def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
         state=mode, dispersion=disp)
 
 
-def _vcov(f: LaplaceLikelihood, x: np.ndarray, scale: np.ndarray, d: MixedDesign) -> np.ndarray:
+def _vcov(f: LaplaceLikelihood, x: np.ndarray, scale: np.ndarray, d: MixedDesign,
+          u: np.ndarray | None) -> np.ndarray:
     """Cov(beta): the beta block of the inverse Hessian of -log L in every parameter
-    off its bound (a variance at 0 is held there)."""
+    off its bound (a variance at 0 is held there), PIRLS from ``u`` (the modes at ``x``, or
+    None: PIRLS's own start)."""
     free = np.ones(len(x), bool)
     free[:d.ntheta] = ~((d.theta_lower() == 0) & (x[:d.ntheta] <= 1e-6 * scale[:d.ntheta]))
     idx = np.flatnonzero(free)
@@ -175,7 +200,7 @@ def _vcov(f: LaplaceLikelihood, x: np.ndarray, scale: np.ndarray, d: MixedDesign
     def nll(z: np.ndarray) -> float:
         full = x.copy()
         full[idx] = z
-        return -f.loglik(full)
+        return -f.loglik(full, u)
 
     h = _hessian(nll, x[idx], 1e-2 * scale[idx])  # about 1% of a standard error
     try:
