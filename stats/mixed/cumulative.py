@@ -26,7 +26,7 @@ from acceptability.stats.mixed.formula import Formula, parse_formula
 from acceptability.stats.mixed.lmer import LmerResult
 from acceptability.stats.mixed.ordinal_links import CumulativeLink, cumulative_link, interval
 from acceptability.stats.mixed.pls import one_blas_thread
-from acceptability.stats.mixed.results import Summary
+from acceptability.stats.mixed.results import FittedRows, Summary
 from acceptability.stats.mixed.thresholds import Thresholds, make_thresholds, ordinal_response
 
 __all__ = ["ClmResult", "OrdinalDesign", "OrdinalResult", "anova_clm", "clm", "ordinal_design"]
@@ -225,7 +225,7 @@ def category_probabilities(d: OrdinalDesign, par: np.ndarray, eta: np.ndarray) -
 
 
 @dataclass(repr=False)
-class OrdinalResult:
+class OrdinalResult(FittedRows):
     """What fits of ``clm`` and ``clmm`` share: the coefficients as ordinal names them,
     the thresholds, the likelihood and its criteria, standard errors from the Hessian,
     predicted category probabilities and likelihood-ratio tests.
@@ -243,26 +243,7 @@ class OrdinalResult:
     converged: bool
     notes: list[str] = field(default_factory=list)
 
-    # --- data ----------------------------------------------------------------------------
-    @property
-    def formula(self) -> Formula:
-        return self.design.formula
-
-    @property
-    def frame(self) -> pd.DataFrame:
-        """The rows fitted (complete in the formula's columns)."""
-        return self.design.frame
-
-    @property
-    def n_dropped(self) -> int:
-        """Rows left out for missing values (ordinal drops them: ``na.action = na.omit``)."""
-        return self.design.n_dropped
-
-    @property
-    def nobs(self) -> int:
-        """Number of observations fitted."""
-        return self.design.n
-
+    # --- data ------------------------------------------------------------------------------
     @property
     def link(self) -> str:
         return self.design.link.name
@@ -450,14 +431,14 @@ def clm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str = 
     Returns
     -------
     ClmResult
+        Coefficients, thresholds, their covariance and the likelihood.
 
     Examples
     --------
     >>> import pandas as pd
     >>> from acceptability.stats.mixed import clm
-    >>> df = pd.DataFrame({"rating": [1, 2, 2, 3, 1, 3, 3, 2, 1, 3],
-    ...                    "x": [0, 0, 1, 1, 0, 1, 1, 0, 0, 0]})
-    >>> m = clm("rating ~ x", df)
+    >>> ratings = pd.DataFrame({"rating": [1, 2, 2, 3, 1, 3, 3, 2, 1, 3], "x": [0, 0, 1, 1, 0, 1, 1, 0, 0, 0]})
+    >>> m = clm("rating ~ x", ratings)
     >>> list(m.coef.index), round(m.logLik, 4)
     (['1|2', '2|3', 'x'], -8.5626)
     """

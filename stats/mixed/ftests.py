@@ -60,20 +60,7 @@ def ddf_method(ddf: str) -> str:
 
 def check_lmm(model: MixedResult, what: str) -> None:
     """Raise unless ``model`` is a linear mixed model fitted by ``lmer`` (whose PLS solution
-    the df methods differentiate).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from acceptability.stats.mixed import glmer
-    >>> from acceptability.stats.mixed.ftests import check_lmm
-    >>> df = pd.DataFrame({"k": [2, 5, 3, 8, 1, 6, 4, 9], "n": [10] * 8,
-    ...                    "x": [0, 1, 0, 1, 0, 1, 0, 1], "g": list("aabbccdd")})
-    >>> check_lmm(glmer("cbind(k, n - k) ~ x + (1 | g)", df), "F tests")
-    Traceback (most recent call last):
-    ...
-    ValueError: F tests are for linear mixed models fitted by lmer, not a GlmerResult (binomial): compare fits with anova(m0, m1)
-    """
+    the df methods differentiate)."""
     if not isinstance(getattr(model, "state", None), PlsFit):
         raise ValueError(f"{what} are for linear mixed models fitted by lmer, not a {type(model).__name__} "
                          f"({model.design.family}): compare fits with anova(m0, m1)")
@@ -130,36 +117,12 @@ def _matrix(model: MixedResult, rhs: str) -> tuple[np.ndarray, list[str]]:
 
 def fixed_part(model: MixedResult) -> FixedPart:
     """The design's [FixedPart][acceptability.stats.mixed.transforms.FixedPart] (labels,
-    ``assign``, factor levels, transformations).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from acceptability.stats.mixed import lmer
-    >>> from acceptability.stats.mixed.ftests import fixed_part
-    >>> df = pd.DataFrame({"y": [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8],
-    ...                    "a": list("pqr" * 4), "x": range(1, 13), "g": list("aaabbbcccddd")})
-    >>> part = fixed_part(lmer("y ~ a * log(x) + (1 | g)", df))
-    >>> part.labels, part.levels
-    (['a', 'log(x)', 'a:log(x)'], {'a': ['p', 'q', 'r']})
-    """
+    ``assign``, factor levels, transformations)."""
     return model.design.fixed_part or transforms.fixed_part(model.formula, model.frame)
 
 
 def fixed_terms(model: MixedResult) -> FixedTerms:
-    """R's ``terms`` of the fixed part of ``model``, with the columns of X of each term.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from acceptability.stats.mixed import lmer
-    >>> from acceptability.stats.mixed.ftests import fixed_terms
-    >>> df = pd.DataFrame({"y": [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8],
-    ...                    "a": list("pqr" * 4), "x": range(1, 13), "g": list("aaabbbcccddd")})
-    >>> t = fixed_terms(lmer("y ~ a * x + (1 | g)", df))
-    >>> t.labels, t.columns, t.containing("a")
-    (('a', 'x', 'a:x'), {'a': [1, 2], 'x': [3], 'a:x': [4, 5]}, [])
-    """
+    """R's ``terms`` of the fixed part of ``model``, with the columns of X of each term."""
     part = fixed_part(model)
     labels, assign = tuple(part.labels), np.asarray(part.assign)
     columns = {t: np.flatnonzero(assign == k + 1).tolist() for k, t in enumerate(labels)}
@@ -254,18 +217,7 @@ def _type3(model: MixedResult, x: np.ndarray, terms: FixedTerms) -> dict[str, np
 
 def hypotheses(model: MixedResult, type: int | str = 3) -> dict[str, pd.DataFrame]:
     """The hypothesis matrix L of each fixed term that ``anova`` tests (lmerTest's
-    ``show_tests``): rows are the term's tests, columns the fixed effects.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from acceptability.stats.mixed import lmer
-    >>> from acceptability.stats.mixed.ftests import hypotheses
-    >>> df = pd.DataFrame({"y": [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8],
-    ...                    "a": list("pqr" * 4), "x": range(1, 13), "g": list("aaabbbcccddd")})
-    >>> (hypotheses(lmer("y ~ a * x + (1 | g)", df))["x"].round(4) + 0.0).to_dict("records")
-    [{'(Intercept)': 0.0, 'aq': 0.0, 'ar': 0.0, 'x': 1.0, 'aq:x': 0.3333, 'ar:x': 0.3333}]
-    """
+    ``show_tests``): rows are the term's tests, columns the fixed effects."""
     kind = _anova_type(type)
     terms, x = fixed_terms(model), model.design.X
     if kind == 1 or x.shape[1] <= 1 or len(terms.labels) <= 1:
@@ -278,20 +230,7 @@ def hypotheses(model: MixedResult, type: int | str = 3) -> dict[str, pd.DataFram
 
 def contest_1d(model: MixedResult, contrast: np.ndarray, ddf: str = "Satterthwaite") -> tuple[float, float, float]:
     """Estimate, standard error and denominator df of ``contrast @ beta`` (lmerTest's
-    ``contest1D``); with Kenward-Roger's method the error comes from the adjusted covariance.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from acceptability.stats.mixed import lmer
-    >>> from acceptability.stats.mixed.ftests import contest_1d
-    >>> df = pd.DataFrame({"y": [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8],
-    ...                    "a": list("pqr" * 4), "x": range(1, 13), "g": list("aaabbbcccddd")})
-    >>> m = lmer("y ~ x + (1 | g)", df)
-    >>> est, se, df_ = contest_1d(m, [0, 1])
-    >>> bool(abs(est - m.fixef["x"]) < 1e-12 and abs(df_ - m.df["x"]) < 1e-9)
-    True
-    """
+    ``contest1D``); with Kenward-Roger's method the error comes from the adjusted covariance."""
     method = ddf_method(ddf)
     l = np.asarray(contrast, float)  # noqa: E741 - lmerTest's name
     est = float(l @ model.fixef.to_numpy())
@@ -318,20 +257,7 @@ def _fstat_ddf(nu: np.ndarray, tol: float = 1e-8) -> float:
 def contest_md(model: MixedResult, L: np.ndarray, ddf: str = "Satterthwaite") -> dict[str, float]:
     """lmerTest's ``contestMD``: the F test of ``L beta = 0`` as a row of the anova table
     (``Sum Sq``, ``Mean Sq``, ``NumDF``, ``DenDF``, ``F value``, ``Pr(>F)``); NaN when L
-    has no rows.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from acceptability.stats.mixed import lmer
-    >>> from acceptability.stats.mixed.ftests import contest_md
-    >>> df = pd.DataFrame({"y": [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8],
-    ...                    "a": list("pqr" * 4), "x": range(1, 13), "g": list("aaabbbcccddd")})
-    >>> m = lmer("y ~ x + (1 | g)", df)
-    >>> row = contest_md(m, [[0, 1]])  # one row: F = t^2
-    >>> bool(abs(row["F value"] - (m.fixef["x"] / m.se["x"]) ** 2) < 1e-9)
-    True
-    """
+    has no rows."""
     method = ddf_method(ddf)
     L = np.atleast_2d(np.asarray(L, float))
     beta, sigma2 = model.fixef.to_numpy(), model.sigma**2
@@ -376,11 +302,10 @@ def anova_table(model: MixedResult, type: int | str = 3, ddf: str = "Satterthwai
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.stats.mixed import lmer
-    >>> from acceptability.stats.mixed.ftests import anova_table
-    >>> df = pd.DataFrame({"y": [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8],
-    ...                    "a": list("pqr" * 4), "x": range(1, 13), "g": list("aaabbbcccddd")})
-    >>> t = anova_table(lmer("y ~ a + x + (1 | g)", df))
+    >>> from acceptability.stats.mixed import ftests, lmer
+    >>> y = [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8]
+    >>> df = pd.DataFrame({"y": y, "a": list("pqr" * 4), "x": range(1, 13), "g": list("aaabbbcccddd")})
+    >>> t = ftests.anova_table(lmer("y ~ a + x + (1 | g)", df))
     >>> t.attrs["heading"], list(t.index), list(t.columns)[-2:]
     ("Type III Analysis of Variance Table with Satterthwaite's method", ['a', 'x'], ['F value', 'Pr(>F)'])
     """

@@ -395,12 +395,11 @@ def glmer_devfun(m: MixedResult, nAGQ: int | None = None, information: Informati
     --------
     >>> import numpy as np
     >>> import pandas as pd
-    >>> from acceptability.stats.mixed import glmer
-    >>> from acceptability.stats.mixed.laplace import glmer_devfun
+    >>> from acceptability.stats.mixed import glmer, laplace
     >>> df = pd.DataFrame({"k": [2, 5, 3, 8, 1, 6, 4, 9], "n": [10] * 8,
     ...                    "x": [0, 1, 0, 1, 0, 1, 0, 1], "g": list("aabbccdd")})
     >>> m = glmer("cbind(k, n - k) ~ x + (1 | g)", df)
-    >>> f = glmer_devfun(m)
+    >>> f = laplace.glmer_devfun(m)
     >>> bool(abs(f(np.append(m.theta, m.fixef)) - m.deviance) < 1e-4)
     True
     """

@@ -114,11 +114,10 @@ def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.stats.mixed import model_design
+    >>> from acceptability.stats.mixed import FitSettings, model_design
     >>> from acceptability.stats.mixed.laplace_engine import fit_laplace
-    >>> from acceptability.stats.mixed.protocol import FitSettings
-    >>> df = pd.DataFrame({"y": [2.1, 3.5, 2.8, 4.9, 3.3, 6.2, 2.5, 4.1, 3.0, 5.2],
-    ...                    "x": [0, 1] * 5, "g": list("aabbccddee")})
+    >>> df = pd.DataFrame({"y": [2.1, 3.5, 2.8, 4.9, 3.3, 6.2, 2.5, 4.1, 3.0, 5.2], "x": [0, 1] * 5,
+    ...                    "g": list("aabbccddee")})
     >>> p = fit_laplace(model_design("y ~ x + (1 | g)", df, "Gamma", link="identity"), FitSettings())
     >>> round(float(p.beta[1]), 2), p.engine.startswith("acceptability Laplace")
     (1.92, True)

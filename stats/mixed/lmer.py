@@ -211,14 +211,14 @@ def glmer_nb(formula: str, data: pd.DataFrame, link: str = "log", nAGQ: int = 1,
     Returns
     -------
     GlmerResult
+        With ``family == "negative.binomial"`` and the size in ``dispersion``.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.stats.mixed import glmer_nb
-    >>> df = pd.DataFrame({"y": [0, 3, 1, 8, 2, 12, 0, 5, 1, 9, 4, 15],
-    ...                    "x": [0, 1] * 6, "g": list("aabbccddeeff")})
-    >>> m = glmer_nb("y ~ x + (1 | g)", df)
+    >>> from acceptability import stats
+    >>> counts = {"y": [0, 3, 1, 8, 2, 12, 0, 5, 1, 9, 4, 15], "x": [0, 1] * 6, "g": list("aabbccddeeff")}
+    >>> m = stats.glmer_nb("y ~ x + (1 | g)", pd.DataFrame(counts))
     >>> m.family, m.npar, bool(m.dispersion > 0)
     ('negative.binomial', 4, True)
     """

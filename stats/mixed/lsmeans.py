@@ -44,19 +44,7 @@ def reference_grid(model: MixedResult) -> tuple[pd.DataFrame, dict[str, list[str
     """The reference grid of ``model`` (emmeans' ``ref_grid``, lmerTest's ``get_min_data``):
     every combination of the levels of the fixed factors (data columns), the first varying
     fastest, and each numeric column the fixed part reads at its mean over the fitted rows
-    (transformations apply to the mean, as in emmeans); also each factor's levels.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from acceptability.stats.mixed import lmer
-    >>> from acceptability.stats.mixed.lsmeans import reference_grid
-    >>> df = pd.DataFrame({"y": [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8],
-    ...                    "a": list("pqr" * 4), "x": range(1, 13), "g": list("aaabbbcccddd")})
-    >>> grid, levels = reference_grid(lmer("y ~ a + x + (1 | g)", df))
-    >>> grid.to_dict("list"), levels
-    ({'a': ['p', 'q', 'r'], 'x': [6.5, 6.5, 6.5]}, {'a': ['p', 'q', 'r']})
-    """
+    (transformations apply to the mean, as in emmeans); also each factor's levels."""
     part = fixed_part(model)
     levels: dict[str, list[str]] = {}
     means: dict[str, float] = {}
@@ -149,8 +137,7 @@ def ls_means(model: MixedResult, which: str | list[str] | None = None, pairwise:
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.stats.mixed import lmer
-    >>> from acceptability.stats.mixed.lsmeans import ls_means
+    >>> from acceptability.stats.mixed import lmer, ls_means
     >>> df = pd.DataFrame({"y": [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8],
     ...                    "a": list("pqr" * 4), "x": range(1, 13), "g": list("aaabbbcccddd")})
     >>> t = ls_means(lmer("y ~ a + x + (1 | g)", df), pairwise=True)
@@ -251,11 +238,10 @@ def emmeans(model: MixedResult, specs: str | list[str], lmer_df: str = "kenward-
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.stats.mixed import lmer
-    >>> from acceptability.stats.mixed.lsmeans import emmeans
-    >>> df = pd.DataFrame({"y": [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8],
-    ...                    "a": list("pqr" * 4), "x": range(1, 13), "g": list("aaabbbcccddd")})
-    >>> m = lmer("y ~ a + x + (1 | g)", df)
+    >>> from acceptability.stats.mixed import emmeans, lmer
+    >>> rows = {"y": [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8],
+    ...         "a": list("pqr" * 4), "x": range(1, 13), "g": list("aaabbbcccddd")}
+    >>> m = lmer("y ~ a + x + (1 | g)", pd.DataFrame(rows))
     >>> list(emmeans(m, "a")["a"]), list(emmeans(m, "a", pairwise=True)["contrast"])
     (['p', 'q', 'r'], ['p - q', 'p - r', 'q - r'])
     """

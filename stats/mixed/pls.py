@@ -314,12 +314,11 @@ def satterthwaite(d: MixedDesign, fit: PlsFit) -> Satterthwaite:
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from acceptability.stats.mixed import lmer
+    >>> from acceptability import data, stats
     >>> from acceptability.stats.mixed.pls import satterthwaite
-    >>> df = pd.DataFrame({"y": [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8],
-    ...                    "x": range(1, 13), "g": list("aaabbbcccddd")})
-    >>> m = lmer("y ~ x + (1 | g)", df)
+    >>> ds, scores = data.load_example()
+    >>> m = stats.lmer("human ~ score + (1 | phenomenon)", stats.sentence_model_frame(
+    ...     ds, scores, model="bert-large-cased_mlm"))
     >>> s = satterthwaite(m.design, m.state)
     >>> [round(float(v), 4) for v in s.df([[1, 0], [0, 1]])] == [round(v, 4) for v in m.df]
     True

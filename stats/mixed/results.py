@@ -72,8 +72,33 @@ class Summary:
         return self._old("[...]")[key]
 
 
+class FittedRows:
+    """What every fitted model reads from its design (``design.formula``, ``.frame``, ``.n``,
+    ``.n_dropped``): mixed and ordinal results alike."""
+
+    @property
+    def formula(self) -> Formula:
+        return self.design.formula
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The rows fitted (complete in the formula's columns)."""
+        return self.design.frame
+
+    @property
+    def nobs(self) -> int:
+        """Number of observations fitted."""
+        return self.design.n
+
+    @property
+    def n_dropped(self) -> int:
+        """Rows of the data left out for missing values (lme4 and ordinal drop them:
+        ``na.action = na.omit``)."""
+        return self.design.n_dropped
+
+
 @dataclass(repr=False)
-class MixedResult:
+class MixedResult(FittedRows):
     """A fitted mixed model: its design, the engine's record and what is derived from
     them the same way for every engine."""
 
@@ -82,24 +107,7 @@ class MixedResult:
     quiet: bool = False
     notes: list[str] = field(default_factory=list)
 
-    # --- data and engine --------------------------------------------------------------
-    @property
-    def formula(self) -> Formula:
-        return self.design.formula
-
-    nobs = property(lambda self: self.design.n, doc="Number of observations fitted.")
-
-    @property
-    def frame(self) -> pd.DataFrame:
-        """The rows fitted (complete in the formula's columns)."""
-        return self.design.frame
-
-    @property
-    def n_dropped(self) -> int:
-        """Rows of the data left out for missing values (lme4 drops them silently:
-        ``na.action = na.omit``)."""
-        return self.design.n_dropped
-
+    # --- engine ----------------------------------------------------------------------
     @property
     def engine(self) -> str:
         """The engine that fitted the model, with its version."""
