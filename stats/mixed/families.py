@@ -103,7 +103,7 @@ class Family:
         if self.name == "poisson":
             return w * sps.poisson.logpmf(y, mu)
         if self.name == "gaussian":
-            return sps.norm.logpdf(y, mu, np.sqrt(phi / w))
+            return -0.5 * (np.log(2 * np.pi * phi / w) + w * (y - mu) ** 2 / phi)  # dnorm, sd^2 phi / w
         if self.name == "Gamma":
             shape = w / phi
             return sps.gamma.logpdf(y, shape, scale=mu / shape)

@@ -41,7 +41,7 @@ from typing import Literal
 
 import numpy as np
 from numpy.polynomial import hermite_e
-from scipy import sparse, special
+from scipy import linalg, sparse, special
 
 from acceptability.stats.mixed import pls
 from acceptability.stats.mixed.design import MixedDesign
@@ -193,6 +193,7 @@ class LaplaceLikelihood:
         self.k = design.ntheta + design.p  # the parameter vector: then log dispersion, if any
         self._z = _ZRows(design)
         self._u = np.zeros(design.q)  # warm start: the last call's modes
+        self._zfull: np.ndarray | None = None  # Z, n x q dense, built by fixed_gradient
         if self.nagq > 1:
             z, w = hermite_e.hermegauss(self.nagq)
             self._knots = z
@@ -233,15 +234,15 @@ class LaplaceLikelihood:
         lme4's PIRLS does not: eta > 0 for the sqrt and 1/mu^2 links (mu = eta^2 has a second
         branch, which random effects may reach), eta != 0 for the inverse link."""
         link, name = self.family.link.name, self.family.name
-        ok = np.all(np.isfinite(eta)) and np.all(np.isfinite(mu))
+        ok = np.isfinite(eta).all() and np.isfinite(mu).all()  # methods: no dispatch overhead
         if glm and link in ("sqrt", "1/mu^2"):
-            ok = ok and np.all(eta > 0)
+            ok = ok and (eta > 0).all()
         elif glm and link == "inverse":
-            ok = ok and np.all(eta != 0)
+            ok = ok and (eta != 0).all()
         if name == "binomial":
-            ok = ok and np.all((mu > 0) & (mu < 1))
+            ok = ok and ((mu > 0) & (mu < 1)).all()
         elif name != "gaussian":
-            ok = ok and np.all(mu > 0)
+            ok = ok and (mu > 0).all()
         return bool(ok)
 
     def _penalised(self, eta: np.ndarray, mu: np.ndarray, u: np.ndarray, disp: float) -> float:
@@ -250,7 +251,7 @@ class LaplaceLikelihood:
         if not self.valid(eta, mu):
             return np.inf
         res = dev_resids(self.family.name, self.y, mu, self.wt, disp)
-        return float(np.sum(res) / self._scale(disp) + u @ u)
+        return float(res.sum() / self._scale(disp) + u @ u)
 
     # --- one (theta, beta, dispersion) ----------------------------------------------------------
     def mode(self, theta: np.ndarray, beta: np.ndarray, dispersion: float = 1.0,
@@ -304,6 +305,48 @@ class LaplaceLikelihood:
             if self.information == "observed":
                 dev += -2 * self.loglik_rows(mu) - float(np.sum(dev_resids(self.family.name, self.y, mu, self.wt)))
         return LaplaceMode(theta, beta, disp, u, mu, a_diag, logdet, loglik, float(dev), it)
+
+    def fixed_gradient(self, m: LaplaceMode) -> np.ndarray | None:
+        """d log L / d (beta, log dispersion) at the mode ``m`` (observed information; dense
+        q only; else None): the envelope term ``X' score`` (``d log f / d log phi`` at fixed
+        u) less ``tr(A^-1 dA) / 2``, ``dA = Lambda' Z' diag(dW) Z Lambda`` with ``dW`` through
+        eta and the mode moved by the implicit function theorem, ``du = A^-1 Lambda' Z'
+        dscore`` (Bates et al. 2015, eq. 22; Kristensen et al. 2016, eq. 6)."""
+        d, link, disp = self.design, self.family.link, m.dispersion
+        if not (self._z.dense and np.isfinite(m.logdet) and self.nagq == 1):
+            return None
+        if self._zfull is None:
+            self._zfull = np.zeros((d.n, d.q))
+            np.add.at(self._zfull, (np.arange(d.n)[:, None], self._z.cols), self._z.vals)
+        zl = self._zfull @ d.lambdat(m.theta, dense=True).T  # Z Lambda, n x q
+        eta = d.X @ m.beta + self.offset + zl @ m.u
+        mu = link.linkinv(eta)
+
+        def weights(e: np.ndarray, phi: float) -> np.ndarray:
+            return self._weights(e, link.linkinv(e), phi, True, self._ratio(e, phi))
+
+        def score(phi: float) -> np.ndarray:
+            return self.wt * (self.y - mu) * self._ratio(eta, phi) / self._scale(phi)
+
+        w = weights(eta, disp)
+        cho = linalg.cho_factor(zl.T @ (zl * w[:, None]) + np.eye(d.q), lower=True)
+        lev = np.sum(zl * linalg.cho_solve(cho, zl.T).T, axis=1)  # diag(Z L A^-1 L' Z')
+        h = 1e-4 * np.maximum(np.abs(eta), 1.0)
+        dw = (weights(eta + h, disp) - weights(eta - h, disp)) / (2 * h)  # dW / d eta
+        deta = d.X - zl @ linalg.cho_solve(cho, zl.T @ (w[:, None] * d.X))
+        grad = d.X.T @ score(disp) - 0.5 * (lev * dw) @ deta
+        if not self.family.dispersion:
+            return grad
+        e = 1e-5  # log phi: d log f (and d score, d W but for a scale) by central differences
+        up, down = disp * np.exp(e), disp * np.exp(-e)
+        dphi = (self.loglik_rows(mu, up) - self.loglik_rows(mu, down)) / (2 * e)
+        if self.family.name in SCALED:  # score and W are proportional to 1 / phi
+            dscore, dw_fixed = -score(disp), -w
+        else:
+            dscore = (score(up) - score(down)) / (2 * e)
+            dw_fixed = (weights(eta, up) - weights(eta, down)) / (2 * e)
+        dw_phi = dw * (zl @ linalg.cho_solve(cho, zl.T @ dscore)) + dw_fixed
+        return np.append(grad, dphi - 0.5 * lev @ dw_phi)
 
     def _devc(self, u: np.ndarray, mu: np.ndarray) -> np.ndarray:
         """Per level: u_j^2 + the deviance residuals of its rows (lme4's ``devcCol``)."""

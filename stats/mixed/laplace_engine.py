@@ -76,13 +76,13 @@ def _theta_start(d: MixedDesign, resid: np.ndarray) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _gradient(f, x: np.ndarray, f0: float, lower: np.ndarray) -> np.ndarray:
-    """Central-difference gradient of ``f`` (``f0 = f(x)``), scipy's ``"3-point"``
-    scheme: steps ``eps^(1/3) max(1, |x|)``, one-sided three-point where ``x - h`` is
-    below ``lower``."""
+def _gradient(f, x: np.ndarray, f0: float, lower: np.ndarray, k: int | None = None) -> np.ndarray:
+    """Central-difference gradient of ``f`` (``f0 = f(x)``) in its first ``k`` elements
+    (default: all), scipy's ``"3-point"`` scheme: steps ``eps^(1/3) max(1, |x|)``,
+    one-sided three-point where ``x - h`` is below ``lower``."""
     h = np.finfo(float).eps ** (1 / 3) * np.maximum(1.0, np.abs(x))
-    out = np.empty(len(x))
-    for i, e in enumerate(np.diag(h)):
+    out = np.empty(len(x) if k is None else k)
+    for i, e in zip(range(len(out)), np.diag(h), strict=False):
         if x[i] - h[i] >= lower[i]:
             out[i] = (f(x + e) - f(x - e)) / (2 * h[i])
         else:
@@ -101,6 +101,46 @@ def _hessian(f, x: np.ndarray, steps: np.ndarray) -> np.ndarray:
         for j in range(i):
             out[i, j] = out[j, i] = (f(x + e[i] + e[j]) - f(x + e[i] - e[j]) - f(x - e[i] + e[j])
                                      + f(x - e[i] - e[j])) / (4 * steps[i] * steps[j])
+    return out
+
+
+def _gradient_hessian(f: LaplaceLikelihood, x: np.ndarray, idx: np.ndarray, steps: np.ndarray,
+                      u: np.ndarray) -> np.ndarray | None:
+    """Hessian of -log L in ``x[idx]``: the beta and log dispersion rows by central
+    differences of the analytic gradient (``LaplaceLikelihood.fixed_gradient``), the theta
+    block by differences of values as ``_hessian``; None where a gradient is unavailable."""
+    k, nt = len(idx), f.design.ntheta
+    th = idx < nt
+    out = np.empty((k, k))
+
+    def mode(z: np.ndarray):
+        full = x.copy()
+        full[idx] = z
+        m = f.mode_at(full, u)
+        return m if m is not None and np.isfinite(m.loglik) else None
+
+    z0, e = x[idx], np.diag(steps)
+    m0 = mode(z0)
+    if m0 is None:
+        return None
+    for j in range(k):
+        plus, minus = mode(z0 + e[j]), mode(z0 - e[j])
+        grads = [None if m is None else f.fixed_gradient(m) for m in (plus, minus)]
+        if grads[0] is None or grads[1] is None:
+            return None
+        out[~th, j] = -(grads[0] - grads[1]) / (2 * steps[j])
+        if th[j]:
+            out[j, j] = -(plus.loglik - 2 * m0.loglik + minus.loglik) / steps[j] ** 2
+    for i in np.flatnonzero(th):
+        for j in np.flatnonzero(th[:i]):
+            corners = [mode(z0 + a * e[i] + b * e[j]) for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1))]
+            if any(m is None for m in corners):
+                return None
+            ll = [m.loglik for m in corners]
+            out[i, j] = out[j, i] = -(ll[0] - ll[1] - ll[2] + ll[3]) / (4 * steps[i] * steps[j])
+    out[np.ix_(th, ~th)] = out[np.ix_(~th, th)].T
+    fixed = out[np.ix_(~th, ~th)]
+    out[np.ix_(~th, ~th)] = (fixed + fixed.T) / 2
     return out
 
 
@@ -159,7 +199,12 @@ def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
         m = f.mode_at(z * scale)  # the mode from PIRLS's own start; the differences from it
         u = None if m is None or not one_branch else m.u
         value = -2 * m.loglik if m is not None and np.isfinite(m.loglik) else 1e300
-        return value, _gradient(lambda w: dev(w, u), z, value, lower / scale)
+        fixed = f.fixed_gradient(m) if u is not None and value < 1e300 else None
+        if fixed is None:
+            return value, _gradient(lambda w: dev(w, u), z, value, lower / scale)
+        # theta by differences; beta and log phi analytically (Laplace.fixed_gradient)
+        grad = _gradient(lambda w: dev(w, u), z, value, lower / scale, design.ntheta)
+        return value, np.concatenate([grad, -2 * fixed * scale[design.ntheta:]])
 
     # mu = eta^2 (sqrt, 1/mu^2) has two branches: there a mode searched from a neighbour's
     # may sit on the other one, so each difference searches from PIRLS's start too
@@ -201,7 +246,10 @@ def _vcov(f: LaplaceLikelihood, x: np.ndarray, scale: np.ndarray, d: MixedDesign
         full[idx] = z
         return -f.loglik(full, u)
 
-    h = _hessian(nll, x[idx], 1e-2 * scale[idx])  # about 1% of a standard error
+    steps = 1e-2 * scale[idx]  # about 1% of a standard error
+    h = None if u is None else _gradient_hessian(f, x, idx, steps, u)
+    if h is None:  # no analytic gradient (two branches, sparse A, the Fisher fallback)
+        h = _hessian(nll, x[idx], steps)
     try:
         inv = np.linalg.inv(h)
     except np.linalg.LinAlgError:
