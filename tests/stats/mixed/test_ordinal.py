@@ -350,3 +350,25 @@ def test_clmm_predictions_population_level_and_conditional():
     assert list(frame.columns) == ["grpvar", "term", "grp", "condval", "condsd"] and len(frame) == 9
     assert stats.clmm is clmm and stats.clm is clm
     assert m.VarCorr["Std.Dev."].iloc[0] == pytest.approx(ref("wine_clmm_laplace", "ST").iloc[0], abs=1e-4)
+
+
+@pytest.mark.parametrize(("link", "nagq"), [("logit", 10), ("probit", 5), ("cloglog", 7)])
+def test_quadrature_gradient_equals_central_differences(link, nagq):
+    """The adaptive quadrature's analytic gradient (through the modes and the curvatures
+    that place the nodes) equals central differences of the likelihood, away from the
+    optimum where the gradient is not ~0."""
+    from acceptability.stats.mixed.cumulative import ordinal_design
+    from acceptability.stats.mixed.cumulative_mixed import (
+        _Likelihood,
+        _value_gradient,
+        intercept_terms,
+    )
+
+    d = ordinal_design("rating ~ temp + contact + (1 | judge)", wine(), link=link, random=True)
+    lik = _Likelihood(d, intercept_terms(d), nagq)
+    x = np.array([-1.2, 1.1, 3.4, 5.0, 2.3, 1.4, 0.9])
+    value, grad = lik.value_grad(x)
+    lik.u[:] = 0
+    num_value, num_grad = _value_gradient(lik.values, x, 1e-5)
+    assert value == pytest.approx(num_value, rel=1e-12)
+    np.testing.assert_allclose(grad, num_grad, rtol=1e-6, atol=1e-7)
