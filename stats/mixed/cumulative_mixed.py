@@ -40,7 +40,7 @@ from acceptability.stats.mixed.cumulative import (
     ordinal_design,
 )
 from acceptability.stats.mixed.design import group_key, mixed_design
-from acceptability.stats.mixed.ordinal_links import Interval, interval, probability
+from acceptability.stats.mixed.ordinal_links import CumulativeLink, Interval, interval, probability
 from acceptability.stats.mixed.pls import one_blas_thread
 from acceptability.stats.mixed.results import Summary
 
@@ -217,6 +217,14 @@ class _Mode:
     factor: _Factor
 
 
+def _score_curvature(link: CumulativeLink, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's r = -d log P / ds and w = dr / ds at the interval (a - s, b - s): the
+    gradient and curvature of -log P in the random-effect sum s (ordinal's ``update.u``)."""
+    iv = interval(link, a, b)
+    r = (iv.fa - iv.fb) / iv.p
+    return r, r * r - (iv.ga - iv.gb) / iv.p
+
+
 class _Likelihood:
     """-log L of a clmm at x = (alpha, beta, sigma_1..T) (the Laplace approximation or
     Gauss-Hermite quadrature), its gradient, and the conditional modes, warm-started."""
@@ -255,9 +263,7 @@ class _Likelihood:
         iterations = 0
         while iterations < 100:
             iterations += 1
-            iv = interval(link, a0 - s, b0 - s)
-            r = (iv.fa - iv.fb) / iv.p
-            w = r * r - (iv.ga - iv.gb) / iv.p
+            r, w = _score_curvature(link, a0 - s, b0 - s)
             grad = sigq * (terms.Zt @ r) + u
             try:
                 factor = _Factor(terms, sigma, w)
@@ -359,9 +365,7 @@ class _Likelihood:
         iterations = 0
         while iterations < 100:
             iterations += 1
-            iv = interval(link, a0 - s, b0 - s)
-            r = (iv.fa - iv.fb) / iv.p
-            w = r * r - (iv.ga - iv.gb) / iv.p
+            r, w = _score_curvature(link, a0 - s, b0 - s)
             grad = sigma * (zt @ r) + u
             hdiag = 1 + sigma**2 * (zt @ w)
             if np.max(np.abs(grad), initial=0) < _INNER_TOL or iterations == 100 or np.any(hdiag <= 0):

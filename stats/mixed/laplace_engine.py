@@ -144,6 +144,27 @@ def _gradient_hessian(f: LaplaceLikelihood, x: np.ndarray, idx: np.ndarray, step
     return out
 
 
+def _start(design: MixedDesign, f: LaplaceLikelihood, start: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The start (theta, beta, log dispersion) from the GLM's fit or ``start``, and each
+    parameter's scale: |theta|, the GLM's standard errors, 1 for the log dispersion."""
+    fam = f.family
+    beta, disp = _glm_start(design, f)
+    eta = design.X @ beta + f.offset
+    mu = fam.link.linkinv(eta)
+    theta = _theta_start(design, (design.y - mu) / fam.link.mu_eta(eta))
+    disp = float(start.get("dispersion", disp))
+    beta = np.asarray(start.get("beta", beta), float)
+    if "theta" in start:
+        theta = np.asarray(start["theta"], float) * (np.sqrt(disp) if fam.name in SCALED else 1.0)
+    x0 = np.concatenate([theta, beta, [np.log(disp)] if fam.dispersion else []])
+    info = design.X.T @ (design.X * (f.wt * fam.link.mu_eta(eta) ** 2 / fam.variance(mu, disp))[:, None])
+    se = np.sqrt(np.diag(np.linalg.pinv(info)))
+    scale = np.concatenate([np.maximum(np.abs(theta), 1e-3 * np.max(np.abs(theta)) + 1e-8),
+                            np.maximum(se * np.sqrt(disp if fam.name in SCALED else 1.0), 1e-10),
+                            [1.0] if fam.dispersion else []])
+    return x0, scale
+
+
 @pls.one_blas_thread
 def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
     """Maximise the Laplace likelihood of a GLMM design (any family and link of
@@ -171,24 +192,7 @@ def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
             "use nAGQ=1 (Laplace)")
     f = LaplaceLikelihood(design, "observed")
     fam = f.family
-    beta, disp = _glm_start(design, f)
-    eta = design.X @ beta + f.offset
-    mu = fam.link.linkinv(eta)
-    resid = (design.y - mu) / fam.link.mu_eta(eta)
-    theta = _theta_start(design, resid)
-    start = settings.start or {}
-    if "dispersion" in start:
-        disp = float(start["dispersion"])
-    if "beta" in start:
-        beta = np.asarray(start["beta"], float)
-    if "theta" in start:
-        theta = np.asarray(start["theta"], float) * (np.sqrt(disp) if fam.name in SCALED else 1.0)
-    x0 = np.concatenate([theta, beta, [np.log(disp)] if fam.dispersion else []])
-    se = np.sqrt(np.diag(np.linalg.pinv(design.X.T @ (design.X * (f.wt * fam.link.mu_eta(eta) ** 2
-                                                               / fam.variance(mu, disp))[:, None]))))
-    scale = np.concatenate([np.maximum(np.abs(theta), 1e-3 * np.max(np.abs(theta)) + 1e-8),
-                            np.maximum(se * np.sqrt(disp if fam.name in SCALED else 1.0), 1e-10),
-                            [1.0] if fam.dispersion else []])
+    x0, scale = _start(design, f, settings.start or {})
     lower = np.concatenate([design.theta_lower(), np.full(len(x0) - design.ntheta, -np.inf)])
 
     def dev(z: np.ndarray, u: np.ndarray | None = None) -> float:
