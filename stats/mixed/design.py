@@ -26,7 +26,7 @@ from scipy import sparse
 from acceptability.stats.mixed.families import Family, family
 from acceptability.stats.mixed.formula import Formula, RandomTerm
 from acceptability.stats.mixed.slopes import term_columns
-from acceptability.stats.mixed.transforms import FixedPart, fit_matrix, fixed_part
+from acceptability.stats.mixed.transforms import FixedPart, fit_matrix
 
 __all__ = ["MixedDesign", "ReTerm", "fixed_matrix", "group_key", "mixed_design"]
 
@@ -258,26 +258,36 @@ def _lower_factor(s: np.ndarray) -> np.ndarray:
         return low
 
 
-def fixed_matrix(formula: Formula, frame: pd.DataFrame,
-                 check_rank: bool = True) -> tuple[np.ndarray, list[str]]:
-    """``X`` and its column names as R's ``model.matrix`` gives them (treatment contrasts,
-    transformed variables: [fixed_part][acceptability.stats.mixed.transforms.fixed_part]);
-    a rank-deficient ``X`` is an error naming its columns."""
+def fixed_design(formula: Formula, frame: pd.DataFrame,
+                 check_rank: bool = True) -> tuple[np.ndarray, FixedPart]:
+    """``X`` as R's ``model.matrix`` gives it (treatment contrasts, transformed variables)
+    and the [FixedPart][acceptability.stats.mixed.transforms.FixedPart] it comes from
+    (column names, terms, what the transformations learnt); a rank-deficient ``X`` is an
+    error naming its columns."""
     try:
-        x, names = fit_matrix(formula, frame)
+        x, part = fit_matrix(formula, frame)
     except ValueError as err:
         raise ValueError(f"fixed-effects part {formula.fixed!r} of {formula.text!r}: {err}") from None
     if check_rank and np.linalg.matrix_rank(x) < x.shape[1]:
         raise ValueError(
             f"fixed-effects model matrix of {formula.fixed!r} is rank deficient ({x.shape[1]} "
-            f"columns {names}, rank {np.linalg.matrix_rank(x)}): drop the redundant term")
-    return x, list(names)
+            f"columns {part.xnames}, rank {np.linalg.matrix_rank(x)}): drop the redundant term")
+    return x, part
+
+
+def fixed_matrix(formula: Formula, frame: pd.DataFrame,
+                 check_rank: bool = True) -> tuple[np.ndarray, list[str]]:
+    """``X`` and its column names ([fixed_design][acceptability.stats.mixed.design.fixed_design])."""
+    x, part = fixed_design(formula, frame, check_rank)
+    return x, list(part.xnames)
 
 
 def mixed_design(formula: Formula, frame: pd.DataFrame, X: np.ndarray, xnames: list[str],
                  y: np.ndarray, trials: np.ndarray | None = None, family: str = "gaussian",
-                 n_dropped: int = 0) -> MixedDesign:
-    """Build the terms of ``formula`` on ``frame`` (complete rows) in lme4's order."""
+                 n_dropped: int = 0, fixed: FixedPart | None = None) -> MixedDesign:
+    """Build the terms of ``formula`` on ``frame`` (complete rows) in lme4's order; ``fixed``
+    is the fixed part ``X`` came from (None for a design without fixed columns: brm's,
+    whose X bambi builds)."""
     terms = []
     for term in formula.random:
         if len(term.factors) == 1 and pd.api.types.is_numeric_dtype(frame[term.factors[0]]):
@@ -294,8 +304,6 @@ def mixed_design(formula: Formula, frame: pd.DataFrame, X: np.ndarray, xnames: l
         # (1 + x || g) + (1 | g:h) has terms g:h, x | g, 1 | g (VarCorr g.h, g, g.1)
         terms = sorted(terms, key=lambda t: t.nlev)[::-1]
     # the formula and rows stay the user's (an engine that cannot read a transformation
-    # builds its own view from fixed_part and X); a design without fixed columns (brm's:
-    # bambi builds X itself) has no fixed part
-    fixed = fixed_part(formula, frame) if xnames else None
+    # builds its own view from fixed_part and X)
     return MixedDesign(formula, frame, np.asarray(y, float), X, xnames, terms, trials, family,
                        n_dropped, fixed_part=fixed)

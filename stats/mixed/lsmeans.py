@@ -15,7 +15,6 @@ the family of k means at the contrast's df, P(Q_k > sqrt(2) |t|).
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import re
 from typing import TYPE_CHECKING
@@ -48,7 +47,7 @@ def reference_grid(model: MixedResult) -> tuple[pd.DataFrame, dict[str, list[str
     part = fixed_part(model)
     levels: dict[str, list[str]] = {}
     means: dict[str, float] = {}
-    for name in dataclasses.replace(model.formula, fixed=part.fixed).fixed_columns():
+    for name in model.formula.fixed_columns():
         col = model.frame[name]
         if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
             means[name] = float(col.mean())

@@ -19,7 +19,7 @@ from acceptability.stats.mixed.checks import (
     parse,
     prepare_frame,
 )
-from acceptability.stats.mixed.design import MixedDesign, fixed_matrix, mixed_design
+from acceptability.stats.mixed.design import MixedDesign, fixed_design, mixed_design
 from acceptability.stats.mixed.engines import choose_engine
 from acceptability.stats.mixed.families import Family
 from acceptability.stats.mixed.protocol import FitSettings, FittedParameters
@@ -77,8 +77,8 @@ def model_design(formula: str, data: pd.DataFrame, family: str | Family = "gauss
         y, trials = lmer_response(parsed, frame), None
     else:
         y, trials = glmer_response(parsed, frame, fam, weighted=w is not None)
-    x, names = fixed_matrix(parsed, frame)
-    d = mixed_design(parsed, frame, x, names, y, trials, fam.name, n_dropped)
+    x, fixed = fixed_design(parsed, frame)
+    d = mixed_design(parsed, frame, x, fixed.xnames, y, trials, fam.name, n_dropped, fixed=fixed)
     d.link = None if fam.canonical else fam.link.name
     d.weights, d.offset = w, total_offset(parsed, frame, off)
     if fam.name == "binomial":

@@ -664,9 +664,9 @@ def fixed_part(formula: Formula, frame: pd.DataFrame) -> FixedPart:
     return _learn_fixed(formula, frame)[0]
 
 
-def fit_matrix(formula: Formula, frame: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
-    """The model matrix of the fitted rows and its column names (R's ``model.matrix``):
-    :func:`fixed_part`'s, built once.
+def fit_matrix(formula: Formula, frame: pd.DataFrame) -> tuple[np.ndarray, FixedPart]:
+    """The model matrix of the fitted rows (R's ``model.matrix``) and the
+    :func:`fixed_part` it comes from (column names in ``xnames``), learnt once.
 
     Examples
     --------
@@ -674,12 +674,12 @@ def fit_matrix(formula: Formula, frame: pd.DataFrame) -> tuple[np.ndarray, list[
     >>> from acceptability.stats.mixed import parse_formula
     >>> from acceptability.stats.mixed.transforms import fit_matrix
     >>> df = pd.DataFrame({"y": [1.0, 2, 4], "x": [1.0, 10, 100], "g": list("abc")})
-    >>> x, names = fit_matrix(parse_formula("y ~ log10(x) + (1 | g)"), df)
-    >>> names, x[:, 1].tolist()
+    >>> x, part = fit_matrix(parse_formula("y ~ log10(x) + (1 | g)"), df)
+    >>> part.xnames, x[:, 1].tolist()
     (['(Intercept)', 'log10(x)'], [0.0, 1.0, 2.0])
     """
     part, x = _learn_fixed(formula, frame)
-    return x, part.xnames
+    return x, part
 
 
 def _learn_fixed(formula: Formula, frame: pd.DataFrame) -> tuple[FixedPart, np.ndarray]:
