@@ -1,4 +1,4 @@
-"""Datasets as validated tables: sentences, pairs, scores, forced-choice trials."""
+"""Datasets as validated tables: sentences, pairs, scores, forced-choice trials, ratings."""
 
 from acceptability.data.blimp import blimp_paradigms, load_blimp
 from acceptability.data.blimp_results import load_blimp_results
@@ -9,12 +9,15 @@ from acceptability.data.errors import DataError
 from acceptability.data.example import load_example
 from acceptability.data.files import read_dataset
 from acceptability.data.forced_choice import load_blimp_human_summary, load_blimp_trials
+from acceptability.data.lau2020 import load_lau2020
 from acceptability.data.li_adger import (
     load_li_adger,
     load_li_adger_scores,
     load_li_adger_thesis_labels,
 )
 from acceptability.data.marvin_linzen import load_marvin_linzen, marvin_linzen_constructions
+from acceptability.data.megaacceptability import load_megaacceptability
+from acceptability.data.ratings import RatingScale, rating_scale, validate_ratings
 from acceptability.data.scores_io import read_scores, write_scores
 from acceptability.data.tables import (
     validate_pairs,
@@ -25,12 +28,12 @@ from acceptability.data.tables import (
 from acceptability.data.zorro import load_zorro, load_zorro_reference_scores, zorro_paradigms
 
 __all__ = [
-    "DataError", "Dataset", "blimp_paradigms", "childes_corpus_text", "childes_tokenize",
+    "DataError", "Dataset", "RatingScale", "rating_scale", "validate_ratings", "blimp_paradigms", "childes_corpus_text", "childes_tokenize",
     "from_frames", "load_blimp",
     "load_blimp_human_summary", "load_blimp_results", "load_blimp_trials", "load_childes",
     "load_cola",
-    "load_example", "load_li_adger", "load_li_adger_scores", "load_li_adger_thesis_labels",
-    "load_marvin_linzen", "load_zorro", "load_zorro_reference_scores",
+    "load_example", "load_lau2020", "load_li_adger", "load_li_adger_scores", "load_li_adger_thesis_labels",
+    "load_marvin_linzen", "load_megaacceptability", "load_zorro", "load_zorro_reference_scores",
     "marvin_linzen_constructions", "read_dataset", "read_scores", "write_scores",
     "zorro_paradigms",
     "validate_pairs", "validate_scores", "validate_sentences", "validate_trials",

@@ -1,4 +1,5 @@
-"""``Dataset``: sentences + pairs (+ forced-choice trials), and how they were made."""
+"""``Dataset``: sentences + pairs (+ forced-choice trials, trial-level ratings), and how they
+were made."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass, field, replace
 import pandas as pd
 
 from acceptability.data.errors import DataError
+from acceptability.data.ratings import RatingScale, validate_ratings
 from acceptability.data.tables import (
     human_on_z_scale,
     member,
@@ -36,6 +38,10 @@ class Dataset:
     trials : pandas.DataFrame or None
         Forced-choice trials (``participant``, ``pair_id``, ``chose_good``), where the
         dataset has them.
+    ratings : pandas.DataFrame or None
+        Trial-level ratings (``participant``, ``sentence_id``, ``response``; the scale in
+        ``ratings.attrs["scale"]``, [validate_ratings][acceptability.data.validate_ratings]),
+        where the dataset has them.
     source : str
         Where the data were read from.
     checksums : dict of str to str
@@ -60,6 +66,7 @@ class Dataset:
     sentences: pd.DataFrame
     pairs: pd.DataFrame
     trials: pd.DataFrame | None = None
+    ratings: pd.DataFrame | None = None
     source: str = "user frames"
     checksums: dict[str, str] = field(default_factory=dict)
     exclusions: pd.DataFrame = field(
@@ -71,6 +78,8 @@ class Dataset:
     def __repr__(self) -> str:
         n_ex = int(self.exclusions["n"].sum()) if len(self.exclusions) else 0
         trials = f", {len(self.trials)} trials" if self.trials is not None else ""
+        if self.ratings is not None:
+            trials += f", {len(self.ratings)} ratings ({self.ratings.attrs.get('scale')})"
         same = int(self.pairs["identical_text"].sum()) if "identical_text" in self.pairs else 0
         flag = f" ({same} pairs with identical texts, kept)" if same else ""
         return (f"<Dataset {self.name!r}: {len(self.sentences)} sentences, "
@@ -81,10 +90,10 @@ class Dataset:
                sentence_ids: Iterable[str] | None = None) -> Dataset:
         """The same dataset restricted to some pairs and/or sentences.
 
-        An unknown id is an error. Trials follow their pairs. ``exclusions`` stays
+        An unknown id is an error. ``exclusions`` stays
         consistent: what the subset leaves out is counted, and a row that lists its
         ``ids`` (sentences or pairs flagged but kept, such as a missing human judgment)
-        is recounted over the rows kept.
+        is recounted over the rows kept. Trials follow their pairs, ratings their sentences.
 
         Parameters
         ----------
@@ -139,11 +148,15 @@ class Dataset:
         if trials is not None and "pair_id" in trials:
             trials = trials[member(trials["pair_id"].astype(str), pairs["pair_id"])]
             trials = trials.reset_index(drop=True)
+        ratings = self.ratings
+        if ratings is not None:  # ratings follow their sentences
+            ratings = ratings[member(ratings["sentence_id"], sentences["sentence_id"])]
+            ratings = ratings.reset_index(drop=True)
         exclusions = _recount(self.exclusions, {"sentences": self.sentences["sentence_id"],
                                                 "pairs": self.pairs["pair_id"]},
                               {"sentences": sentences["sentence_id"],
                                "pairs": pairs["pair_id"]})
-        return replace(self, sentences=sentences, pairs=pairs, trials=trials,
+        return replace(self, sentences=sentences, pairs=pairs, trials=trials, ratings=ratings,
                        exclusions=exclusions)
 
 
@@ -180,7 +193,8 @@ def _recount(exclusions: pd.DataFrame, before: dict[str, pd.Series],
 
 def from_frames(sentences: pd.DataFrame, pairs: pd.DataFrame | None = None,
                 trials: pd.DataFrame | None = None, name: str = "user",
-                human_scale: str = "z") -> Dataset:
+                human_scale: str = "z", ratings: pd.DataFrame | None = None,
+                scale: str | RatingScale | None = None) -> Dataset:
     """A Dataset from the user's own tables, validated (the columns are defined in docs/tables.md).
 
     Parameters
@@ -198,6 +212,11 @@ def from_frames(sentences: pd.DataFrame, pairs: pd.DataFrame | None = None,
     human_scale : {"z", "raw"}, default "z"
         ``"z"``: ``human`` holds z-scores (values all of one sign are an error); ``"raw"``:
         raw ratings, z-scored over the sentences (`data.tables.human_on_z_scale`).
+    ratings : pandas.DataFrame, optional
+        Trial-level ratings: ``sentence_id``, ``response``, optionally ``participant``.
+    scale : str or RatingScale, optional
+        The ratings' scale (``"likert:1-7"``, ``"me"``, ``"binary"``); needed with
+        ``ratings`` unless ``ratings.attrs["scale"]`` declares it.
 
     Returns
     -------
@@ -228,5 +247,7 @@ def from_frames(sentences: pd.DataFrame, pairs: pd.DataFrame | None = None,
     else:
         p = validate_pairs(pairs, s, source=f"{name} pairs")
     t = validate_trials(trials, source=f"{name} trials") if trials is not None else None
+    r = (validate_ratings(ratings, scale, s, source=f"{name} ratings").reset_index(drop=True)
+         if ratings is not None else None)
     return Dataset(name=name, sentences=s.reset_index(drop=True), pairs=p.reset_index(drop=True),
-                   trials=t, human_standardised=standardised)
+                   trials=t, ratings=r, human_standardised=standardised)
