@@ -16,6 +16,7 @@ from pandas.io.common import get_handle
 
 from acceptability.data.dataset import Dataset, from_frames
 from acceptability.data.errors import DataError
+from acceptability.data.ratings import RatingScale, validate_ratings
 from acceptability.data.sources import checksum
 from acceptability.data.tables import (
     LineOffset,
@@ -28,7 +29,7 @@ SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 PARQUET = (".parquet", ".pq")
 COMPRESSION = (".gz", ".bz2", ".xz", ".zip", ".zst")
 # read as text whatever they look like: "01" and "1.10" are ids, not the numbers 1 and 1.1
-TEXT_COLUMNS = ("sentence_id", "pair_id", "good_id", "bad_id", "text", "model")
+TEXT_COLUMNS = ("sentence_id", "pair_id", "good_id", "bad_id", "text", "model", "participant")
 # column separators that a mistaken file uses, as error messages name them
 DELIMITERS = {",": "',' (commas)", ";": "';' (semicolons)", "\t": "tabs", "|": "'|' (bars)"}
 
@@ -128,8 +129,10 @@ def check_separator(path: Path, sep: str, what: str = "table") -> None:
 
 
 def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None = None,
-                 name: str | None = None, human_scale: str = "z") -> Dataset:
-    """A Dataset from a sentences file and optionally a pairs file (the columns of docs/tables.md).
+                 name: str | None = None, human_scale: str = "z",
+                 ratings: str | os.PathLike | None = None,
+                 scale: str | RatingScale | None = None) -> Dataset:
+    """A Dataset from a sentences file and optionally a pairs file and a ratings file (the columns of docs/tables.md).
 
     CSV, TSV or Parquet by suffix (CSV/TSV may be compressed, e.g. ``.csv.gz``), validated
     by [from_frames][acceptability.data.from_frames]; errors name the file and its line.
@@ -144,6 +147,13 @@ def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None =
         The dataset's name; default the sentences file's name without its suffixes.
     human_scale : {"z", "raw"}, default "z"
         As in [from_frames][acceptability.data.from_frames].
+    ratings : str or os.PathLike, optional
+        A trial-level ratings file: ``sentence_id``, ``response``, optionally
+        ``participant`` and further columns, one row per rating
+        ([validate_ratings][acceptability.data.validate_ratings]).
+    scale : str or RatingScale, optional
+        The ratings' scale (``"likert:1-7"``, ``"me"``, ``"binary"``); required with
+        ``ratings``.
 
     Returns
     -------
@@ -153,8 +163,8 @@ def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None =
     Raises
     ------
     DataError
-        For a missing or unreadable file, an unknown suffix, a wrong column separator, or
-        invalid tables.
+        For a missing or unreadable file, an unknown suffix, a wrong column separator,
+        invalid tables, or a ratings file without its ``scale``.
 
     Examples
     --------
@@ -166,6 +176,15 @@ def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None =
     >>> ds = read_dataset(folder / "mine.csv", folder / "mine_pairs.csv")
     >>> ds.name, len(ds.pairs), sorted(ds.checksums)
     ('mine', 1, ['mine.csv', 'mine_pairs.csv'])
+
+    With a ratings file, an error names its line:
+
+    >>> _ = (folder / "mine_ratings.csv").write_text(
+    ...     "participant,sentence_id,response\\nw1,s1,7\\nw1,s2,2\\nw2,s1,9\\n")
+    >>> read_dataset(folder / "mine.csv", ratings=folder / "mine_ratings.csv", scale="likert:1-7")
+    Traceback (most recent call last):
+    ...
+    acceptability.data.errors.DataError: .../mine_ratings.csv, row 4 (line), column 'response': response 9 is outside the scale likert:1-7...
     """
     s_path = Path(sentences)
     s_frame, s_offset = read_table(s_path, "sentences")
@@ -179,6 +198,23 @@ def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None =
         p_frame, p_offset = read_table(p_path, "pairs")
         p_frame = validate_pairs(p_frame, s_frame, source=str(p_path), line_offset=p_offset)
         files[p_path.name] = checksum(p_path)
+    r_frame = None
+    if ratings is not None:
+        r_path = Path(ratings)
+        r_frame = _read_ratings(r_path, scale, s_frame)
+        files[r_path.name] = checksum(r_path)
     ds = from_frames(s_frame, p_frame, name=name or s_path.name.split(".")[0],
-                     human_scale=human_scale)
+                     human_scale=human_scale, ratings=r_frame, scale=scale)
     return replace(ds, source=str(s_path.resolve().parent), checksums=files)
+
+
+def _read_ratings(path: Path, scale: str | RatingScale | None,
+                  sentences: pd.DataFrame) -> pd.DataFrame:
+    """A ratings file validated against its declared scale and the sentences; errors name
+    the file and line."""
+    if scale is None:
+        raise DataError("a ratings file needs the scale its ratings were given on",
+                        source=str(path), fix="pass scale='likert:1-7' (your range), 'me' "
+                        "(magnitude estimation) or 'binary'")
+    frame, offset = read_table(path, "ratings")
+    return validate_ratings(frame, scale, sentences, source=str(path), line_offset=offset)

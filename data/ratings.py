@@ -67,11 +67,10 @@ class RatingScale:
                                 fix="write 'me' or 'binary' alone")
             return cls(task)
         low, _, high = span.partition("-")
-        try:
-            return cls("likert", int(low), int(high))
-        except ValueError:
+        if not (low.strip().isdigit() and high.strip().isdigit()):
             raise DataError(f"scale {text!r} has no range low-high",
-                            fix="declare a Likert scale as 'likert:1-7'") from None
+                            fix="declare a Likert scale as 'likert:1-7'")
+        return cls("likert", int(low), int(high))
 
     def __str__(self) -> str:
         return f"likert:{self.low}-{self.high}" if self.task == "likert" else self.task
@@ -99,7 +98,17 @@ class RatingScale:
 
 
 def rating_scale(ratings: pd.DataFrame) -> RatingScale:
-    """The scale a validated ratings table declares (``ratings.attrs["scale"]``)."""
+    """The scale a validated ratings table declares (``ratings.attrs["scale"]``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data import rating_scale, validate_ratings
+    >>> table = validate_ratings(pd.DataFrame({"sentence_id": ["a", "b"], "response": [1, 0]}),
+    ...                          scale="binary")
+    >>> rating_scale(table).task, bool(table["participant"].isna().all())
+    ('binary', True)
+    """
     scale = ratings.attrs.get("scale")
     if scale is None:
         raise DataError("the ratings table declares no scale",

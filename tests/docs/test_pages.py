@@ -42,7 +42,8 @@ LOADER_DATA = {
     "load_blimp_results": "blimp", "load_blimp_trials": "blimp",
     "load_blimp_human_summary": "blimp", "load_zorro": "zorro",
     "load_zorro_reference_scores": "zorro", "load_marvin_linzen": "marvin-linzen",
-    "load_cola": "cola", "load_childes": "aochildes",
+    "load_cola": "cola", "load_childes": "aochildes", "load_lau2020": "lau2020",
+    "load_megaacceptability": "megaacceptability",
 }
 LOADER = re.compile(r"\bdata\.(load_\w+)\(")
 # Python blocks followed by the output they print, at least, per page: the numbers each
