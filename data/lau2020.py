@@ -89,7 +89,10 @@ def _sentences(raw: pd.DataFrame, context: str, source: str, offset: LineOffset,
         "sentence_id": raw["ID"], "text": raw["sentence"], "dataset": NAME,
         "condition": context, "translated": translated.astype(int),
         "source_language": raw["source-language"].astype(str),
-        "context": raw["context"].astype("string").fillna("").astype(str), "hit": hit,
+        # the file separates the paragraph's sentences by tabs; joined by a space, as the
+        # authors' scoring code joins them
+        "context": raw["context"].astype("string").fillna("").astype(str)
+                                 .str.replace("\t", " ", regex=False), "hit": hit,
         "mean_rating": mean, "n_ratings": n, "human": mean,
     })
     return validate_sentences(sentences, source=source, line_offset=offset)
@@ -147,7 +150,8 @@ def load_lau2020(path: str | os.PathLike | None = None, context: str = "none") -
     Dataset
         Named ``"lau2020:<context>"``. Sentences: ``sentence_id`` (the ID), ``text``,
         ``dataset`` ("lau2020"), ``condition``, ``translated`` (0/1), ``source_language``
-        (``en`` for the originals), ``context`` (the paragraph shown; "" for none),
+        (``en`` for the originals), ``context`` (the paragraph shown, its sentences joined by a
+        space as in the authors' code; "" for none),
         ``hit``, ``mean_rating``, ``n_ratings``, ``human``. Ratings (scale likert:1-4):
         ``participant`` (missing), ``sentence_id``, ``response``, ``hit``. No pairs.
 

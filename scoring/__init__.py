@@ -36,7 +36,7 @@ from acceptability.scoring.baselines.tagger import (
 from acceptability.scoring.cache import ScoreCache, default_cache_dir
 from acceptability.scoring.errors import CacheError, CacheWarning, ScoringError
 from acceptability.scoring.models import LanguageModel, load_model
-from acceptability.scoring.normalise import mean_logprob, norm_lp, slor
+from acceptability.scoring.normalise import mean_logprob, norm_lp, pen_logprob, slor
 from acceptability.scoring.options import ScoringOptions
 from acceptability.scoring.prefix import prefix_scores
 from acceptability.scoring.registry import METHODS
@@ -64,6 +64,7 @@ __all__ = [
     "load_tagger",
     "mean_logprob",
     "norm_lp",
+    "pen_logprob",
     "prefix_scores",
     "read_scores",
     "score",

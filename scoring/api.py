@@ -18,12 +18,13 @@ import pandas as pd
 from acceptability.scoring import normalise as norm
 from acceptability.scoring.baselines.ngram import UnigramModel
 from acceptability.scoring.cache import open_cache
+from acceptability.scoring.context import context_key, continuation, sentence_contexts
 from acceptability.scoring.distributed import run_shards, worker_spec
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel, load_model, pick_dtype
 from acceptability.scoring.options import ScoringOptions, refuse, resolve
 from acceptability.scoring.recheck import recheck_pairs
-from acceptability.scoring.registry import PREFIX_METHODS, REGISTRY
+from acceptability.scoring.registry import CONTEXT_KINDS, PREFIX_METHODS, REGISTRY
 from acceptability.scoring.results import Scored
 from acceptability.scoring.runner import Scorer, compute, make_scorer
 
@@ -85,25 +86,34 @@ def sentences_frame(data: Any, text_column: str = "text") -> pd.DataFrame:
 
 
 
-def _score_sentences(data: Any, options: ScoringOptions) -> tuple[pd.DataFrame, Scorer, list[Scored]]:
-    """The sentences of `data`, their scorer, and their scores (through the cache and, with
-    a client, on its workers)."""
+def _score_sentences(
+    data: Any, options: ScoringOptions, context: Any = None
+) -> tuple[pd.DataFrame, Scorer, list[Scored]]:
+    """The sentences of `data` (with column `context`, "" for none), their scorer, and their
+    scores (through the cache and, with a client, on its workers)."""
     if options.method in PREFIX_METHODS:
         raise ScoringError(
             f"method {options.method!r} scores pairs of words in context, not sentences: "
             "use scoring.prefix_scores"
         )
     frame = sentences_frame(data, options.text_column)
+    frame["context"] = sentence_contexts(data, len(frame), context)
+    kind = getattr(REGISTRY.get(options.method), "kind", None)  # an unknown one: make_scorer says so
+    if kind is not None and kind not in CONTEXT_KINDS and any(frame["context"]):
+        raise ScoringError(
+            f"method {options.method!r} scores sentences alone; sentences in context are scored "
+            "by causal LMs (logprob) and masked LMs (pll, pll_word_l2r): remove the context "
+            "column (in Python: context=False) to score them without it"
+        )
     scorer = make_scorer(options)
     run = None
     if options.client is not None and scorer.identity:  # n-gram models (no identity) score here, fast
         run = partial(run_shards, options.client, worker_spec(options), scorer.identity)
-    texts = list(frame["text"])
-    inputs = [("", t) for t in texts] if REGISTRY[options.method].kind == "causal" else texts
+    pairs = [(c, continuation(c, t)) for c, t in zip(frame["context"], frame["text"], strict=True)]
     scored = compute(
         scorer,
-        inputs,
-        texts,
+        pairs if kind in CONTEXT_KINDS else list(frame["text"]),
+        [context_key(c, t) for c, t in pairs],
         [f"sentence {sid!r}" for sid in frame["sentence_id"]],
         batch_size=options.batch_size,
         cache=open_cache(options.cache) if scorer.identity else None,
@@ -113,7 +123,7 @@ def _score_sentences(data: Any, options: ScoringOptions) -> tuple[pd.DataFrame, 
     return frame, scorer, scored
 
 
-def score(data: Any, model: Any = None, method: str | None = None, *,
+def score(data: Any, model: Any = None, method: str | None = None, *, context: Any = None,
           options: ScoringOptions | None = None, **settings: Any) -> pd.DataFrame:
     """Long scores table of `data` scored by `model` with `method`, one row per sentence.
 
@@ -129,12 +139,21 @@ def score(data: Any, model: Any = None, method: str | None = None, *,
         (causal LM: sum of log P(token | BOS, previous tokens)), "pll" (masked LM, thesis
         eq. 3), "pll_word_l2r" (Kauf & Ivanova 2023), "classifier" (thesis eq. 2.3),
         "ngram" (Kneser-Ney or ARPA). All log-probabilities are natural logs.
+    context : None, False, str or sequence of str
+        Each sentence's preceding context (Lau et al. 2020): None reads the sentences
+        table's `context` column when it has one; a str names another column; a sequence
+        gives one context per sentence; False scores without. A missing or empty context
+        means none. A sentence is scored after its context and a space (none when the
+        context ends in whitespace; `scoring.context.continuation`): logprob is
+        log P(sentence | BOS, context), the PLL methods mask and score only the sentence's
+        tokens, the context unmasked. Causal and masked methods only.
     options : ScoringOptions, optional
         Settings to start from; `model`, `method` and `settings` given here override them.
     **settings
-        Any field of `ScoringOptions`: `normalise` (None, "mean", "slor" or "normlp", Lau
-        et al. 2017; the last two need `unigram`, length = the unigram tokenizer's word
-        count; the method column then reads e.g. "logprob_slor"), `unigram`, `batch_size`,
+        Any field of `ScoringOptions`: `normalise` (None, "mean", "slor", "normlp" or
+        "penlp", Lau et al. 2017, 2020; slor and normlp need `unigram`, length = the unigram
+        tokenizer's word count; mean and penlp divide by the sentence's model tokens; the
+        method column then reads e.g. "logprob_slor"), `unigram`, `batch_size`,
         `device`, `dtype` (float32 on the best available device unless given), `revision`,
         `prepend_bos`, `acceptable_label`, `text_column` (e.g. POS tags for a tag n-gram
         model), `model_name`, `cache` (True for $ACCEPTABILITY_CACHE_DIR or
@@ -158,7 +177,8 @@ def score(data: Any, model: Any = None, method: str | None = None, *,
         model scored by two methods stays two systems; `model_name` overrides it. With
         `recheck`, column `rechecked` marks the rescored sentences and
         `.attrs["recheck"]` says how many (`Recheck.summary`). Sentences longer than the
-        model accepts raise `ScoringError` (never truncated).
+        model accepts (with their context) raise `ScoringError` (never truncated).
+        `n_tokens` counts the sentence's tokens, never its context's.
 
     Examples
     --------
@@ -178,7 +198,7 @@ def score(data: Any, model: Any = None, method: str | None = None, *,
         _check_normalise(options.normalise, options.unigram)
     if options.recheck:
         _check_recheck(data, options)
-    frame, scorer, scored = _score_sentences(data, options)
+    frame, scorer, scored = _score_sentences(data, options, context)
     out = _scores_table(frame, scorer, scored, options)
     return _rechecked(out, data, frame, options) if options.recheck else out
 
@@ -271,7 +291,7 @@ def _check_normalise(how: str, unigram: UnigramModel | None) -> None:
     """Fail before scoring, not after, on a bad normalisation request."""
     if how not in norm.NORMALISATIONS:
         raise ScoringError(f"unknown normalise={how!r}; use one of {norm.NORMALISATIONS}")
-    if how != "mean" and unigram is None:
+    if how in norm.UNIGRAM and unigram is None:
         raise ScoringError(
             f"normalise={how!r} needs a unigram model: scoring.train_unigram(corpus), "
             "scoring.unigram_from_frequencies(counts) or an n-gram model's .unigram()"
@@ -283,6 +303,8 @@ def _normalised(
 ) -> np.ndarray:
     if how == "mean":
         return norm.mean_logprob(values, n_tokens)
+    if how == "penlp":
+        return norm.pen_logprob(values, n_tokens)
     unigram_lp, lengths = map(np.array, zip(*(unigram.sentence_logprob(t) for t in texts), strict=True))
     if how == "slor":
         return norm.slor(values, unigram_lp, lengths)
@@ -295,6 +317,7 @@ def token_scores(
     method: str | None = None,
     *,
     level: str = "token",
+    context: Any = None,
     options: ScoringOptions | None = None,
     **settings: Any,
 ) -> pd.DataFrame:
@@ -309,6 +332,9 @@ def token_scores(
         As for `score`; the classifier method gives sentence scores only.
     level : {"token", "word"}
         Tokens of the model's tokenizer, or whitespace-separated words.
+    context
+        As for `score`: the sentence's tokens (words) are scored after their context; the
+        context's are not listed.
     **settings
         Fields of `ScoringOptions`, as for `score`, except `normalise`, `unigram` and
         `recheck`, which apply to sentence scores only.
@@ -336,10 +362,10 @@ def token_scores(
         raise ScoringError(f"level must be 'token' or 'word', got {level!r}")
     if options.method == "classifier":
         raise ScoringError("the classifier method gives sentence scores only; no token scores")
-    frame, scorer, scored = _score_sentences(data, options)
+    frame, scorer, scored = _score_sentences(data, options, context)
     rows = []
-    for sid, text, s in zip(frame["sentence_id"], frame["text"], scored, strict=True):
-        units = _words(text, s) if level == "word" and s.offsets else _tokens(s)
+    for sid, text, ctx, s in zip(frame["sentence_id"], frame["text"], frame["context"], scored, strict=True):
+        units = _words(continuation(ctx, text), s) if level == "word" and s.offsets else _tokens(s)
         rows += [(sid, i, unit, lp, n) for i, (unit, lp, n) in enumerate(units)]
     out = pd.DataFrame(rows, columns=["sentence_id", "index", level, "logprob", "n_tokens"])
     out.insert(1, "model", options.model_name or display_name(scorer.label))

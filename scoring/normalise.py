@@ -1,7 +1,10 @@
-"""Length and frequency normalisations of sentence log-probabilities (Lau et al. 2017, table 2).
+"""Length and frequency normalisations of sentence log-probabilities (Lau et al. 2017, table 2;
+Lau et al. 2020, table 2, with the definitions checked against both).
 
-log P_lm(s) is the model's sentence log-probability, log P_u(s) its unigram log-probability,
-|s| its length in words (of the unigram model's tokenizer).
+log P_lm(s) is the model's sentence log-probability (in context: log P_lm(s | context), the
+sentence's tokens only), log P_u(s) its unigram log-probability, |s| its length: in words of
+the unigram model's tokenizer for SLOR, in the model's tokens of the sentence for MeanLP and
+PenLP (`scoring.score`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from acceptability.scoring.baselines.ngram import (
     unigram_from_frequencies,
 )
 
-NORMALISATIONS = ("mean", "slor", "normlp")
+NORMALISATIONS = ("mean", "slor", "normlp", "penlp")
+PENLP_ALPHA = 0.8  # Lau et al. (2020), table 2 (as in Wu et al. 2016's length penalty)
 UNIGRAM = ("slor", "normlp")  # the normalisations that need a unigram model
 UNIGRAM_FIX = ("give a corpus as .txt (one sentence per line) or word frequencies as .csv or "
                ".tsv (columns word and count)")
@@ -47,6 +51,33 @@ def mean_logprob(logprob: np.ndarray, length: np.ndarray) -> np.ndarray:
     array([-3., -3.])
     """
     return np.asarray(logprob, dtype=float) / np.asarray(length, dtype=float)
+
+
+def pen_logprob(logprob: np.ndarray, length: np.ndarray, alpha: float = PENLP_ALPHA) -> np.ndarray:
+    """PenLP = log P_lm(s) / ((5 + |s|) / (5 + 1))^alpha, alpha = 0.8 (Lau et al. 2020,
+    table 2): a length penalty gentler than MeanLP's division by |s|.
+
+    Parameters
+    ----------
+    logprob, length : array-like
+        log P_lm(s) and |s| per sentence.
+    alpha : float
+        The penalty's exponent.
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    One sentence of 1 token is not penalised; 27 tokens divide by (32 / 6)^0.8:
+
+    >>> from acceptability.scoring import pen_logprob
+    >>> pen_logprob([-4.0, -32.0], [1, 27]).round(4)
+    array([-4.    , -8.3859])
+    """
+    penalty = ((5 + np.asarray(length, dtype=float)) / (5 + 1)) ** alpha
+    return np.asarray(logprob, dtype=float) / penalty
 
 
 def slor(logprob: np.ndarray, unigram_logprob: np.ndarray, length: np.ndarray) -> np.ndarray:

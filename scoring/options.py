@@ -30,8 +30,9 @@ class ScoringOptions:
     method : str or None
         A name of `scoring.registry.REGISTRY`; None: the function's default ("logprob" for
         `score` and `token_scores`, "one_prefix" for `prefix_scores`).
-    normalise : {None, "mean", "slor", "normlp"}
-        Lau et al. (2017) normalisation of `score`; "slor" and "normlp" need `unigram`.
+    normalise : {None, "mean", "slor", "normlp", "penlp"}
+        Lau et al. (2017, 2020) normalisation of `score` (`scoring.normalise`); "slor" and
+        "normlp" need `unigram`.
     unigram : UnigramModel or None
         The unigram model of SLOR and NormLP.
     batch_size : int

@@ -17,6 +17,7 @@ import pandas as pd
 
 from acceptability.scoring.api import display_name
 from acceptability.scoring.cache import open_cache
+from acceptability.scoring.context import context_key, continuation
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.options import ScoringOptions, refuse, resolve
 from acceptability.scoring.registry import PREFIX_METHODS
@@ -28,15 +29,13 @@ FIELDS = {
 }
 
 
-def _continuation(context: str, word: str) -> str:
-    """BLiMP's one-prefix words lack the space that separates them from the prefix; add it."""
-    return word if not context or context[-1].isspace() or word[:1].isspace() else f" {word}"
-
-
 def _prefix_inputs(
     data: Any, method: str
 ) -> tuple[pd.DataFrame, list[tuple[str, str]], list[tuple[str, str]]]:
-    """The pairs `method` applies to, and their (context, word) inputs, good then bad."""
+    """The pairs `method` applies to, and their (context, word) inputs, good then bad.
+
+    BLiMP's one-prefix words lack the space that separates them from the prefix: the words
+    are joined to their prefixes as sentences to their contexts (`context.continuation`)."""
     pairs = data.pairs if hasattr(data, "pairs") else data
     missing = {"pair_id", *FIELDS[method]} - set(pairs.columns)
     if missing:
@@ -50,12 +49,12 @@ def _prefix_inputs(
     pairs = pairs.reset_index(drop=True)
     if method == "one_prefix":
         prefix, good, bad = (pairs[c].astype(str) for c in FIELDS[method])
-        good_inputs = [(p, _continuation(p, w)) for p, w in zip(prefix, good, strict=True)]
-        bad_inputs = [(p, _continuation(p, w)) for p, w in zip(prefix, bad, strict=True)]
+        good_inputs = [(p, continuation(p, w)) for p, w in zip(prefix, good, strict=True)]
+        bad_inputs = [(p, continuation(p, w)) for p, w in zip(prefix, bad, strict=True)]
     else:
         good_prefix, bad_prefix, word = (pairs[c].astype(str) for c in FIELDS[method])
-        good_inputs = [(p, _continuation(p, w)) for p, w in zip(good_prefix, word, strict=True)]
-        bad_inputs = [(p, _continuation(p, w)) for p, w in zip(bad_prefix, word, strict=True)]
+        good_inputs = [(p, continuation(p, w)) for p, w in zip(good_prefix, word, strict=True)]
+        bad_inputs = [(p, continuation(p, w)) for p, w in zip(bad_prefix, word, strict=True)]
     return pairs, good_inputs, bad_inputs
 
 
@@ -109,7 +108,7 @@ def prefix_scores(data: Any, model: Any = None, method: str | None = None, *,
     scored = compute(
         scorer,
         inputs,
-        [f"{c}\x1f{w}" for c, w in inputs],
+        [context_key(c, w) for c, w in inputs],
         [f"pair {pid!r} ({side})" for side in ("good", "bad") for pid in ids],
         batch_size=options.batch_size,
         cache=open_cache(options.cache),

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 #: The model kinds, by what a method needs: a transformer with a causal LM, masked LM or
 #: sequence-classification head (`scoring.models.HEAD_SUFFIXES`), or an n-gram model.
 KINDS = ("causal", "masked", "classifier", "ngram")
+#: The kinds that score a sentence after a context (`scoring.context`; Lau et al. 2020).
+CONTEXT_KINDS = ("causal", "masked")
 #: The causal scorer both prefix methods run, log P(word | context); its cache entries are
 #: keyed by this name, so `one_prefix` and `two_prefix` share them.
 CONTINUATION = "continuation"

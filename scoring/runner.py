@@ -47,7 +47,10 @@ def _by_length(items: list[Any], batch_size: int) -> Batches:
 
 def make_scorer(options: ScoringOptions) -> Scorer:
     """A Scorer for `options.method` with `options.model`: hub id, directory, LanguageModel,
-    n-gram model or ARPA path. A prefix method gets the causal `CONTINUATION` scorer."""
+    n-gram model or ARPA path. A prefix method gets the causal `CONTINUATION` scorer.
+
+    Causal and masked scorers encode (context, text) pairs (text scored after context, ""
+    for none: `scoring.context`); classifier and n-gram scorers encode texts."""
     method = options.method
     if method not in REGISTRY:
         raise ScoringError(f"unknown scoring method {method!r}; use one of {', '.join(METHODS)}")
@@ -71,7 +74,7 @@ def make_scorer(options: ScoringOptions) -> Scorer:
         return Scorer(
             lm.name,
             method,
-            lambda text: masked.encode(lm, text, word_l2r=l2r),
+            lambda pair: masked.encode(lm, pair[1], word_l2r=l2r, context=pair[0]),
             lambda items, bs: masked.pll_batches(lm, items, bs),
             lambda items, batches: masked.iter_pll(lm, items, batches),
             lm.identity,

@@ -22,7 +22,11 @@ class CausalInput:
 
 
 def encode(lm: LanguageModel, text: str, context: str = "", prepend_bos: bool = True) -> CausalInput:
-    """Tokens of `text` to score after `context` (BLiMP prefix methods) and the BOS token.
+    """Tokens of `text` to score after `context` and the BOS token: log P(text | BOS, context).
+
+    The one conditioning mechanism of sentences in context (`scoring.score`, Lau et al. 2020)
+    and BLiMP's prefix methods: context and text are tokenized apart (`text` as joined by
+    `scoring.context.continuation`) and only the text's tokens are scored.
 
     With `prepend_bos` (default) the first token is conditioned on the tokenizer's BOS token
     (GPT-2: `<|endoftext|>`), so every token of the text is scored; without it the first token
@@ -43,16 +47,20 @@ def encode(lm: LanguageModel, text: str, context: str = "", prepend_bos: bool = 
     n_context = max(len(bos) + len(ctx), 1)
     skipped = n_context - len(bos) - len(ctx)  # the unscored first token when there is no BOS
     if len(ids) > lm.max_length:
-        raise ScoringError(
-            f"{len(ids)} tokens, more than the {lm.max_length} model {lm.name!r} accepts; "
-            "shorten or split the sentence (scoring never truncates)"
-        )
+        raise ScoringError(too_long(len(ids), lm, bool(ctx)))
     return CausalInput(
         ids=ids,
         n_context=n_context,
         tokens=tok.convert_ids_to_tokens(enc["input_ids"])[skipped:],
         offsets=[tuple(o) for o in enc["offset_mapping"]][skipped:],
     )
+
+
+def too_long(n: int, lm: LanguageModel, context: bool) -> str:
+    """The error of an input longer than `lm` accepts (scoring never truncates)."""
+    fix = ("with its context; shorten the context" if context else
+           "shorten or split the sentence")
+    return f"{n} tokens, more than the {lm.max_length} model {lm.name!r} accepts, {fix} (scoring never truncates)"
 
 
 def iter_logprobs(

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from acceptability.scoring.backends.causal import too_long
 from acceptability.scoring.batches import (
     bert_layers,
     head_rows,
@@ -50,20 +51,27 @@ class MaskedInput:
     offsets: list[tuple[int, int]]
 
 
-def encode(lm: LanguageModel, text: str, word_l2r: bool = False) -> MaskedInput:
-    """One masked copy per non-special token (`word_l2r`: also mask the word's later pieces)."""
+def encode(lm: LanguageModel, text: str, word_l2r: bool = False, context: str = "") -> MaskedInput:
+    """One masked copy per non-special token of `text` (`word_l2r`: also mask the word's
+    later pieces).
+
+    With a `context`, `context + text` is tokenized as one sequence (`text` as joined by
+    `scoring.context.continuation`) and only the tokens that cover characters of `text` are
+    masked and scored; the context's tokens stay unmasked in every copy. Offsets are
+    relative to `text`.
+    """
     tok = lm.tokenizer
     if tok.mask_token_id is None:
         raise ScoringError(f"model {lm.name!r} has no mask token; PLL needs a masked LM")
-    enc = tok(text, return_offsets_mapping=True, return_special_tokens_mask=True)
+    enc = tok(context + text, return_offsets_mapping=True, return_special_tokens_mask=True)
     ids = enc["input_ids"]
     if len(ids) > lm.max_length:
-        raise ScoringError(
-            f"{len(ids)} tokens, more than the {lm.max_length} model {lm.name!r} accepts; "
-            "shorten or split the sentence (scoring never truncates)"
-        )
-    words = enc.word_ids()
-    positions = [i for i, special in enumerate(enc["special_tokens_mask"]) if not special]
+        raise ScoringError(too_long(len(ids), lm, bool(context)))
+    words, spans, start = enc.word_ids(), enc["offset_mapping"], len(context)
+    positions = [
+        i for i, special in enumerate(enc["special_tokens_mask"])
+        if not special and (not context or spans[i][1] > start)  # ends inside the text
+    ]
     masks = [
         [i]
         + (
@@ -78,7 +86,7 @@ def encode(lm: LanguageModel, text: str, word_l2r: bool = False) -> MaskedInput:
         positions=positions,
         masks=masks,
         tokens=[tok.convert_ids_to_tokens(ids[i]) for i in positions],
-        offsets=[tuple(enc["offset_mapping"][i]) for i in positions],
+        offsets=[(max(spans[i][0] - start, 0), spans[i][1] - start) for i in positions],
     )
 
 

@@ -135,7 +135,8 @@ def test_lau2020_against_the_raw_file(context):
     assert got == {k: sorted(v) for k, v in individual.items()}
     assert s["translated"].tolist() == [int(r["translated"]) for r in rows]
     assert s["source_language"].tolist() == [r["source-language"] for r in rows]
-    assert s["context"].tolist() == [r["context"] for r in rows]
+    # the paragraph's sentences are tab-separated in the file, joined by a space in the table
+    assert s["context"].tolist() == [r["context"].replace("\t", " ") for r in rows]
     assert (s["condition"] == context).all() and (s["dataset"] == "lau2020").all()
     assert (s["context"] == "").all() == (context == "none")
 
