@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.dataset import Dataset
+from acceptability.data.errors import DataError
 from acceptability.stats import metrics
+from acceptability.stats.benchmarks.rater_reliability import rater_reliability
 from acceptability.stats.defaults import (
     DEFAULT_DELTAS,
     DEFAULT_MAX_DELTA,
@@ -123,7 +125,9 @@ def evaluate(dataset: Dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
         ``n_pairs_no_human`` without one, ``n_pairs_excluded`` pairs without a model
         delta (in no metric), ``n_sentences``, ``n_mcc``; ``excluded_because`` says why
         sentences have no z-score ("constant scores (SD 0): no z-scores", "no score for
-        N sentences"; empty when none lacks one).
+        N sentences"; empty when none lacks one). Where the dataset has trial-level
+        ratings, ``r_ceiling`` follows ``r_sentence``: the human ceiling of r_sentence, see
+        `_with_ceiling`.
 
     Examples
     --------
@@ -143,13 +147,39 @@ def evaluate(dataset: Dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
     if any(not d > 0 for d in deltas):
         raise ValueError(f"deltas must be positive, got {deltas}")
     with z_scoring_once():  # the table and the bootstrap's arrays: one z-scoring
-        rows = _rows(dataset, scores, deltas, by, max_delta, sign)
+        rows = _with_ceiling(_rows(dataset, scores, deltas, by, max_delta, sign), dataset)
         if not ci:
             return rows
         boot = bootstrap(evaluate, dataset, scores, n_boot=n_boot, cluster=cluster,
                          ci=0.95 if ci is True else float(ci), seed=seed, deltas=deltas,
                          max_delta=max_delta, by=by, sign=sign)
     return with_intervals(rows, boot, by)
+
+
+CEILING_SEED = 0
+"""The fixed seed of ``r_ceiling``'s split halves (not ``evaluate``'s ``seed``: the ceiling
+is the data's, the same whatever the models and their intervals)."""
+
+
+def _with_ceiling(table: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
+    """``r_ceiling`` after ``r_sentence`` when ``dataset.ratings`` is not None: sqrt of the
+    Spearman-Brown corrected split-half reliability of the per-sentence mean ratings
+    ([rater_reliability][acceptability.stats.benchmarks.rater_reliability.rater_reliability],
+    200 splits, seed `CEILING_SEED`), the largest r_sentence an error-free model can be
+    expected to reach; one number for the whole dataset, also beside each ``by`` group.
+    NaN where the ratings give no reliability (the reason in ``attrs["r_ceiling"]``)."""
+    if dataset.ratings is None:
+        return table
+    try:
+        rel = rater_reliability(dataset.ratings, "split_half", seed=CEILING_SEED, ci=None)
+        ceiling = float(rel.set_index("quantity").at["ceiling", "estimate"])
+        table.attrs["r_ceiling"] = (f"sqrt(split-half reliability), {rel['split'].iloc[0]} "
+                                    f"halves, {rel['n_splits'].iloc[0]} splits, seed "
+                                    f"{CEILING_SEED}")
+    except DataError as err:
+        ceiling, table.attrs["r_ceiling"] = np.nan, f"no ceiling: {err}"
+    table.insert(table.columns.get_loc("r_sentence") + 1, "r_ceiling", ceiling)
+    return table
 
 
 def _rows(dataset: Dataset, scores: pd.DataFrame, deltas: tuple[float, ...], by: str | None,

@@ -1,6 +1,7 @@
 """The analyses of the benchmarks the package reproduces: BLiMP and Zorro accuracies and
 their pair outcomes (Warstadt et al. 2020), Marvin & Linzen's Table 1 (2018), shallow
-predictors, forced-choice human data and its reliability, and training curves.
+predictors, forced-choice human data and its reliability, rater reliability of ratings
+and trials, and training curves.
 """
 
 from acceptability.stats.benchmarks.forced_choice import (
@@ -24,6 +25,7 @@ from acceptability.stats.benchmarks.outcomes import (
     prefix_outcomes,
     reference_table,
 )
+from acceptability.stats.benchmarks.rater_reliability import rater_reliability
 from acceptability.stats.benchmarks.reliability import spearman_brown, split_half
 from acceptability.stats.benchmarks.shallow import shallow_predictors
 from acceptability.stats.benchmarks.training import (
@@ -40,6 +42,7 @@ __all__ = ["accuracy", "accuracy_correlations", "accuracy_table", "acrobatic_sen
            "adjective_effect", "attractor_effect", "degenerate", "elo_ratings", "fc_accuracy",
            "fc_elo", "feature_mcc", "flip_curve", "human_outcomes", "irregular_effect",
            "learning_slopes", "method_comparison", "ml_table1", "oracle_outcomes",
-           "pair_outcomes", "pair_preferences", "prefix_outcomes", "reference_table",
+           "pair_outcomes", "pair_preferences", "prefix_outcomes", "rater_reliability",
+           "reference_table",
            "restart_summary", "shallow_predictors", "spearman_brown", "split_half",
            "zorro_accuracy"]

@@ -302,4 +302,4 @@ def resample_dataset(dataset: Dataset, scores: pd.DataFrame, units: Units,
     srow, ssuffix = _copies(reps[pos[pos >= 0]])
     sc = sc.iloc[srow].reset_index(drop=True)
     sc["sentence_id"] = sc["sentence_id"] + ssuffix
-    return Dataset(dataset.name, sent, pairs, None, dataset.source), sc
+    return Dataset(dataset.name, sent, pairs, source=dataset.source), sc
