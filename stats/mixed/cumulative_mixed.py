@@ -12,8 +12,11 @@ The modes come from Newton's method in u, warm-started from the previous evaluat
 factored by blocks: the term with most levels first, its block diagonal, and the dense Schur
 complement of the others (as ``pls._Factor`` does for lme4); the same blocks give the
 selected elements of H^-1 that the analytic gradient of the Laplace likelihood needs
-(its derivative through u^ and through W: the third derivative of log P). ordinal itself
-differentiates numerically, one likelihood per parameter and direction.
+(its derivative through u^ and through W: the third derivative of log P): those of the
+off-diagonal block only at the pairs of levels that share rows, each a sparse row times a
+column of S^-1, so that all of MegaAcceptability (249,990 ratings, 50,000 items x 729
+participants) fits in 30 s of CPU time on an AMD EPYC (59 s with the block formed whole).
+ordinal itself differentiates numerically, one likelihood per parameter and direction.
 With one grouping factor, adaptive (``nAGQ > 1``) or non-adaptive (``nAGQ < -1``)
 Gauss-Hermite quadrature, level by level, replaces the Laplace approximation, as in ordinal.
 The optimiser gets the exact gradient of the adaptive quadrature (through the modes and
@@ -156,7 +159,7 @@ class _Factor:
                 np.add.at(rest, (off[j] - q1 + lj, off[k] - q1 + lk), v)
         c = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                               shape=(q1, m))
-        self._w = sparse.diags(1 / self.d1) @ c  # H11^-1 H12
+        self._w = (sparse.diags(1 / self.d1) @ c).tocsr()  # H11^-1 H12
         schur = rest - (c.T @ self._w).toarray()
         chol, info = lapack.dpotrf(schur, lower=1)
         if info:
@@ -174,33 +177,63 @@ class _Factor:
         return np.concatenate([y1 - self._w @ x2, x2])
 
     @cached_property
-    def _inverse_parts(self) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-        """diag of (H^-1)11, S^-1 and -(H11^-1 H12 S^-1) = (H^-1)12 (dense: q1 x (q - q1))."""
-        if self._chol is None:
-            return 1 / self.d1, None, None
+    def _sinv(self) -> np.ndarray:
+        """S^-1 (dense: the levels of the terms after the first)."""
         sinv = lapack.dpotri(self._chol, lower=1)[0]
-        sinv = np.tril(sinv) + np.tril(sinv, -1).T
-        ws = np.asarray(self._w @ sinv)
-        diag11 = 1 / self.d1 + np.asarray(self._w.multiply(ws).sum(axis=1)).ravel()
-        return diag11, sinv, -ws
+        return np.tril(sinv) + np.tril(sinv, -1).T
+
+    @cached_property
+    def _ws(self) -> np.ndarray | None:
+        """H11^-1 H12 S^-1 whole (q1 x (q - q1)) where that is less work than its selected
+        elements (``_h12``: sum over the first term's levels of their nonzeros squared);
+        None otherwise. MegaAcceptability (50,000 items x 729 participants, 5 ratings an
+        item): 36 million elements against 1.25 million, 1.4 s against 0.13 s of CPU for
+        the elements one gradient needs."""
+        nnz = np.diff(self._w.indptr)
+        if float(nnz @ nnz) < self.q1 * (self.terms.q - self.q1):
+            return None
+        return np.asarray(self._w @ self._sinv)
+
+    def _h12(self, i: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """(H^-1)12 = -H11^-1 H12 S^-1 at the pairs (level i of the first term, column c of
+        S): each a sparse row of H11^-1 H12 times a column of S^-1."""
+        if self._ws is not None:
+            return -self._ws[i, c]
+        w = self._w
+        start, count = w.indptr[i], np.diff(w.indptr)[i]
+        owner = np.repeat(np.arange(len(i)), count)
+        first = np.cumsum(count) - count  # each pair's first place in owner
+        entry = np.arange(owner.size) - np.repeat(first, count) + np.repeat(start, count)
+        return -np.bincount(owner, w.data[entry] * self._sinv[w.indices[entry], c[owner]], len(i))
+
+    @cached_property
+    def _diag11(self) -> np.ndarray:
+        """diag of (H^-1)11 = H11^-1 + H11^-1 H12 S^-1 H21 H11^-1."""
+        if self._chol is None:
+            return 1 / self.d1
+        w = self._w
+        rows = np.repeat(np.arange(self.q1), np.diff(w.indptr))
+        return 1 / self.d1 - np.bincount(rows, w.data * self._h12(rows, w.indices), self.q1)
 
     def diag_inverse(self) -> np.ndarray:
         """diag(H^-1): the conditional variances of u."""
-        diag11, sinv, _ = self._inverse_parts
-        return diag11 if sinv is None else np.concatenate([diag11, np.diag(sinv)])
+        if self._chol is None:
+            return self._diag11
+        return np.concatenate([self._diag11, np.diag(self._sinv)])
 
     def row_inverse(self) -> np.ndarray:
-        """(n, T, T): (H^-1) at the columns of each row's levels, k and l."""
+        """(n, T, T): (H^-1) at the columns of each row's levels, k and l (the elements of
+        (H^-1)12 once per distinct pair of levels)."""
         terms = self.terms
         codes, t = terms.codes, len(terms.groups)
-        diag11, sinv, h12 = self._inverse_parts
         out = np.empty((len(codes), t, t))
-        out[:, 0, 0] = diag11[codes[:, 0]]
+        out[:, 0, 0] = self._diag11[codes[:, 0]]
         rest = terms.columns - self.q1
         for j in range(1, t):
-            out[:, 0, j] = out[:, j, 0] = h12[codes[:, 0], rest[:, j]]
+            first, level, inverse = terms.pairs[0, j]
+            out[:, 0, j] = out[:, j, 0] = self._h12(first, terms.offsets[j] - self.q1 + level)[inverse]
             for k in range(1, j + 1):
-                out[:, k, j] = out[:, j, k] = sinv[rest[:, k], rest[:, j]]
+                out[:, k, j] = out[:, j, k] = self._sinv[rest[:, k], rest[:, j]]
         return out
 
 
