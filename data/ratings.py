@@ -152,10 +152,12 @@ def validate_ratings(df: pd.DataFrame, scale: str | RatingScale | None = None,
 
     Examples
     --------
-    >>> import pandas as pd
+    A sentence rated 4 and 2 on a 1-4 scale by two participants:
+
+    >>> from pandas import DataFrame
     >>> from acceptability.data import validate_ratings
-    >>> ratings = pd.DataFrame({"participant": ["w1", "w2"], "sentence_id": ["s1", "s1"],
-    ...                         "response": [4, 2]})
+    >>> ratings = DataFrame({"participant": ["w1", "w2"], "sentence_id": ["s1", "s1"],
+    ...                      "response": [4, 2]})
     >>> out = validate_ratings(ratings, scale="likert:1-4")
     >>> out["response"].tolist(), out.attrs["scale"]
     ([4.0, 2.0], 'likert:1-4')

@@ -1,11 +1,14 @@
 """Statistics relating z-scored model scores to human acceptability judgments.
 
 The top level holds the array metrics, z-scores, deltas, the criteria and correlations,
-``evaluate`` and ``compare``; three rooms hold the rest:
+``evaluate`` and ``compare``; four rooms hold the rest:
 
 - `acceptability.stats.inference`: the one resampling engine (bootstrap, p-values);
 - `acceptability.stats.mixed`: mixed-effects and Bayesian models (lme4 syntax);
-- `acceptability.stats.benchmarks`: BLiMP, Zorro, Marvin & Linzen, forced choice.
+- `acceptability.stats.benchmarks`: BLiMP, Zorro, Marvin & Linzen, forced choice;
+- `acceptability.stats.ratings`: trial-level ratings normed per sentence (z, rank,
+  ordinal clmm modes: ``normalize_ratings``) and trial-level judgment models
+  (``rating_model``).
 
 Never imports torch or transformers: ``import acceptability.stats`` stays fast.
 """
@@ -34,6 +37,7 @@ from acceptability.stats.benchmarks import (
     pair_outcomes,
     pair_preferences,
     prefix_outcomes,
+    rater_reliability,
     reference_table,
     restart_summary,
     shallow_predictors,
@@ -84,6 +88,13 @@ from acceptability.stats.mixed import (
     sentence_model_frame,
 )
 from acceptability.stats.overlap import reduced
+from acceptability.stats.ratings import (
+    RATING_CLMM_FORMULA,
+    RATING_FORMULA,
+    normalize_ratings,
+    rating_model,
+    rating_model_frame,
+)
 from acceptability.stats.variability import Variability, variability
 from acceptability.stats.zscore import zscore
 
@@ -92,7 +103,7 @@ __getattr__ = package_getattr(__name__)  # 0.1 names (the rule baselines moved t
 __all__ = [
     "DEFAULT_N_BOOT", "DEFAULT_SEED", "BrmResult", "ClmResult", "ClmmResult",
     "FC_FORMULA", "GlmerResult", "LmerResult",
-    "PAIR_FORMULA", "SENTENCE_FORMULA",
+    "PAIR_FORMULA", "RATING_CLMM_FORMULA", "RATING_FORMULA", "SENTENCE_FORMULA",
     "SingularFitWarning", "Variability", "accuracy", "accuracy_correlations", "accuracy_table",
     "acrobatic_sentences",
     "adc", "adc_curve", "adjective_effect", "anova", "anova_clm", "attractor_effect", "benchmarks",
@@ -101,10 +112,11 @@ __all__ = [
     "elo_ratings", "emmeans", "evaluate", "fc_accuracy", "fc_elo", "feature_mcc", "flip_curve",
     "fc_model", "fc_model_frame", "inference", "learning_slopes",
     "glmer", "glmer_nb", "human_outcomes", "irregular_effect", "lmer", "loo_compare", "ls_means", "mcnemar_exact",
-    "method_comparison", "metrics", "mixed", "ml_table1", "oracle_outcomes", "pair_deltas",
+    "method_comparison", "metrics", "mixed", "ml_table1", "normalize_ratings", "oracle_outcomes", "pair_deltas",
     "pair_model",
     "pair_model_frame", "pair_outcomes", "pair_preferences", "parse_formula",
-    "prefix_outcomes", "reduced", "reference_table", "restart_summary",
+    "rating_model", "rating_model_frame",
+    "prefix_outcomes", "rater_reliability", "reduced", "reference_table", "restart_summary",
     "resample_dataset", "resamples_for", "resampling_units", "sentence_frame", "sentence_model",
     "sentence_model_frame", "shallow_predictors", "spearman_brown", "split_half",
     "steiger_z", "variability", "zorro_accuracy", "zscore",

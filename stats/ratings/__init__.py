@@ -1,13 +1,18 @@
-"""Trial-level ratings normed per participant and per sentence: Sprouse et al. (2013)'s
-z-scores, a rank-based normal transform (``norming``), White & Rawlins (2020)'s ordinal item
-modes (``ordinal_norm``), and ``normalize_ratings`` (``normalize``), one value per sentence.
-
-This package imports only ``norming``: ``stats.mixed``'s rating models use
-[normed_trials][acceptability.stats.ratings.norming.normed_trials], and the ordinal norm uses
-``stats.mixed``'s clmm, so ``normalize_ratings`` is exported by ``acceptability.stats``
-(from ``acceptability.stats.ratings.normalize``), not here.
+"""Trial-level ratings: normed per participant and per sentence (Sprouse et al. (2013)'s
+z-scores, a rank-based normal transform: ``norming``; White & Rawlins (2020)'s ordinal item
+modes: ``ordinal_norm``; one value per sentence: ``normalize_ratings``), and trial-level
+judgment models, one row per rating (``models``: lmer on normed ratings, clmm on raw ordinal
+responses). Built on ``stats.mixed``, which never imports this room.
 """
 
+from acceptability.stats.ratings.models import (
+    RATING_CLMM_FORMULA,
+    RATING_FORMULA,
+    rating_model,
+    rating_model_frame,
+)
+from acceptability.stats.ratings.normalize import normalize_ratings
 from acceptability.stats.ratings.norming import normed_trials
 
-__all__ = ["normed_trials"]
+__all__ = ["RATING_CLMM_FORMULA", "RATING_FORMULA", "normalize_ratings", "normed_trials",
+           "rating_model", "rating_model_frame"]

@@ -2,10 +2,6 @@
 the plain mean, the mean of the trials normed within participant
 ([norming][acceptability.stats.ratings.norming]), or the ordinal item mode
 ([ordinal_norm][acceptability.stats.ratings.ordinal_norm]).
-
-Not imported by the room's ``__init__``: the ordinal norm needs ``stats.mixed``, whose rating
-models import [normed_trials][acceptability.stats.ratings.norming.normed_trials]; the room's
-package stays below ``stats.mixed``, this module above it.
 """
 
 from __future__ import annotations
