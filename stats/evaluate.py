@@ -9,7 +9,7 @@ import pandas as pd
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError
 from acceptability.stats import metrics
-from acceptability.stats.benchmarks.rater_reliability import rater_reliability
+from acceptability.stats.benchmarks.raters import rater_reliability
 from acceptability.stats.defaults import (
     DEFAULT_DELTAS,
     DEFAULT_MAX_DELTA,
@@ -164,7 +164,7 @@ is the data's, the same whatever the models and their intervals)."""
 def _with_ceiling(table: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
     """``r_ceiling`` after ``r_sentence`` when ``dataset.ratings`` is not None: sqrt of the
     Spearman-Brown corrected split-half reliability of the per-sentence mean ratings
-    ([rater_reliability][acceptability.stats.benchmarks.rater_reliability.rater_reliability],
+    ([rater_reliability][acceptability.stats.benchmarks.raters.rater_reliability],
     200 splits, seed `CEILING_SEED`), the largest r_sentence an error-free model can be
     expected to reach; one number for the whole dataset, also beside each ``by`` group.
     NaN where the ratings give no reliability (the reason in ``attrs["r_ceiling"]``)."""

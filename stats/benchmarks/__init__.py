@@ -25,7 +25,7 @@ from acceptability.stats.benchmarks.outcomes import (
     prefix_outcomes,
     reference_table,
 )
-from acceptability.stats.benchmarks.rater_reliability import rater_reliability
+from acceptability.stats.benchmarks.raters import rater_reliability
 from acceptability.stats.benchmarks.reliability import spearman_brown, split_half
 from acceptability.stats.benchmarks.shallow import shallow_predictors
 from acceptability.stats.benchmarks.training import (

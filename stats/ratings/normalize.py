@@ -1,7 +1,7 @@
 """One acceptability value per sentence from trial-level ratings (``stats.normalize_ratings``):
 the plain mean, the mean of the trials normed within participant
-([norming][acceptability.stats.ratings.norming]), or the ordinal item mode
-([ordinal_norm][acceptability.stats.ratings.ordinal_norm]).
+(``norming``), or the ordinal item mode
+(``ordinal_norm``).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def normalize_ratings(ratings: pd.DataFrame, method: str = "z") -> pd.DataFrame:
       Blom's rank-based normal scores);
     - ``"ordinal"``: the sentence's conditional mode in the cumulative link mixed model
       ``response ~ 1 + (1 | participant) + (1 | sentence_id)``
-      ([ordinal_norm][acceptability.stats.ratings.ordinal_norm], after White & Rawlins 2020).
+      (module ``stats.ratings.ordinal_norm``, after White & Rawlins 2020).
 
     Parameters
     ----------

@@ -17,7 +17,7 @@ import pytest
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 ROOMS = ("acceptability.data", "acceptability.scoring", "acceptability.scoring.baselines",
          "acceptability.scoring.training", "acceptability.stats",
-         "acceptability.stats.inference", "acceptability.stats.mixed",
+         "acceptability.stats.inference", "acceptability.stats.mixed", "acceptability.stats.ratings",
          "acceptability.stats.benchmarks", "acceptability.reports",
          "acceptability.reports.cli")
 

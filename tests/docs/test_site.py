@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 # Each room of the package and its page in the API reference (docs/reference/).
 ROOMS = ("data", "scoring", "scoring.baselines", "scoring.training", "stats", "stats.metrics",
-         "stats.inference", "stats.mixed", "stats.benchmarks", "reports", "reports.cli")
+         "stats.inference", "stats.mixed", "stats.ratings", "stats.benchmarks", "reports", "reports.cli")
 
 
 def reference_page(room: str) -> Path:
