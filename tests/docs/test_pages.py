@@ -50,7 +50,8 @@ LOADER = re.compile(r"\bdata\.(load_\w+)\(")
 # page shows are checked here (a page that loses one fails, rather than passing untested).
 PRINTED = {"README.md": 1, "docs/getting-started.md": 1, "docs/metrics.md": 2,
            "docs/papers.md": 1, "docs/benchmarks.md": 3, "docs/baselines.md": 1,
-           "docs/scoring.md": 2, "docs/mixed-models.md": 1, "docs/your-data.md": 1}
+           "docs/scoring.md": 2, "docs/mixed-models.md": 1, "docs/your-data.md": 1,
+           "docs/ratings.md": 4}
 
 
 RUNNER = r"""
