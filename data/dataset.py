@@ -93,7 +93,8 @@ class Dataset:
         An unknown id is an error. ``exclusions`` stays
         consistent: what the subset leaves out is counted, and a row that lists its
         ``ids`` (sentences or pairs flagged but kept, such as a missing human judgment)
-        is recounted over the rows kept. Trials follow their pairs, ratings their sentences.
+        is recounted over the rows kept. Trials follow their pairs, ratings their sentences (the
+        ratings left out are counted too).
 
         Parameters
         ----------
@@ -156,6 +157,10 @@ class Dataset:
                                                 "pairs": self.pairs["pair_id"]},
                               {"sentences": sentences["sentence_id"],
                                "pairs": pairs["pair_id"]})
+        if ratings is not None and len(ratings) < len(self.ratings):
+            row = {"table": "ratings", "reason": SUBSET_REASON,
+                   "n": len(self.ratings) - len(ratings)}
+            exclusions = pd.concat([exclusions, pd.DataFrame([row])], ignore_index=True)
         return replace(self, sentences=sentences, pairs=pairs, trials=trials, ratings=ratings,
                        exclusions=exclusions)
 

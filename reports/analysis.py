@@ -13,7 +13,15 @@ from acceptability import stats
 from acceptability.data.names import with_display_names
 from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
 from acceptability.reports.benchmark import BENCHMARKS, Benchmark, analyse_benchmark
+from acceptability.reports.fits import Fits
 from acceptability.reports.provenance import provenance
+from acceptability.reports.rating_fits import TRIAL_LEVEL, fit_rating_models
+from acceptability.reports.ratings import (
+    RatingsResults,
+    analyse_ratings,
+    resolve_norming,
+    with_norming,
+)
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
 from acceptability.stats.inference.arrays import adc_delta, check_metric, metric_names, missing_for
 from acceptability.stats.inference.bootstrap import WARNINGS, with_intervals
@@ -25,17 +33,6 @@ AUTO = "auto"  # formula and compare_metric: chosen from what the dataset suppor
 # its interval is NaN and shows as a dash in the report.
 NAN_WARNING = "The BCa confidence interval cannot be calculated"
 MAX_GROUPS = 30  # more groups than this make the per-group bar chart unreadable
-
-
-@dataclass
-class Fits:
-    """Mixed-model fits, one per model: ``table`` has ``model, term, estimate, se,
-    lower, upper`` (Wald 95%); ``summaries`` the lme4-style printouts."""
-
-    formula: str
-    table: pd.DataFrame
-    summaries: dict[str, str]
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -61,6 +58,7 @@ class Results:
     comparisons: pd.DataFrame | None = None
     fits: Fits | None = None
     benchmark: Benchmark | None = None
+    ratings: RatingsResults | None = None
     reference: dict[str, pd.DataFrame] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
     provenance: dict = field(default_factory=dict)
@@ -183,7 +181,13 @@ def check_formula(dataset, formula: str) -> None:
     syntax error, or a column that the model frame lacks (a typo such as ``scor``, or at
     pair level a sentence column whose values differ within a pair). The frames carry the
     sentences' own columns (``stats.sentence_model_frame``, ``stats.pair_model_frame``).
-    Needs no scores (the frame's columns do not depend on them), so it runs first."""
+    Needs no scores (the frame's columns do not depend on them), so it runs first.
+    ``"trial-level"`` (the rating models' own formulas) needs trial-level ratings."""
+    if formula == TRIAL_LEVEL:
+        if dataset.ratings is None:
+            raise ValueError(f"formula {TRIAL_LEVEL!r} fits trial-level ratings, and "
+                             f"{dataset.name!r} has none")
+        return
     parsed = stats.parse_formula(formula)
     frame_of = stats.pair_model_frame if _pair_level(formula) else stats.sentence_model_frame
     stand_in = pd.DataFrame({"sentence_id": dataset.sentences["sentence_id"], "model": "-",
@@ -204,13 +208,16 @@ def check_formula(dataset, formula: str) -> None:
 
 def resolve_formula(dataset, formula: str | None) -> tuple[str | None, str | None]:
     """The mixed-model formula to fit and, where there is none, why. ``"auto"``:
-    ``DEFAULT_FORMULA`` where the sentences have human judgments grouped in
-    phenomena that can carry its random slopes (2 or more, fewer than half the
-    sentences: lme4 needs more rows than random effects), else none."""
+    ``"trial-level"`` (``stats.rating_model``'s models of each rating) where the dataset
+    has trial-level ratings, else ``DEFAULT_FORMULA`` where the sentences have human
+    judgments grouped in phenomena that can carry its random slopes (2 or more, fewer
+    than half the sentences: lme4 needs more rows than random effects), else none."""
     if not formula:
         return None, "Mixed models were not requested."
     if formula != AUTO:
         return formula, None
+    if dataset.ratings is not None:
+        return TRIAL_LEVEL, None
     s = dataset.sentences[dataset.sentences["human"].notna()]
     if s.empty:
         return None, "No mixed models: the dataset has no gradient human judgments."
@@ -234,7 +241,8 @@ def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) ->
     scores : pandas.DataFrame
         The long scores table (``sentence_id``, ``model``, ``score``).
     formula : str
-        An lme4-style formula: ``human ~ score ...`` or ``dh ~ dlm ...``.
+        An lme4-style formula: ``human ~ score ...`` or ``dh ~ dlm ...``; or
+        ``"trial-level"``: the models of each rating (``reports.rating_fits``).
 
     Returns
     -------
@@ -262,6 +270,8 @@ def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) ->
     'trigram_slor: not fitted'
     """
     check_formula(dataset, formula)
+    if formula == TRIAL_LEVEL:
+        return fit_rating_models(dataset, scores)
     fit = stats.pair_model if _pair_level(formula) else stats.sentence_model
     rows, summaries, notes = [], {}, []
     for model in dict.fromkeys(scores["model"]):
@@ -315,12 +325,52 @@ def _descriptives(dataset, scores: pd.DataFrame, sign: str) -> dict:
     }
 
 
+def normed(dataset, norming: str | None = AUTO):
+    """``dataset`` with its ratings normed into ``human`` by ``norming`` (None or "auto":
+    the dataset's default), unless the loader of the command line did so already; a
+    dataset without trial-level ratings as it is."""
+    if dataset.ratings is None:
+        return dataset
+    method = resolve_norming(dataset, norming)
+    return dataset if dataset.sentences.attrs.get("norming") == method \
+        else with_norming(dataset, method)
+
+
+def _checked_formula(dataset, formula: str | None, notes: dict) -> str | None:
+    """The mixed-model formula to fit (``resolve_formula``), checked; or None, and why in
+    ``notes``."""
+    formula, why = resolve_formula(dataset, formula)
+    if formula:
+        check_formula(dataset, formula)
+    else:
+        notes["fits"] = why
+    return formula
+
+
+def _particular(dataset, scores: pd.DataFrame, n_boot: int, seed: int,
+                data_path: str | None) -> dict:
+    """The ``Results`` fields of particular data: a benchmark's (BLiMP, Zorro, Marvin &
+    Linzen) and trial-level ratings'."""
+    bench = dataset.name in BENCHMARKS and len(dataset.pairs) > 0
+    return {"benchmark": analyse_benchmark(dataset, scores, n_boot, seed, data_path) if bench
+            else None,
+            "ratings": analyse_ratings(dataset, scores, n_boot, seed)
+            if dataset.ratings is not None else None}
+
+
+def _norming(dataset) -> dict:
+    """The norming behind ``human`` (for provenance), where there are ratings."""
+    return {"norming": dataset.sentences.attrs.get("norming")} if dataset.ratings is not None \
+        else {}
+
+
 def analyse(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
             n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULT_SEED,
             by: str | None = "auto", formula: str | None = AUTO,
             compare_metric: str = AUTO, correction: str = "holm",
             command: str | None = None, extra: dict | None = None,
-            sign: str = "strict", data_path: str | None = None) -> Results:
+            sign: str = "strict", data_path: str | None = None,
+            norming: str | None = AUTO) -> Results:
     """Every statistic of the report for ``scores`` on ``dataset``; on BLiMP, Zorro and
     Marvin & Linzen the benchmark's too (``reports.benchmark.analyse_benchmark``).
 
@@ -344,6 +394,10 @@ def analyse(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
         (``stats.metrics.sign_agree``; "thesis" reproduces the thesis' tables).
     data_path : str, optional
         Where BLiMP's human and published results are read (as the dataset was).
+    norming : str, optional
+        With trial-level ratings: how they become ``human`` (``reports.ratings.with_norming``;
+        ``"auto"``: per-participant z-scores where the ratings name participants, else the
+        mean rating); the rating sections (``reports.ratings.analyse_ratings``) follow.
 
     Returns
     -------
@@ -365,15 +419,11 @@ def analyse(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
     """
     stats.metrics.check_sign(sign)
     deltas = tuple(float(d) for d in deltas)
+    dataset = normed(dataset, norming)
     scores = with_display_names(scores)  # a model folder by its name, not its path
     notes: dict[str, str] = {}
-    formula, why = resolve_formula(dataset, formula)
-    if formula:
-        check_formula(dataset, formula)  # before the slow parts
-    else:
-        notes["fits"] = why
+    formula = _checked_formula(dataset, formula, notes)  # before the slow parts
     compare_metric = resolve_compare_metric(dataset, compare_metric)
-    has_pairs = len(dataset.pairs) > 0
     evaluation = stats.evaluate(dataset, scores, deltas=deltas, sign=sign)
     by = choose_by(dataset) if by == "auto" else by
     by_group = _by_group(dataset, scores, by, deltas, n_boot, seed, notes, sign)
@@ -384,14 +434,13 @@ def analyse(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
         bootstrap=bootstrap_ci(dataset, scores, deltas, n_boot, seed, notes, sign),
         comparisons=_compare(dataset, scores, compare_metric, correction, n_boot, seed, deltas,
                              notes, sign),
-        fits=fits,
-        benchmark=(analyse_benchmark(dataset, scores, n_boot, seed, data_path)
-                   if dataset.name in BENCHMARKS and has_pairs else None),
+        fits=fits, **_particular(dataset, scores, n_boot, seed, data_path),
         reference=_reference(dataset, list(evaluation["model"])),
         notes=notes,
         provenance=provenance(dataset, scores, seed=seed, n_boot=n_boot, command=command,
                               extra=(extra or {}) | {"deltas": list(deltas), "by": by,
                                                      "formula": formula, "sign": sign,
                                                      "compare_metric": compare_metric,
-                                                     "correction": correction}),
+                                                     "correction": correction,
+                                                     **_norming(dataset)}),
     )

@@ -7,8 +7,7 @@ import base64
 import json
 import os
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
@@ -18,26 +17,15 @@ from markupsafe import Markup
 from matplotlib.figure import Figure
 
 from acceptability.data.atomic import own_folder, safe_name, write_csv, write_figure, write_text
-from acceptability.reports import figures, tables
+from acceptability.reports import context, figures, tables
 from acceptability.reports.analysis import Results
 from acceptability.reports.labels import resampled
+from acceptability.reports.rating_sections import rating_sections
+from acceptability.reports.section import Section
 from acceptability.reports.templates import HTML, MARKDOWN, markdown_environment
 from acceptability.stats.defaults import DEFAULT_SEED
 
 DPI = 110
-
-
-@dataclass
-class Section:
-    """One report section, rendered alike in HTML and Markdown."""
-
-    anchor: str
-    title: str
-    text: str = ""
-    tables: list[str] = field(default_factory=list)  # keys of tables.all_tables
-    figures: list[tuple[str, str, Callable[[], Figure]]] = field(default_factory=list)
-    pre: list[tuple[str, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -149,10 +137,18 @@ def _model_sections(r: Results) -> tuple[Section, Section]:
     fit = Section("fits", "Mixed-effects judgment models",
                   tables=["fits"], notes=[notes["fits"]] if "fits" in notes and r.fits is None
                   else [])
-    if r.fits is not None:
+    if r.fits is not None and "fit" in r.fits.table:  # trial level (reports.rating_fits)
+        fit.text = (f"Trial-level models, one row per rating, per language model: "
+                    f"{r.fits.formula} (lm_z = the model's z-score of the rated sentence, "
+                    "item = the sentence; response_z = the rating z-scored within its "
+                    "participant, or over all ratings where they name none). lmer fitted by "
+                    "REML, clmm (cumulative logit, Laplace) on the raw responses; Wald 95% "
+                    "intervals; clmm's thresholds 1|2, 2|3, ... on the logit scale.")
+    elif r.fits is not None:
         fit.text = (f"One linear mixed model per language model, fitted by REML: "
                     f"{r.fits.formula} (score = the model's z-score; dh, dlm = human and "
                     f"model deltas of a minimal pair).")
+    if r.fits is not None:
         fit.notes += r.fits.notes
         fit.pre = [(f"summary: {m}", str(text)) for m, text in r.fits.summaries.items()]
     comp = Section("comparisons", "Model comparisons", tables=["comparisons"],
@@ -190,16 +186,20 @@ def sections(r: Results) -> list[Section]:
                   "confidence; other scores: z above 0) against the expert label.",
                   tables=["mcc"])
     bench = r.benchmark is not None  # a benchmark's sections replace the judgment ones
+    in_context = context.has_conditions(r.dataset)  # a type: one sentence in its contexts
     shown = {"adc": has["pairs"] and not bench, "correlations": has["human"],
-             "mcc": has["labels"] and not bench, "variability": has["types"] and not bench,
+             "mcc": has["labels"] and not bench,
+             "variability": has["types"] and not bench and not in_context,
              "fits": bool(r.fits and r.fits.summaries), "comparisons": r.comparisons is not None}
     # why a section the reader may look for is missing: said once, in the data summary
     absent = [notes[k] for k in ("fits", "comparisons")
               if not shown[k] and k in notes and (has["human"] or has["pairs"])]
     data = Section("data", "Data summary", _omitted(has),
                    tables=["data_summary", "exclusions", "counts"], notes=absent)
-    parts = (data, *benchmark_sections(r), _criteria_section(r, has), _correlation_section(r),
-             mcc, _variability_section(r), fit, comp, repro)
+    corr = _correlation_section(r)
+    parts = (data, *benchmark_sections(r), _criteria_section(r, has),
+             *(rating_sections(r, corr) or [corr]), mcc, _variability_section(r), fit, comp,
+             repro)
     return [s for s in parts if shown.get(s.anchor, True)]
 
 
@@ -276,6 +276,11 @@ def comparison_method(c: pd.DataFrame) -> str:
                  f"(clustered {unit} make it too small)" + (", corrected the same way"
                                                             if corrected else ""))
     return text + "."
+
+
+def _rated(ds) -> str:
+    """The subtitle's count of trial-level ratings, where there are any."""
+    return "" if ds.ratings is None else f", {len(ds.ratings):,} ratings"
 
 
 def _write_figure(fig: Figure, path: Path) -> str:
@@ -371,7 +376,8 @@ def build(results: Results, out: str | os.PathLike = "report",
     context = {
         "title": title or f"acceptability report: {ds.name}",
         "subtitle": (f"{len(results.models)} models on {ds.name} ({len(ds.sentences)} sentences, "
-                     f"{len(ds.pairs)} minimal pairs); made {results.provenance.get('created')} "
+                     f"{len(ds.pairs)} minimal pairs{_rated(ds)}); made "
+                     f"{results.provenance.get('created')} "
                      f"by acceptability {results.provenance.get('acceptability')}."),
         "sections": rendered,
     }

@@ -13,6 +13,7 @@ from acceptability.reports.analysis import Results
 from acceptability.reports.benchmark import HUMAN, accuracy_display
 from acceptability.reports.escape import Markdown, escape_markdown, latex_escape
 from acceptability.reports.labels import header, resampled
+from acceptability.reports.rating_tables import all_rating_tables, summary_rows
 from acceptability.stats.inference.arrays import missing_for
 from acceptability.stats.inference.bootstrap import with_intervals
 
@@ -45,6 +46,7 @@ def data_summary(results: Results) -> pd.DataFrame:
          else "none given (each sentence is its own type)"),
         ("phenomena", s["phenomenon"].nunique() if (s["phenomenon"] != s["type_id"]).any()
          else "none given (each sentence type is its own phenomenon)"),
+        *summary_rows(results),
         ("minimal pairs", len(ds.pairs)),
         *([("pairs whose two texts are identical (kept)", int(ds.pairs["identical_text"].sum()))]
           if "identical_text" in ds.pairs else []),
@@ -52,8 +54,8 @@ def data_summary(results: Results) -> pd.DataFrame:
         ("scores (all models)", int(sc["score"].notna().sum())),
         *([("scores missing (NaN), left out", int(sc["score"].isna().sum()))]
           if sc["score"].isna().any() else []),
-        *([("score rows set aside: their sentences are outside the selected paradigms or "
-            "pairs", sc.attrs["set_aside"])] if sc.attrs.get("set_aside") else []),
+        *([("score rows set aside: their sentences are outside the selected paradigms, pairs or "
+            "sentences", sc.attrs["set_aside"])] if sc.attrs.get("set_aside") else []),
     ]
     return pd.DataFrame(rows, columns=["quantity", "value"]).astype({"value": str})
 
@@ -295,6 +297,7 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
         "ml_table1": ("Marvin & Linzen (2018) Table 1: accuracy (proportion of pairs) per "
                       "condition, beside the paper's" + published,
                       results.benchmark.table1 if results.benchmark else None),
+        **all_rating_tables(results),
     }
 
 

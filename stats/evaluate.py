@@ -167,7 +167,9 @@ def _with_ceiling(table: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
     ([rater_reliability][acceptability.stats.benchmarks.raters.rater_reliability],
     200 splits, seed `CEILING_SEED`), the largest r_sentence an error-free model can be
     expected to reach; one number for the whole dataset, also beside each ``by`` group.
-    NaN where the ratings give no reliability (the reason in ``attrs["r_ceiling"]``)."""
+    Of the raw ``response`` (the report computes it on the trials its ``human`` averages,
+    normed within participant where it norms them). NaN where the ratings give no
+    reliability (the reason in ``attrs["r_ceiling"]``)."""
     if dataset.ratings is None:
         return table
     try:

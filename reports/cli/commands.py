@@ -20,6 +20,7 @@ from acceptability.reports.cli import training as training_cli
 from acceptability.reports.cli.experiment import DATASETS, DTYPES
 from acceptability.scoring.normalise import NORMALISATIONS
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
+from acceptability.stats.ratings.normalize import METHODS as NORMINGS
 
 EXAMPLES = """\
 examples:
@@ -94,14 +95,15 @@ def _experiment(args: argparse.Namespace, **fixed):
     if getattr(args, "config", None):
         base = from_toml(args.config)
         if getattr(args, "dataset", None):  # a flag overrides the file's own data
-            base = dataclasses.replace(base, dataset=args.dataset, sentences=None, pairs=None)
+            base = dataclasses.replace(base, dataset=args.dataset, sentences=None, pairs=None,
+                                       ratings=None, scale=None)
     else:
         scoring = args.command == "score" or (args.command == "run" and args.scores is None
                                               and bool(args.model))
         base = Experiment(scores=None if scoring else "published",
                           models=tuple(args.model or ()))
-    names = ("dataset", "data_path", "max_pairs", "sentences", "pairs", "human_scale", "scores",
-             "revision",
+    names = ("dataset", "data_path", "max_pairs", "max_sentences", "sentences", "pairs",
+             "ratings", "scale", "human_scale", "scores", "revision", "norming",
              "dtype", "recheck", "normalise", "unigram", "trust_remote_code", "n_boot",
              "seed", "by", "formula", "compare_metric", "correction", "sign", "out")
     changes = {n: getattr(args, n, None) for n in names} | fixed
@@ -224,7 +226,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                           by=exp.by, formula=exp.formula or None,
                           compare_metric=exp.compare_metric, correction=exp.correction,
                           command=_command(args), extra=exp.scores_settings(),
-                          sign=exp.sign, data_path=exp.data_path)
+                          sign=exp.sign, data_path=exp.data_path, norming=exp.norming)
         report = build(results, exp.out)
     print(f"wrote {report.html}, {report.markdown}, {len(report.figures)} figures and "
           f"{len(report.tables)} table files in {report.out}")
@@ -297,11 +299,23 @@ DATA_OPTIONS = {
                    "construction, e.g. simple_agrmt (repeatable; default: all)"},
     "--max-pairs": {"type": int, "metavar": "N", "help": "keep the first N pairs of each "
                     "paradigm (else phenomenon): a quick look at a large benchmark"},
+    "--max-sentences": {"type": int, "metavar": "N", "help": "keep the first N sentences (of "
+                        "each context condition of lau2020; whole lists of "
+                        "megaacceptability, as many as fit): a quick look at a large dataset"},
     "--sentences": {"metavar": "FILE", "help": "your own sentences instead of --dataset: "
                     ".csv, .tsv or .parquet with sentence_id, text and optionally type_id, "
                     "phenomenon, label, human (docs/tables.md)"},
     "--pairs": {"metavar": "FILE", "help": "with --sentences: your minimal pairs (pair_id, "
                 "good_id, bad_id)"},
+    "--ratings": {"metavar": "FILE", "help": "with --sentences: your trial-level ratings, one "
+                  "row per rating (participant, sentence_id, response; docs/tables.md)"},
+    "--scale": {"metavar": "SCALE", "help": "with --ratings: the rating scale, likert:LOW-HIGH "
+                "(e.g. likert:1-7), me (magnitude estimation) or binary"},
+    "--norming": {"choices": ["auto", *NORMINGS], "help": "with trial-level ratings: the "
+                  "human value of a sentence is the mean of its ratings z-scored within "
+                  "participants (z), or of their normal scores by rank (rank), its mode under "
+                  "an ordinal mixed model (ordinal) or its mean rating (mean); default auto: z "
+                  "where the ratings name participants, else mean"},
     "--human-scale": {"choices": ["z", "raw"], "help": "with --sentences: the human column "
                       "holds z-scores (z, default; the ADC needs them) or raw ratings, "
                       "z-scored over the sentences (raw)"},
@@ -345,8 +359,9 @@ def _trust_arg(p: argparse.ArgumentParser) -> None:
 
 def _normalise_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--normalise", choices=NORMALISATIONS,
-                   help="normalise log-probabilities (Lau et al. 2017): mean (per token), slor "
-                        "or normlp (these two need --unigram); the model is named "
+                   help="normalise log-probabilities (Lau et al. 2017, 2020): mean (per "
+                        "token), penlp (length penalty), slor or normlp (these two need "
+                        "--unigram); the model is named "
                         "<model>_<method>_<normalise>")
     p.add_argument("--unigram", metavar="FILE",
                    help="with --normalise slor or normlp: the unigram model's corpus (.txt, "

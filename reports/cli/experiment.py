@@ -23,10 +23,13 @@ from acceptability.data.sources import checksum
 from acceptability.data.tables import member
 from acceptability.data.zorro import check_paradigms as check_zorro_paradigms
 from acceptability.reports.analysis import AUTO
+from acceptability.reports.cli.rating_data import head_sentences, lau2020_conditions
+from acceptability.reports.ratings import with_norming
 from acceptability.scoring.normalise import NORMALISATIONS, UNIGRAM, check_unigram_file
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
 
-DATASETS = ("li-adger", "blimp", "zorro", "marvin-linzen", "cola", "example")
+DATASETS = ("li-adger", "blimp", "zorro", "marvin-linzen", "cola", "lau2020",
+            "megaacceptability", "example")
 PARADIGM_DATASETS = ("blimp", "zorro", "marvin-linzen")  # what --paradigm selects in each
 CHECK_PARADIGMS = {"blimp": check_paradigms, "zorro": check_zorro_paradigms,
                    "marvin-linzen": check_constructions}
@@ -38,15 +41,16 @@ DTYPES = ("float32", "bfloat16")  # scoring precision (README: float32 or bfloat
 TOML_KEYS = {
     "": {"out": "out"},
     "data": {"dataset": "dataset", "path": "data_path", "paradigms": "paradigms",
-             "max_pairs": "max_pairs", "sentences": "sentences", "pairs": "pairs",
-             "human_scale": "human_scale"},
+             "max_pairs": "max_pairs", "max_sentences": "max_sentences",
+             "sentences": "sentences", "pairs": "pairs", "human_scale": "human_scale",
+             "ratings": "ratings", "scale": "scale"},
     "scores": {"source": "scores", "models": "models", "method": "method",
                "revision": "revision", "dtype": "dtype", "recheck": "recheck",
                "normalise": "normalise", "unigram": "unigram",
                "trust_remote_code": "trust_remote_code"},
     "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
                  "formula": "formula", "compare_metric": "compare_metric",
-                 "correction": "correction", "sign": "sign"},
+                 "correction": "correction", "sign": "sign", "norming": "norming"},
 }
 
 
@@ -63,7 +67,13 @@ class Experiment:
     over the sentences (``"raw"``; ``data.tables.human_on_z_scale``).
     ``paradigms``: BLiMP or Zorro paradigms, or Marvin & Linzen constructions, to load
     (default all). ``max_pairs``: keep the first N pairs of each paradigm (else phenomenon),
-    for a quick look at a large benchmark. ``by="auto"`` picks the
+    for a quick look at a large benchmark. ``ratings`` (with ``scale``, e.g.
+    ``"likert:1-7"``): the user's own trial-level ratings beside ``sentences``.
+    ``max_sentences``: keep the first N sentences (of each context condition of lau2020;
+    whole lists of MegaAcceptability: ``reports.cli.rating_data.head_sentences``).
+    ``norming``: how trial ratings become one human value per sentence
+    (``stats.normalize_ratings``; ``"auto"``: ``reports.ratings.default_norming``).
+    ``by="auto"`` picks the
     per-group breakdown; ``formula="auto"`` fits the default mixed model where the data
     can carry it (``reports.analysis.resolve_formula``), ``""`` none; ``compare_metric=
     "auto"`` compares models on the ADC, else the BLiMP criterion, else r_sentence,
@@ -82,6 +92,9 @@ class Experiment:
     human_scale: str = "z"
     paradigms: tuple[str, ...] = ()
     max_pairs: int | None = None
+    max_sentences: int | None = None
+    ratings: str | None = None
+    scale: str | None = None
     scores: str | None = "published"
     models: tuple[str, ...] = ()
     method: str = "logprob"
@@ -99,6 +112,7 @@ class Experiment:
     compare_metric: str = AUTO
     correction: str = "holm"
     sign: str = "strict"
+    norming: str = AUTO
     out: str = "report"
 
     def __post_init__(self) -> None:
@@ -120,9 +134,11 @@ class Experiment:
                                 f"& Linzen constructions, not parts of {self.dataset!r} data",
                                 fix="use them with dataset blimp, zorro or marvin-linzen")
             CHECK_PARADIGMS[self.dataset](self.paradigms)
-        if self.max_pairs is not None and not (isinstance(self.max_pairs, int)
-                                               and self.max_pairs > 0):
-            raise DataError(f"max_pairs must be a positive whole number, got {self.max_pairs!r}")
+        for key in ("max_pairs", "max_sentences"):
+            value = getattr(self, key)
+            if value is not None and not (isinstance(value, int) and value > 0):
+                raise DataError(f"{key} must be a positive whole number, got {value!r}")
+        self._check_ratings()
         object.__setattr__(self, "deltas", tuple(check_delta(d) for d in self.deltas))
         object.__setattr__(self, "models", tuple(self.models))
         if self.n_boot < 0:
@@ -145,6 +161,23 @@ class Experiment:
                             fix="give --scores (published or a file) or --model")
         if self.scores is None:
             self.scoring_plan()  # an unknown method fails here, before any work
+
+    def _check_ratings(self) -> None:
+        """Trial-level ratings: a file needs its sentences and scale; a norming must be
+        known (``reports.ratings.NORMINGS``)."""
+        from acceptability.reports.ratings import NORMINGS
+
+        if self.ratings is not None and self.sentences is None:
+            raise DataError("a ratings file needs its sentences file",
+                            fix="give --sentences FILE with --ratings FILE")
+        if (self.ratings is None) != (self.scale is None):
+            raise DataError("a ratings file and its scale come together",
+                            fix="give --ratings FILE --scale likert:1-7 (or me, binary)")
+        if self.scale is not None:
+            data.RatingScale.parse(self.scale)
+        if self.norming not in (AUTO, *NORMINGS):
+            raise DataError(f"unknown norming {self.norming!r}",
+                            fix=f"use one of {[AUTO, *NORMINGS]}")
 
     def _check_normalise(self) -> None:
         """A normalisation that cannot run fails here, before any work."""
@@ -197,7 +230,7 @@ class Experiment:
         """The settings that determine the statistics (for fingerprints and provenance)."""
         return {"deltas": list(self.deltas), "n_boot": self.n_boot, "seed": self.seed,
                 "by": self.by, "compare_metric": self.compare_metric,
-                "correction": self.correction, "sign": self.sign}
+                "correction": self.correction, "sign": self.sign, "norming": self.norming}
 
 
 def model_method(spec: str, default: str) -> tuple[str, str]:
@@ -278,7 +311,7 @@ def from_toml(path: str | os.PathLike) -> Experiment:
     if "sentences" in values and "dataset" in values:
         raise DataError("[data] gives both a dataset and sentences", source=str(p),
                         fix="keep one: a named dataset, or your own sentences/pairs files")
-    for key in ("data_path", "out", "sentences", "pairs", "unigram"):
+    for key in ("data_path", "out", "sentences", "pairs", "ratings", "unigram"):
         if key in values:
             values[key] = str((p.parent / values[key]).resolve())
     if "scores" in values and values["scores"] not in ("published", "score"):
@@ -292,9 +325,15 @@ def from_toml(path: str | os.PathLike) -> Experiment:
 
 
 def load_dataset(exp: Experiment):
-    """The experiment's dataset (its first ``max_pairs`` pairs per paradigm when set)."""
+    """The experiment's dataset: its first ``max_pairs`` pairs per paradigm and first
+    ``max_sentences`` sentences when set; trial-level ratings normed into ``human``
+    (``reports.ratings.with_norming``)."""
     ds = _load_dataset(exp)
-    return ds if exp.max_pairs is None else head_pairs(ds, exp.max_pairs)
+    if exp.max_sentences is not None:
+        ds = head_sentences(ds, exp.max_sentences)
+    if exp.max_pairs is not None:
+        ds = head_pairs(ds, exp.max_pairs)
+    return with_norming(ds, exp.norming) if ds.ratings is not None else ds
 
 
 def head_pairs(ds, n: int):
@@ -306,7 +345,12 @@ def head_pairs(ds, n: int):
 
 def _load_dataset(exp: Experiment):
     if exp.dataset == USER:
+        if exp.ratings is not None:
+            return data.read_dataset(exp.sentences, exp.pairs, human_scale=exp.human_scale,
+                                     ratings=exp.ratings, scale=exp.scale)
         return data.read_dataset(exp.sentences, exp.pairs, human_scale=exp.human_scale)
+    if exp.dataset == "lau2020":
+        return lau2020_conditions(exp.data_path)
     if exp.dataset == "example":
         return data.load_example()[0]
     if exp.dataset == "blimp":
@@ -315,7 +359,8 @@ def _load_dataset(exp: Experiment):
         return data.load_zorro(exp.data_path, paradigms=exp.paradigms or None)
     if exp.dataset == "marvin-linzen":
         return data.load_marvin_linzen(exp.data_path, constructions=exp.paradigms or None)
-    loader = {"li-adger": data.load_li_adger, "cola": data.load_cola}[exp.dataset]
+    loader = {"li-adger": data.load_li_adger, "cola": data.load_cola,
+              "megaacceptability": data.load_megaacceptability}[exp.dataset]
     return loader(exp.data_path)
 
 
@@ -374,7 +419,8 @@ def load_scores(exp: Experiment, dataset) -> pd.DataFrame:
     if exp.scores is None:
         return score_models(dataset, exp.scoring_plan(), exp.revision, exp.dtype, exp.recheck,
                             exp.normalise, exp.unigram, exp.trust_remote_code)
-    restricted = bool(exp.paradigms) or exp.max_pairs is not None
+    restricted = bool(exp.paradigms) or exp.max_pairs is not None \
+        or exp.max_sentences is not None
     if exp.scores == "published":
         if exp.dataset == "li-adger":
             scores = data.load_li_adger_scores(exp.data_path)
@@ -400,14 +446,15 @@ def within(scores: pd.DataFrame, dataset, source: str) -> pd.DataFrame:
     ``attrs["set_aside"]`` and said on stderr. No row in the dataset is an error."""
     inside = member(scores["sentence_id"], dataset.sentences["sentence_id"])
     if not inside.any():
-        raise DataError(f"no score for any sentence of the selected {dataset.name} pairs",
-                        source=source, fix="score the sentences of the selected paradigms "
-                                           "(acceptability score with the same --paradigm "
-                                           "and --max-pairs)")
+        raise DataError(f"no score for any sentence of the selected {dataset.name} pairs "
+                        "or sentences", source=source,
+                        fix="score the sentences of the selected paradigms (acceptability "
+                            "score with the same --paradigm, --max-pairs and --max-sentences)")
     out = scores[inside].reset_index(drop=True)
     out.attrs["set_aside"] = int((~inside).sum())
     if out.attrs["set_aside"]:
         print(f"set aside {out.attrs['set_aside']:,} score rows ("
               f"{scores.loc[~inside, 'sentence_id'].nunique():,} sentences) outside the selected "
-              "paradigms or pairs (--paradigm, --max-pairs)", file=sys.stderr)
+              "paradigms, pairs or sentences (--paradigm, --max-pairs, --max-sentences)",
+              file=sys.stderr)
     return out

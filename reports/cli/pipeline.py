@@ -41,6 +41,7 @@ from acceptability.reports.cli import store
 from acceptability.reports.cli.experiment import Experiment, load_dataset, load_scores
 from acceptability.reports.cli.lock import folder_lock
 from acceptability.reports.provenance import version
+from acceptability.reports.rating_fits import TRIAL_LEVEL
 from acceptability.reports.render import Report, build
 
 STEPS = ("score", "evaluate", "fit", "report")
@@ -219,7 +220,8 @@ def _evaluate(exp: Experiment, ds, scores, command: str | None, out: Path) -> li
     results = analyse(ds, scores, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed,
                       by=exp.by, formula=None, compare_metric=exp.compare_metric,
                       correction=exp.correction, command=command,
-                      extra=exp.scores_settings(), sign=exp.sign, data_path=exp.data_path)
+                      extra=exp.scores_settings(), sign=exp.sign, data_path=exp.data_path,
+                      norming=exp.norming)
     write_csv(results.evaluation, out / "evaluation.csv", index=False)
     return ["evaluation.csv", *store.save(results, out / "analysis.json")]
 
@@ -253,7 +255,8 @@ def _steps(exp: Experiment, ds, formula: str | None, why: str | None,
     out, pkg = step.out, version("acceptability")
     scores_file = out / "scores.parquet"
     source = {"dataset": exp.dataset, "checksums": ds.checksums, "paradigms": exp.paradigms,
-              "max_pairs": exp.max_pairs, "source": _scores_source(exp)}
+              "max_pairs": exp.max_pairs, "max_sentences": exp.max_sentences,
+              "source": _scores_source(exp)}
     fp_score = fingerprint(source, exp.scores_settings(), pkg, code_hash("data", "scoring"))
     step(1, "score", fp_score,
          lambda: [data.write_scores(load_scores(exp, ds), scores_file).name],
@@ -266,7 +269,8 @@ def _steps(exp: Experiment, ds, formula: str | None, why: str | None,
     step(2, "evaluate", fp_eval, lambda: _evaluate(exp, ds, scores, command, out),
          f"statistics for {scores['model'].nunique()} models (bootstrap n={exp.n_boot})",
          settings=exp.analysis_settings() | {"command": command}, document="analysis.json")
-    fp_fit = fingerprint(fp_score, scored, formula, pkg, code_hash("stats"))
+    fitted = ("stats", "reports") if formula == TRIAL_LEVEL else ("stats",)  # rating_fits
+    fp_fit = fingerprint(fp_score, scored, formula, pkg, code_hash(*fitted))
     step(3, "fit", fp_fit, lambda: _fit(ds, scores, formula, out),
          f"mixed models: {formula or 'none'}", settings={"formula": formula},
          document="fits.json")

@@ -35,12 +35,13 @@ from acceptability.data.atomic import own_folder, safe_name, write_parquet, writ
 from acceptability.data.errors import DataError
 from acceptability.reports.analysis import Fits, Results
 from acceptability.reports.benchmark import Benchmark
+from acceptability.reports.ratings import RatingsResults
 from acceptability.stats.variability import Variability
 
 FORMAT = "acceptability run store"
 VERSION = 1
 TAG = "$type"
-KINDS = {cls.__name__: cls for cls in (Results, Fits, Benchmark, Variability)}
+KINDS = {cls.__name__: cls for cls in (Results, Fits, Benchmark, Variability, RatingsResults)}
 SUPPLIED = {"Results": ("dataset",)}  # fields the loader is given, not stored
 FIX = "rerun with --force to recompute it"
 

@@ -78,16 +78,22 @@ def once(tmp_path_factory, name: str, build: Callable[[Path], None]) -> Path:
     return folder
 
 
+def tiny(tmp_path_factory, folder: str, positions: int, **kinds: str) -> dict[str, str]:
+    """Tiny models as local folders by name, each made by ``scoring_fixtures.make_<kind>``
+    with ``positions`` positions."""
+    need_module("torch")
+    need_module("transformers")
+    from tests import scoring_fixtures
+
+    root = tmp_path_factory.mktemp(folder)
+    return {name: getattr(scoring_fixtures, f"make_{kind}")(root / name, positions=positions)
+            for name, kind in kinds.items()}
+
+
 @pytest.fixture(scope="session")
 def tiny_models(tmp_path_factory) -> dict[str, str]:
     """A tiny GPT-2 (logprob) and a tiny BERT classifier, as local model folders."""
-    need_module("torch")
-    need_module("transformers")
-    from tests.scoring_fixtures import make_classifier, make_gpt2
-
-    root = tmp_path_factory.mktemp("guard-models")
-    return {"gpt2": make_gpt2(root / "gpt2", positions=MAX_POSITIONS),
-            "cls": make_classifier(root / "cls", positions=MAX_POSITIONS)}
+    return tiny(tmp_path_factory, "guard-models", MAX_POSITIONS, gpt2="gpt2", cls="classifier")
 
 
 @pytest.fixture(scope="module")
@@ -153,3 +159,52 @@ def lau_report(tmp_path_factory, tiny_models) -> Path:
         cli("report", "--sentences", str(sentences), "--scores", str(scores),
             "--n-boot", str(N_BOOT), "--out", str(folder / "report"))
     return once(tmp_path_factory, "lau2020", build) / "report"
+
+
+CONTEXT_POSITIONS = 2048  # Lau et al.'s paragraphs and sentence: up to ~1,000 tiny-BPE tokens
+LAU_MASKED = 10  # --max-sentences of the masked model's run (PLL in context: ~0.5 s each)
+
+
+@pytest.fixture(scope="session")
+def context_models(tmp_path_factory) -> dict[str, str]:
+    """A tiny GPT-2 and a tiny BERT that take a paragraph of context before a sentence."""
+    return tiny(tmp_path_factory, "guard-context-models", CONTEXT_POSITIONS, gpt2="gpt2",
+                bert="bert")
+
+
+@pytest.fixture(scope="module", params=["causal", "masked"])
+def lau_ratings_report(request, tmp_path_factory, context_models) -> Path:
+    """``run --dataset lau2020``: its 250 sentences in three context conditions, each
+    scored in its context; "causal": all of them with the tiny GPT-2, "masked": the first
+    ``LAU_MASKED`` of each condition with the tiny BERT (PLL, the context unmasked) and
+    the tiny GPT-2."""
+    need_data("lau2020", "context-real-ratings.csv")
+    models = ["--model", f"{context_models['gpt2']}:logprob"]
+    head = []
+    if request.param == "masked":
+        models = ["--model", f"{context_models['bert']}:pll", *models]
+        head = ["--max-sentences", str(LAU_MASKED)]
+
+    def build(out: Path) -> None:
+        with one_thread():
+            cli("run", "--dataset", "lau2020", *head, *models, "--n-boot", str(N_BOOT),
+                "--out", str(out))
+    return once(tmp_path_factory, f"lau2020-ratings-{request.param}", build)
+
+
+MEGA_SENTENCES = 300  # --max-sentences: the first 6 lists of 50 sentences, 5 raters each
+
+
+@pytest.fixture(scope="module")
+def mega_report(tmp_path_factory, tiny_models) -> Path:
+    """``run --dataset megaacceptability --max-sentences 300`` scored by the tiny GPT-2
+    (logprob) and the tiny BERT classifier."""
+    need_data("megaacceptability", "mega-acceptability-v1.zip")
+
+    def build(out: Path) -> None:
+        with one_thread():
+            cli("run", "--dataset", "megaacceptability", "--max-sentences",
+                str(MEGA_SENTENCES), "--model", f"{tiny_models['gpt2']}:logprob",
+                "--model", f"{tiny_models['cls']}:classifier", "--n-boot", str(N_BOOT),
+                "--out", str(out))
+    return once(tmp_path_factory, "megaacceptability", build)

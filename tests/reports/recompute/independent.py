@@ -41,7 +41,8 @@ K_SD = 5.0
 BATCH = 500  # resamples computed at once: (BATCH x sentences) float arrays stay small
 LABELS = ("model", "source", "term", "level", "test", "model_a", "model_b", "quantity",
           "value", "table", "reason", "paradigm", "phenomenon", "contrast", "system",
-          "dataset", "ci_unit", "metric")
+          "dataset", "ci_unit", "metric", "condition", "method", "split", "norming", "group",
+          "classified_by", "fit")
 
 
 # ------------------------------------------------------------------ definitions
@@ -452,6 +453,44 @@ def assert_p_boot(p: float, diff: np.ndarray, n_package: int, what: str) -> None
             f"differences beyond 0, ours {share:.4f} (tolerance {tol:.4f})")
 
 
+def check_r_comparison(table: pd.DataFrame, data: Data, r_boot: np.ndarray,
+                       n_package: int) -> tuple[int, int]:
+    """The one comparison of two models' r_sentence: the estimates, Steiger's z over the
+    sentences with both scores, the paired bootstrap difference's interval and p against
+    ours (``r_boot``: resamples x models, in the order of ``data.models``), Holm of one p.
+    Returns the sentences Steiger's z used and the package's resamples."""
+    assert len(table) == 1
+    row = table.iloc[0]
+    a, b = row["model_a"], row["model_b"]
+    names = list(data.models)
+    _, p, n_cases = steiger(data.human, data.models[a].z(), data.models[b].z())
+    n = max(n_package, resamples_for(1))
+    ours = data.evaluate()
+    ea, eb = ours.loc[a, "r_sentence"], ours.loc[b, "r_sentence"]
+    what = f"comparisons {a} - {b}"
+    assert_close(row[["estimate_a", "estimate_b", "difference", "p_min"]],
+                 [ea, eb, ea - eb, 2 / (n + 1)], what)
+    assert_close([row["p_test"], row["p_test_adj"]], [p, p], f"{what} Steiger p", rtol=1e-9)
+    assert row["test"] == "steiger_z"
+    diff = r_boot[:, names.index(a)] - r_boot[:, names.index(b)]
+    assert_interval(row["difference_lower"], row["difference_upper"], ea - eb, diff, n, what)
+    assert_p_boot(row["p_boot"], diff, n, what)
+    assert_close(row["p_boot_adj"], row["p_boot"], f"{what} Holm of one p")
+    assert_only(table, {"estimate_a", "estimate_b", "difference", "difference_lower",
+                        "difference_upper", "p_boot", "p_boot_adj", "p_min", "p_test",
+                        "p_test_adj"}, "comparisons")
+    return n_cases, n
+
+
+def models_of(scores: pd.DataFrame, ids: pd.Series, classifiers: tuple[str, ...] = ()
+              ) -> dict[str, Model]:
+    """Each model of a long scores table as a ``Model`` over ``ids`` (NaN: no score), in
+    the table's order."""
+    return {m: Model(t.set_index("sentence_id")["score"].reindex(ids).to_numpy(float),
+                     classifier=m in classifiers)
+            for m, t in scores.groupby("model", sort=False)}
+
+
 def check_metrics(table: pd.DataFrame, ours: pd.DataFrame, dist: dict[str, np.ndarray],
                   what: str, n_package: int) -> set[str]:
     """Each column of ``table`` that ``ours`` (indexed by model) has, per model row, and
@@ -524,7 +563,8 @@ def markdown_tables(out: Path) -> dict[str, list[list[str]]]:
                 if rows:
                     break
                 continue
-            rows.append([c.strip() for c in row.strip().strip("|").split("|")])
+            cells = re.split(r"(?<!\\)\|", row.strip().removeprefix("|").removesuffix("|"))
+            rows.append([c.strip().replace("\\|", "|") for c in cells])
         found[stem_of[int(number.group(1))]] = [rows[0], *rows[2:]]  # without the |:--| row
     return found
 

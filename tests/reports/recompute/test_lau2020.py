@@ -34,9 +34,7 @@ def sentences(lau_report) -> pd.DataFrame:
 def data(lau_report, sentences) -> ind.Data:
     scores = pd.read_parquet(lau_report.parent / "scores.parquet")
     ids = sentences["sentence_id"]
-    models = {m: ind.Model(s.set_index("sentence_id")["score"].reindex(ids).to_numpy(float),
-                           classifier=m == "cls_classifier")
-              for m, s in scores.groupby("model", sort=False)}
+    models = ind.models_of(scores, ids, classifiers=("cls_classifier",))
     assert tuple(models) == MODELS
     none = np.arange(0)
     return ind.Data(sentences["human"].to_numpy(float), np.full(len(ids), np.nan),
@@ -106,30 +104,9 @@ def test_correlations(tables, data, boot):
 def test_comparisons_by_steiger(tables, data, boot, lau_report):
     """r_sentence of the two models: Steiger's z over the 250 sentences (its p is 1.0
     whatever the data when n = 3 is passed), the paired bootstrap of the difference."""
-    t = tables["comparisons"]
-    assert len(t) == 1
-    row = t.iloc[0]
-    a, b = row["model_a"], row["model_b"]
-    assert {a, b} == set(MODELS)
-    _, p, n_cases = ind.steiger(data.human, data.models[a].z(), data.models[b].z())
+    n_cases, n = ind.check_r_comparison(tables["comparisons"], data, boot["r_sentence"], N_BOOT)
     assert n_cases == 250
-    n = max(N_BOOT, ind.resamples_for(1))
     assert f"{n:,} resamples" in (lau_report / "report.md").read_text()
-    ours = data.evaluate()
-    ea, eb = ours.loc[a, "r_sentence"], ours.loc[b, "r_sentence"]
-    what = f"comparisons {a} - {b}"
-    ind.assert_close(row[["estimate_a", "estimate_b", "difference", "p_min"]],
-                     [ea, eb, ea - eb, 2 / (n + 1)], what)
-    ind.assert_close([row["p_test"], row["p_test_adj"]], [p, p], f"{what} Steiger p",
-                     rtol=1e-9)
-    assert row["test"] == "steiger_z"
-    diff = boot["r_sentence"][:, MODELS.index(a)] - boot["r_sentence"][:, MODELS.index(b)]
-    ind.assert_interval(row["difference_lower"], row["difference_upper"], ea - eb, diff, n, what)
-    ind.assert_p_boot(row["p_boot"], diff, n, what)
-    ind.assert_close(row["p_boot_adj"], row["p_boot"], f"{what} Holm of one p")
-    ind.assert_only(t, {"estimate_a", "estimate_b", "difference", "difference_lower",
-                        "difference_upper", "p_boot", "p_boot_adj", "p_min", "p_test",
-                        "p_test_adj"}, "comparisons")
 
 
 def test_evaluation(tables, data, boot):

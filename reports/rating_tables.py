@@ -1,0 +1,93 @@
+"""The report tables of a rating data set (``reports.ratings``): the ratings in the data
+summary, rater reliability, correlations beside the human ceiling, the published norms and
+ratings across context conditions."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from acceptability.data.ratings import rating_scale
+
+NORMING_TEXT = {
+    "z": "each rating z-scored within its participant (sample SD), averaged per sentence "
+         "(Sprouse, Schütze & Almeida 2013)",
+    "rank": "each rating's rank within its participant as a normal score (Blom 1958), "
+            "averaged per sentence",
+    "ordinal": "each sentence's mode under an ordinal (cumulative link) mixed model with "
+               "participant thresholds (White & Rawlins 2020)",
+    "mean": "the mean rating per sentence, on the rating scale",
+}
+
+
+def summary_rows(results) -> list[tuple[str, object]]:
+    """The data summary's rows on trial-level ratings (none without them)."""
+    ds = results.dataset
+    r = ds.ratings
+    if r is None:
+        return []
+    named = r["participant"].notna()
+    per = r.groupby("sentence_id").size()
+    rows = [("ratings (trial level)", len(r)), ("rating scale", str(rating_scale(r))),
+            ("participants", r.loc[named, "participant"].nunique() if named.all()
+             else "not given (the ratings name no participant)"),
+            ("ratings per sentence (min, median, max)",
+             f"{per.min()}, {per.median():g}, {per.max()}")]
+    if "condition" in ds.sentences:
+        rows.append(("conditions", ", ".join(map(str, pd.unique(ds.sentences["condition"])))))
+    if results.ratings is not None:
+        n = results.ratings.norming
+        rows.append(("human judgment (norming)", f"{n}: {NORMING_TEXT[n]}"))
+    return rows
+
+
+def reliability(results) -> pd.DataFrame | None:
+    """Rater reliability per condition and method, with its interval."""
+    rel = results.ratings.reliability if results.ratings is not None else None
+    if rel is None:
+        return None
+    return rel.drop(columns="n_splits").reset_index(drop=True)
+
+
+def _part(results, name: str) -> pd.DataFrame | None:
+    return getattr(results.ratings, name) if results.ratings is not None else None
+
+
+def _context(results, name: str) -> pd.DataFrame | None:
+    return results.ratings.context.get(name) if results.ratings is not None else None
+
+
+def norms(results) -> pd.DataFrame | None:
+    """Each norming against the published normalised values."""
+    t = _part(results, "norms")
+    return None if t is None else t.drop(columns="note", errors="ignore")
+
+
+def _intervals(results, of: str) -> str:
+    """Caption text on the intervals: the bootstrap's resamples of ``of``, or none."""
+    boot = results.provenance.get("n_boot", 0)
+    return (f"95% percentile intervals from {boot:,} bootstrap resamples of {of}" if boot
+            else "no intervals (n_boot = 0)")
+
+
+def all_rating_tables(results) -> dict[str, tuple[str, pd.DataFrame | None]]:
+    """The rating tables by file stem: (caption, table or None)."""
+    over = _intervals(results, "the sentences")
+    return {
+        "reliability": ("Rater reliability per condition: split-half (Spearman-Brown "
+                        "corrected; ceiling = its square root), one rating against the mean "
+                        f"of the others (Lau et al. 2020), ICC(1) and ICC(k); {over}",
+                        reliability(results)),
+        "norms": ("Each norming's value per sentence against the published normalised value "
+                  f"(White & Rawlins 2020); {over}", norms(results)),
+        "rating_correlations": ("Correlation of each model's scores with the human value per "
+                                f"sentence in each condition, beside the human ceiling; {over}",
+                                _part(results, "correlations")),
+        "condition_means": ("Mean rating per condition (mean of the sentences' means) and its "
+                            "shift from the condition without context; " + _intervals(
+                                results, "the sentences, each with all its conditions"),
+                            _context(results, "condition_means")),
+        "quality_shifts": ("Shift of the mean rating from the condition without context, by "
+                           "group of sentences; " + _intervals(
+                               results, "the sentences of each group"),
+                           _context(results, "quality_shifts")),
+    }
