@@ -19,6 +19,15 @@ from acceptability.data.marvin_linzen import load_marvin_linzen, marvin_linzen_c
 from acceptability.data.megaacceptability import load_megaacceptability
 from acceptability.data.ratings import RatingScale, rating_scale, validate_ratings
 from acceptability.data.scores_io import read_scores, write_scores
+from acceptability.data.syntaxgym import (
+    load_syntaxgym,
+    read_syntaxgym_surprisals,
+    syntaxgym_circuits,
+    syntaxgym_predictions,
+    syntaxgym_regions,
+    syntaxgym_suites,
+)
+from acceptability.data.syntaxgym_results import load_syntaxgym_results
 from acceptability.data.tables import (
     validate_pairs,
     validate_scores,
@@ -36,5 +45,7 @@ __all__ = [
     "load_marvin_linzen", "load_megaacceptability", "load_zorro", "load_zorro_reference_scores",
     "marvin_linzen_constructions", "read_dataset", "read_scores", "write_scores",
     "zorro_paradigms",
+    "load_syntaxgym", "load_syntaxgym_results", "read_syntaxgym_surprisals",
+    "syntaxgym_circuits", "syntaxgym_predictions", "syntaxgym_regions", "syntaxgym_suites",
     "validate_pairs", "validate_scores", "validate_sentences", "validate_trials",
 ]

@@ -11,7 +11,7 @@ from acceptability.data import (  # the scores file format is data's (validated 
     read_scores,
     write_scores,
 )
-from acceptability.scoring.api import score, sentences_frame, token_scores
+from acceptability.scoring.api import score, sentences_frame, token_scores, word_scores
 from acceptability.scoring.baselines.corpus import (
     CorpusBaselines,
     baseline_scores,
@@ -39,6 +39,7 @@ from acceptability.scoring.models import LanguageModel, load_model
 from acceptability.scoring.normalise import mean_logprob, norm_lp, pen_logprob, slor
 from acceptability.scoring.options import ScoringOptions
 from acceptability.scoring.prefix import prefix_scores
+from acceptability.scoring.regions import region_surprisals
 from acceptability.scoring.registry import METHODS
 from acceptability.scoring.training.lm import finetune, train_lm, train_tokenizer
 
@@ -67,6 +68,7 @@ __all__ = [
     "pen_logprob",
     "prefix_scores",
     "read_scores",
+    "region_surprisals",
     "score",
     "sentences_frame",
     "slor",
@@ -79,5 +81,6 @@ __all__ = [
     "train_tokenizer",
     "train_unigram",
     "unigram_from_frequencies",
+    "word_scores",
     "write_scores",
 ]

@@ -4,9 +4,7 @@ Each builds one `ScoringOptions` from its arguments (`options.resolve`) and pass
 
 from __future__ import annotations
 
-import bisect
 import math
-import re
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -27,6 +25,7 @@ from acceptability.scoring.recheck import recheck_pairs
 from acceptability.scoring.registry import CONTEXT_KINDS, PREFIX_METHODS, REGISTRY
 from acceptability.scoring.results import Scored
 from acceptability.scoring.runner import Scorer, compute, make_scorer
+from acceptability.scoring.words import plan_words, word_table
 
 
 def sentences_frame(data: Any, text_column: str = "text") -> pd.DataFrame:
@@ -102,7 +101,8 @@ def _score_sentences(
     if kind is not None and kind not in CONTEXT_KINDS and any(frame["context"]):
         raise ScoringError(
             f"method {options.method!r} scores sentences alone; sentences in context are scored "
-            "by causal LMs (logprob) and masked LMs (pll, pll_word_l2r): remove the context "
+            "by causal LMs (logprob), masked LMs (pll, pll_word_l2r, mntp, mntp_word_l2r) and "
+            "encoder-decoders (seq2seq, seq2seq_pll): remove the context "
             "column (in Python: context=False) to score them without it"
         )
     scorer = make_scorer(options)
@@ -135,18 +135,19 @@ def score(data: Any, model: Any = None, method: str | None = None, *, context: A
         Hub id or local directory (loaded with `from_pretrained`), a `load_model()` result,
         or for method "ngram" a `train_ngram()` model or an ARPA file path.
     method : str, default "logprob"
-        A sentence method of `scoring.registry.REGISTRY` (`scoring.METHODS`): "logprob"
-        (causal LM: sum of log P(token | BOS, previous tokens)), "pll" (masked LM, thesis
-        eq. 3), "pll_word_l2r" (Kauf & Ivanova 2023), "classifier" (thesis eq. 2.3),
-        "ngram" (Kneser-Ney or ARPA). All log-probabilities are natural logs.
+        A sentence method of `scoring.registry.REGISTRY` (`scoring.METHODS`; equations in
+        docs/scoring.md): "logprob" (causal LMs), "pll", "pll_word_l2r", "mntp",
+        "mntp_word_l2r" (masked LMs), "seq2seq", "seq2seq_pll" (encoder-decoders),
+        "classifier" (thesis eq. 2.3), "ngram". All log-probabilities are natural logs.
     context : None, False, str or sequence of str
         Each sentence's preceding context (Lau et al. 2020): None reads the sentences
         table's `context` column when it has one; a str names another column; a sequence
         gives one context per sentence; False scores without. A missing or empty context
         means none. A sentence is scored after its context and a space (none when the
         context ends in whitespace; `scoring.context.continuation`): logprob is
-        log P(sentence | BOS, context), the PLL methods mask and score only the sentence's
-        tokens, the context unmasked. Causal and masked methods only.
+        log P(sentence | BOS, context), seq2seq log P(sentence | encoder reads context),
+        the masked methods mask and score only the sentence's tokens, the context
+        unmasked. Causal, masked and seq2seq methods only.
     options : ScoringOptions, optional
         Settings to start from; `model`, `method` and `settings` given here override them.
     **settings
@@ -323,8 +324,9 @@ def token_scores(
 ) -> pd.DataFrame:
     """Per-token (level="token") or per-word (level="word": whitespace-separated words) scores.
 
-    A word-level score sums its tokens (a word's punctuation included); n-gram tokens are
-    already words (plus `</s>`). Uses the same cache and `client` as `score`.
+    A word-level score sums its tokens (a word's punctuation included; `scoring.word_scores`
+    with its defaults, which also takes other words and the boundary correction); n-gram
+    tokens are already words (plus `</s>`). Uses the same cache and `client` as `score`.
 
     Parameters
     ----------
@@ -357,37 +359,74 @@ def token_scores(
     ['sentence_id', 'model', 'method', 'index', 'word', 'logprob', 'n_tokens', 'surprisal']
     """
     options = resolve(options, model, method, settings, default_method="logprob")
-    refuse(options, ("normalise", "unigram", "recheck"), "token_scores")
+    refuse(options, ("normalise", "unigram", "recheck", "word_boundaries"), "token_scores")
     if level not in ("token", "word"):
         raise ScoringError(f"level must be 'token' or 'word', got {level!r}")
     if options.method == "classifier":
         raise ScoringError("the classifier method gives sentence scores only; no token scores")
+    if level == "word":
+        words = word_scores(data, context=context, options=options)
+        return words[["sentence_id", "model", "method", "index", "word", "logprob", "n_tokens",
+                      "surprisal"]]
     frame, scorer, scored = _score_sentences(data, options, context)
-    rows = []
-    for sid, text, ctx, s in zip(frame["sentence_id"], frame["text"], frame["context"], scored, strict=True):
-        units = _words(continuation(ctx, text), s) if level == "word" and s.offsets else _tokens(s)
-        rows += [(sid, i, unit, lp, n) for i, (unit, lp, n) in enumerate(units)]
-    out = pd.DataFrame(rows, columns=["sentence_id", "index", level, "logprob", "n_tokens"])
+    rows = [(sid, i, token, lp) for sid, s in zip(frame["sentence_id"], scored, strict=True)
+            for i, (token, lp) in enumerate(zip(s.tokens, s.logprobs, strict=True))]
+    out = pd.DataFrame(rows, columns=["sentence_id", "index", "token", "logprob"])
     out.insert(1, "model", options.model_name or display_name(scorer.label))
     out.insert(2, "method", options.method)
     out["surprisal"] = -out["logprob"] / math.log(2)
-    return out if level == "word" else out.drop(columns="n_tokens")
+    return out
 
 
-def _tokens(s) -> list[tuple[str, float, int]]:
-    return [(t, lp, 1) for t, lp in zip(s.tokens, s.logprobs, strict=True)]
+def word_scores(data: Any, model: Any = None, method: str | None = None, *,
+                words: Any = "whitespace", boundary: str = "sum", context: Any = None,
+                options: ScoringOptions | None = None, **settings: Any) -> pd.DataFrame:
+    """Per-word log-probability and surprisal of each sentence, with each word's character
+    span (a region's score is the sum over the words inside its span; `scoring.words`).
 
+    Parameters
+    ----------
+    data, model, method, context, options
+        As for `score`: any token method ("logprob", "pll", "pll_word_l2r", "mntp",
+        "seq2seq", ..., "ngram"); with a context, the sentence's words only.
+    words : "whitespace", callable, dict or list
+        "whitespace": whitespace-separated words (punctuation stays on its word). A function
+        of the text returning its words (strings, found left to right) or (start, end)
+        spans, e.g. a word tokenizer. Or each sentence's words or spans: a dict (or Series)
+        by sentence_id, or a list in sentence order; a zero-length span is an empty region.
+        Every non-space character must be in a word. An n-gram model's words are its own
+        tokens (and ``</s>``).
+    boundary : {"sum", "corrected"}
+        "sum": the sum of the word's token log-probabilities. "corrected" (causal LMs):
+        the word's probability under a leading-space vocabulary, adding that the next token
+        starts a new word or ends the text (Pimentel & Meister 2024; Oh & Schuler 2024;
+        equation in `scoring.words`).
+    **settings
+        Fields of `ScoringOptions` (cache, batch_size, client, dtype, ...), except
+        `normalise`, `unigram` and `recheck`.
 
-def _words(text: str, s) -> list[tuple[str, float, int]]:
-    """Sum token log-probs per whitespace word; a token belongs to the word of its first non-space char."""
-    spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
-    starts = [a for a, _ in spans]
-    sums = [0.0] * len(spans)
-    counts = [0] * len(spans)
-    for (start, end), lp in zip(s.offsets, s.logprobs, strict=True):
-        while start < end - 1 and text[start].isspace():
-            start += 1
-        w = min(max(bisect.bisect_right(starts, start) - 1, 0), len(spans) - 1)
-        sums[w] += lp
-        counts[w] += 1
-    return [(text[a:b], lp, n) for (a, b), lp, n in zip(spans, sums, counts, strict=True)]
+    Returns
+    -------
+    DataFrame
+        `sentence_id`, `model`, `method`, `boundary`, `index` (from 0 in each sentence),
+        `word`, `start`, `end` (Int64: text[start:end] == word; NA for an n-gram token not
+        in the text), `logprob` (natural log), `surprisal` (bits, -log2 P), `n_tokens`. A
+        sentence's "sum" words add up to its `score`.
+
+    Examples
+    --------
+    >>> from acceptability import scoring
+    >>> bigrams = scoring.train_ngram(["a dog ran", "a cat ran"], order=2, tokenize=str.split)
+    >>> table = scoring.word_scores(["a cat ran"], bigrams, "ngram", cache=False)
+    >>> table[["word", "start", "end", "n_tokens"]].to_numpy().tolist()
+    [['a', 0, 1, 1], ['cat', 2, 5, 1], ['ran', 6, 9, 1], ['</s>', <NA>, <NA>, 1]]
+    """
+    options = resolve(options, model, method, settings, default_method="logprob")
+    refuse(options, ("normalise", "unigram", "recheck", "word_boundaries"), "word_scores")
+    texts = sentences_frame(data, options.text_column)
+    contexts = sentence_contexts(data, len(texts), context)
+    spans = plan_words(texts, contexts, words, boundary, options)  # checked before scoring
+    options = replace(options, word_boundaries=boundary == "corrected")
+    frame, scorer, scored = _score_sentences(data, options, context)
+    label = options.model_name or display_name(scorer.label)
+    return word_table(frame, scored, spans, label, options.method, boundary)

@@ -19,6 +19,7 @@ HEAD_SUFFIXES = {
     "causal": ("ForCausalLM", "LMHeadModel"),
     "masked": ("ForMaskedLM", "ForPreTraining"),
     "classifier": ("ForSequenceClassification",),
+    "seq2seq": ("ForConditionalGeneration", "MTModel"),  # T5, BART; Marian's MarianMTModel
 }
 
 
@@ -91,10 +92,18 @@ def hub_commit(name: str, revision: str | None) -> str:
 
 
 def model_kind(config: Any) -> str | None:
-    """'causal', 'masked' or 'classifier' from the config's architectures (None if unknown)."""
+    """'causal', 'masked', 'seq2seq' or 'classifier' from the config's architectures (None if
+    unknown). An encoder-decoder config's LM head is 'seq2seq' whatever its name (t5-small's
+    config names T5WithLMHeadModel); a decoder-only XForConditionalGeneration (a
+    vision-language model) is none of these."""
+    encoder_decoder = bool(getattr(config, "is_encoder_decoder", False))
     for arch in config.architectures or []:
         for kind, suffixes in HEAD_SUFFIXES.items():
-            if arch.endswith(suffixes):
+            if not arch.endswith(suffixes):
+                continue
+            if kind in ("causal", "seq2seq") and encoder_decoder:
+                return "seq2seq"
+            if kind != "seq2seq":
                 return kind
     return None
 
@@ -173,7 +182,8 @@ def max_tokens(model: Any, tokenizer: Any) -> int:
     limits = [
         getattr(config, attr, 0) - offset for attr in ("max_position_embeddings", "n_positions")
     ] + [tokenizer.model_max_length]
-    return min(v for v in limits if isinstance(v, int) and 0 < v < 1_000_000)
+    # none (T5's relative positions, a tokenizer without a limit): memory is the limit
+    return min((v for v in limits if isinstance(v, int) and 0 < v < 1_000_000), default=1_000_000)
 
 
 def check_kind(name: str, kind: str, config: Any) -> None:
@@ -206,6 +216,7 @@ def _from_pretrained(name: str, kind: str, config: Any, revision: str | None,
     from transformers import (
         AutoModelForCausalLM,
         AutoModelForMaskedLM,
+        AutoModelForSeq2SeqLM,
         AutoModelForSequenceClassification,
         AutoTokenizer,
     )
@@ -214,6 +225,7 @@ def _from_pretrained(name: str, kind: str, config: Any, revision: str | None,
         "causal": AutoModelForCausalLM,
         "masked": AutoModelForMaskedLM,
         "classifier": AutoModelForSequenceClassification,
+        "seq2seq": AutoModelForSeq2SeqLM,
     }[kind]
     # GPT-2's "gelu_new" is the tanh approximation of GELU written as five tensor operations;
     # transformers' "gelu_pytorch_tanh" is the same function as one fused kernel (equal up to
@@ -258,8 +270,8 @@ def load_model(
     prepack: bool = True,
     trust_remote_code: bool = False,
 ) -> LanguageModel:
-    """Load `name` (hub id or directory) through `from_pretrained` as a causal, masked or
-    classifier model.
+    """Load `name` (hub id or directory) through `from_pretrained` as a causal, masked,
+    encoder-decoder (seq2seq) or classifier model.
 
     On the CPU in float32 or bfloat16 the linear layers run through oneDNN with packed
     weights (`prepack`, see `scoring.prepack`): faster, same scores, about twice the memory
@@ -271,7 +283,7 @@ def load_model(
     ----------
     name : str
         A hub id ("gpt2", "org/name") or a folder saved with `save_pretrained`.
-    kind : {"causal", "masked", "classifier"}
+    kind : {"causal", "masked", "seq2seq", "classifier"}
         The head the scoring method needs (`scoring.registry.REGISTRY`).
     device : str, optional
         cuda, then mps, then cpu unless given.

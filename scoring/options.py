@@ -62,6 +62,10 @@ class ScoringOptions:
     trust_remote_code : bool
         Let a model that needs code of its own (its config's ``auto_map``) run it
         (`load_model`); off, such a model is refused, saying so.
+    word_boundaries : bool
+        Causal LMs: also read, at each token and after the last, the log-probability that
+        the next token leaves a whole word before it (`Scored.boundary`); set by
+        `scoring.word_scores(boundary="corrected")`, cached apart from plain scores.
 
     Examples
     --------
@@ -88,13 +92,14 @@ class ScoringOptions:
     client: Any = None
     recheck: bool = False
     trust_remote_code: bool = False
+    word_boundaries: bool = False
 
 
 FIELDS = tuple(f.name for f in fields(ScoringOptions))
 DEFAULTS = ScoringOptions()
 #: What a worker needs to build the same scorer (`runner.make_scorer`), besides the model.
 SCORER_FIELDS = ("method", "device", "dtype", "revision", "prepend_bos", "acceptable_label",
-                 "trust_remote_code")
+                 "trust_remote_code", "word_boundaries")
 
 
 def resolve(

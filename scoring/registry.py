@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: The model kinds, by what a method needs: a transformer with a causal LM, masked LM or
-#: sequence-classification head (`scoring.models.HEAD_SUFFIXES`), or an n-gram model.
-KINDS = ("causal", "masked", "classifier", "ngram")
+#: sequence-classification head, an encoder-decoder with an LM head (T5, BART;
+#: `scoring.models.HEAD_SUFFIXES`), or an n-gram model.
+KINDS = ("causal", "masked", "seq2seq", "classifier", "ngram")
 #: The kinds that score a sentence after a context (`scoring.context`; Lau et al. 2020).
-CONTEXT_KINDS = ("causal", "masked")
+CONTEXT_KINDS = ("causal", "masked", "seq2seq")
 #: The causal scorer both prefix methods run, log P(word | context); its cache entries are
 #: keyed by this name, so `one_prefix` and `two_prefix` share them.
 CONTINUATION = "continuation"
@@ -53,6 +54,8 @@ class Method:
 
 _CAUSAL = "acceptability.scoring.backends.causal"
 _MASKED = "acceptability.scoring.backends.masked"
+_MNTP = "acceptability.scoring.backends.mntp"
+_SEQ2SEQ = "acceptability.scoring.backends.seq2seq"
 
 #: Every scoring method by name, in the order the documentation lists them.
 REGISTRY: dict[str, Method] = {m.name: m for m in (
@@ -62,6 +65,14 @@ REGISTRY: dict[str, Method] = {m.name: m for m in (
            "masked LM pseudo-log-likelihood (Salazar et al. 2020; thesis eq. 3)"),
     Method("pll_word_l2r", _MASKED, "masked", False, True,
            "PLL masking the word's later pieces too (Kauf & Ivanova 2023)"),
+    Method("mntp", _MNTP, "masked", False, True,
+           "masked next-token prediction: log P(w_t) read at t-1, w_t masked (GPT-BERT; BabyLM)"),
+    Method("mntp_word_l2r", _MNTP, "masked", False, True,
+           "MNTP masking the word's later pieces too (as pll_word_l2r)"),
+    Method("seq2seq", _SEQ2SEQ, "seq2seq", prefix=False, logprob=True, description=(
+        "encoder-decoder log P(s | x): the sentence as the decoder's target (T5, BART)")),
+    Method("seq2seq_pll", _SEQ2SEQ, "seq2seq", prefix=False, logprob=True, description=(
+        "encoder-decoder PLL: each token masked in the encoder, read by the decoder (BabyLM)")),
     Method("classifier", "acceptability.scoring.backends.classifier", "classifier", False, False,
            "sequence classifier signed confidence (thesis eq. 2.3)"),
     Method("ngram", "acceptability.scoring.baselines.ngram", "ngram", False, True,
@@ -97,6 +108,6 @@ def methods_of_kind(kind: str) -> tuple[str, ...]:
     --------
     >>> from acceptability.scoring.registry import methods_of_kind
     >>> methods_of_kind("masked")
-    ('pll', 'pll_word_l2r')
+    ('pll', 'pll_word_l2r', 'mntp', 'mntp_word_l2r')
     """
     return tuple(name for name, m in REGISTRY.items() if m.kind == kind)

@@ -10,7 +10,10 @@ class Scored:
     """A sentence-level score plus, for token-based methods, the per-token log-probabilities.
 
     `logprobs` are natural-log probabilities of `tokens`; `offsets` are their (start, end)
-    character spans in the scored text, so tokens can be grouped into words.
+    character spans in the scored text, so tokens can be grouped into words. `boundary`
+    (causal LMs scored with `word_boundaries`, else empty): n + 1 log-probabilities that
+    the next token leaves a whole word before it (`backends.causal.iter_logprobs`), for
+    `scoring.word_scores(boundary="corrected")`.
     """
 
     score: float
@@ -18,9 +21,13 @@ class Scored:
     tokens: list[str] = field(default_factory=list)
     offsets: list[tuple[int, int]] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)
+    boundary: list[float] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if not self.boundary:  # entries without it stay as they were written before it existed
+            del out["boundary"]
+        return out
 
     @classmethod
     def from_dict(cls, d: dict) -> Scored:
@@ -30,6 +37,7 @@ class Scored:
             tokens=d.get("tokens", []),
             offsets=[tuple(o) for o in d.get("offsets", [])],
             logprobs=d.get("logprobs", []),
+            boundary=d.get("boundary", []),
         )
 
     @classmethod

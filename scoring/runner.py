@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acceptability.scoring.backends import causal, classifier, masked
+from acceptability.scoring.backends import causal, classifier, masked, mntp, seq2seq
 from acceptability.scoring.baselines.ngram import ArpaModel, KneserNey, load_arpa
 from acceptability.scoring.batches import length_sorted_batches
 from acceptability.scoring.cache import ScoreCache, cache_key
@@ -49,7 +49,7 @@ def make_scorer(options: ScoringOptions) -> Scorer:
     """A Scorer for `options.method` with `options.model`: hub id, directory, LanguageModel,
     n-gram model or ARPA path. A prefix method gets the causal `CONTINUATION` scorer.
 
-    Causal and masked scorers encode (context, text) pairs (text scored after context, ""
+    Causal, masked and seq2seq scorers encode (context, text) pairs (text scored after context, ""
     for none: `scoring.context`); classifier and n-gram scorers encode texts."""
     method = options.method
     if method not in REGISTRY:
@@ -59,27 +59,34 @@ def make_scorer(options: ScoringOptions) -> Scorer:
     lm = _language_model(options)
     if lm.kind == "causal":
         method = CONTINUATION if method in PREFIX_METHODS else method
+        # keyed only when on: plain scores keep their cache entries
+        bounds = {"word_boundaries": True} if options.word_boundaries else {}
         return Scorer(
             lm.name,
             method,
             lambda pair: causal.encode(lm, pair[1], pair[0], prepend_bos=options.prepend_bos),
             _by_length,
-            lambda items, batches: causal.iter_logprobs(lm, items, batches),
+            lambda items, batches: causal.iter_logprobs(lm, items, batches, **bounds),
             lm.identity,
-            {"prepend_bos": options.prepend_bos},
+            {"prepend_bos": options.prepend_bos, **bounds},
             source=lm.source,
         )
     if lm.kind == "masked":
-        l2r = method == "pll_word_l2r"
+        l2r = method.endswith("_word_l2r")
+        # MNTP reads each masked token one position earlier (backends.mntp); PLL at it
+        encode, run = ((mntp.encode, mntp.iter_mntp) if REGISTRY[method].backend == mntp.__name__
+                       else (masked.encode, masked.iter_pll))
         return Scorer(
             lm.name,
             method,
-            lambda pair: masked.encode(lm, pair[1], word_l2r=l2r, context=pair[0]),
+            lambda pair: encode(lm, pair[1], word_l2r=l2r, context=pair[0]),
             lambda items, bs: masked.pll_batches(lm, items, bs),
-            lambda items, batches: masked.iter_pll(lm, items, batches),
+            lambda items, batches: run(lm, items, batches),
             lm.identity,
             source=lm.source,
         )
+    if lm.kind == "seq2seq":
+        return _seq2seq_scorer(lm, method)
     label = options.acceptable_label
     return Scorer(
         lm.name,
@@ -89,6 +96,23 @@ def make_scorer(options: ScoringOptions) -> Scorer:
         lambda items, batches: classifier.iter_signed_confidence(lm, items, batches, label),
         lm.identity,
         {"acceptable_label": label},
+        source=lm.source,
+    )
+
+
+def _seq2seq_scorer(lm: LanguageModel, method: str) -> Scorer:
+    """seq2seq (the text as the decoder's target, the context read by the encoder) or
+    seq2seq_pll (BabyLM's masked encoder copies): `backends.seq2seq`."""
+    pll = method == "seq2seq_pll"
+    encode, run = ((seq2seq.encode_pll, seq2seq.iter_seq2seq_pll) if pll
+                   else (seq2seq.encode, seq2seq.iter_seq2seq))
+    return Scorer(
+        lm.name,
+        method,
+        lambda pair: encode(lm, pair[1], pair[0]),
+        lambda items, bs: seq2seq.batches(lm, items, bs, masked=pll),
+        lambda items, batches: run(lm, items, batches),
+        lm.identity,
         source=lm.source,
     )
 

@@ -5,7 +5,7 @@ The top level holds the array metrics, z-scores, deltas, the criteria and correl
 
 - `acceptability.stats.inference`: the one resampling engine (bootstrap, p-values);
 - `acceptability.stats.mixed`: mixed-effects and Bayesian models (lme4 syntax);
-- `acceptability.stats.benchmarks`: BLiMP, Zorro, Marvin & Linzen, forced choice;
+- `acceptability.stats.benchmarks`: BLiMP, Zorro, Marvin & Linzen, SyntaxGym, forced choice;
 - `acceptability.stats.ratings`: trial-level ratings normed per sentence (z, rank,
   ordinal clmm modes: ``normalize_ratings``) and trial-level judgment models
   (``rating_model``).
@@ -40,9 +40,12 @@ from acceptability.stats.benchmarks import (
     rater_reliability,
     reference_table,
     restart_summary,
+    sg_scores,
     shallow_predictors,
     spearman_brown,
     split_half,
+    syntaxgym_accuracy,
+    syntaxgym_outcomes,
     zorro_accuracy,
 )
 from acceptability.stats.compare import (
@@ -120,4 +123,5 @@ __all__ = [
     "resample_dataset", "resamples_for", "resampling_units", "sentence_frame", "sentence_model",
     "sentence_model_frame", "shallow_predictors", "spearman_brown", "split_half",
     "steiger_z", "variability", "zorro_accuracy", "zscore",
+    "sg_scores", "syntaxgym_accuracy", "syntaxgym_outcomes",
 ]

@@ -185,3 +185,71 @@ def classifier_dir(tmp_path_factory) -> str:
 @pytest.fixture(scope="session")
 def sentences() -> list[str]:
     return list(SENTENCES)
+
+
+def make_t5(path) -> str:
+    """T5-style Unigram tokenizer (Metaspace pieces, `</s>` appended, sentinels `<extra_id_N>`,
+    no BOS or mask token) + T5ForConditionalGeneration; the output layer is wider than the
+    tokenizer, as t5-small's 32128 rows for 32100 tokens."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
+
+    tok = Tokenizer(models.Unigram())
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    _train(tok, trainers.UnigramTrainer(vocab_size=120, special_tokens=["<pad>", "</s>", "<unk>"],
+                                        unk_token="<unk>"))
+    tok.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
+        additional_special_tokens=[f"<extra_id_{i}>" for i in range(3)],
+    )
+    fast.save_pretrained(path)
+    config = T5Config(
+        vocab_size=len(fast) + 5, d_model=32, d_kv=16, d_ff=64, num_layers=2, num_decoder_layers=2,
+        num_heads=2, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0,
+    )
+    _seed()
+    T5ForConditionalGeneration(config).save_pretrained(path)
+    return str(path)
+
+
+def make_bart(path) -> str:
+    """BART-style byte-level BPE tokenizer (`<s> ... </s>`, `<mask>`) + BartForConditionalGeneration,
+    decoder start `</s>` as in facebook/bart-base."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import BartConfig, BartForConditionalGeneration, PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    _train(tok, trainers.BpeTrainer(
+        vocab_size=330, special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    ))
+    tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0), add_prefix_space=False)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, bos_token="<s>", eos_token="</s>", cls_token="<s>", sep_token="</s>",
+        pad_token="<pad>", unk_token="<unk>", mask_token="<mask>",
+    )
+    fast.save_pretrained(path)
+    config = BartConfig(
+        vocab_size=len(fast), d_model=32, encoder_layers=2, decoder_layers=2,
+        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
+        decoder_ffn_dim=64, max_position_embeddings=MAX_POSITIONS, init_std=0.2,
+    )
+    _seed()
+    model = BartForConditionalGeneration(config)
+    model.final_logits_bias.normal_(0, 1)  # added after the output layer (zeros in bart-base)
+    model.save_pretrained(path)
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def t5_dir(tmp_path_factory) -> str:
+    return make_t5(tmp_path_factory.mktemp("t5"))
+
+
+@pytest.fixture(scope="session")
+def bart_dir(tmp_path_factory) -> str:
+    return make_bart(tmp_path_factory.mktemp("bart"))

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
-from acceptability.scoring.batches import head_rows, inference, pad
+import numpy as np
+
+from acceptability.scoring.batches import CPU_LOGIT_ROWS, head_rows, inference, pad
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
 from acceptability.scoring.results import Scored
@@ -64,35 +67,125 @@ def too_long(n: int, lm: LanguageModel, context: bool) -> str:
 
 
 def iter_logprobs(
-    lm: LanguageModel, items: list[CausalInput], batches: list[list[int]]
+    lm: LanguageModel, items: list[CausalInput], batches: list[list[int]],
+    word_boundaries: bool = False,
 ) -> Iterator[tuple[list[int], list[Scored]]]:
     """Score `items` in `batches` (length-sorted), dynamically padded: (indices, Scored) per batch.
 
     Each scored token's log-probability is read from the logits at the previous position;
-    the LM head runs only at those positions (`head_rows`), never at padding.
+    the LM head runs only at those positions (`head_rows`), never at padding. With
+    `word_boundaries` each Scored also gets `boundary` (n + 1 values, `boundary_logprobs`):
+    entry 0 is log P(the first token's class or EOS), entry i > 0 log P(a word-initial token
+    or EOS) after token i - 1 (`word_start_classes`); the head then runs at one more
+    position per sentence, after its last token. Without it nothing else runs.
     """
     import torch
 
     pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
+    extra = int(word_boundaries)
+    table = word_start_classes(lm.tokenizer, _logit_count(lm)) if word_boundaries else None
+    classes = None if table is None else torch.as_tensor(table, device=lm.device)
     for batch in batches:
         ids, mask = pad([items[i].ids for i in batch], pad_id)
         width = ids.shape[1]
-        rows, targets = [], []
+        rows, targets, kinds = [], [], []
         for r, i in enumerate(batch):
-            seq = items[i].ids
-            rows += [r * width + t - 1 for t in range(items[i].n_context, len(seq))]
-            targets += seq[items[i].n_context :]
+            seq, first = items[i].ids, items[i].n_context
+            rows += [r * width + t - 1 for t in range(first, len(seq) + extra)]
+            targets += seq[first:] + seq[-1:] * extra  # the extra row's target: a stand-in, unused
+            if table is not None:  # a sentence's first row: its first token's class; then 1
+                kinds += [int(table[1, seq[first]]) if first < len(seq) else 1]
+                kinds += [1] * (len(seq) - first)
         rows_t = torch.tensor(rows, dtype=torch.long, device=lm.device)
         with inference(lm), head_rows(lm.model, rows_t, exact_head=lm.head_fp32) as read:
             logits = lm.model(
                 input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device), use_cache=False
             ).logits
             logprobs = read(logits, torch.tensor(targets, dtype=torch.long, device=lm.device))
+            if classes is not None:
+                flat = logits.reshape(-1, logits.shape[-1])
+                flat = flat if lm.model.get_output_embeddings() is not None else flat[rows_t]
+                bounds = boundary_logprobs(flat, kinds, classes)
         scored, start = [], 0
         for i in batch:
             n = len(items[i].ids) - items[i].n_context
-            scored.append(
-                Scored.from_tokens(items[i].tokens, items[i].offsets, logprobs[start : start + n])
-            )
-            start += n
+            one = Scored.from_tokens(items[i].tokens, items[i].offsets, logprobs[start : start + n])
+            if classes is not None:
+                one.boundary = bounds[start : start + n + 1]
+            scored.append(one)
+            start += n + extra
         yield batch, scored
+
+
+def _logit_count(lm: LanguageModel) -> int:
+    """How many logits `lm` gives per position: its output layer's rows, else the vocabulary."""
+    head = lm.model.get_output_embeddings()
+    return head.weight.shape[0] if head is not None else lm.model.config.vocab_size
+
+
+@lru_cache(maxsize=8)
+def word_start_classes(tokenizer, size: int) -> np.ndarray:
+    """Which next tokens leave the text before them a whole word: a (2, `size`) bool table,
+    row 1 the word-initial ids (their text begins with whitespace: GPT-2's "Ġ", "Ċ",
+    SentencePiece's "▁"), row 0 the other ordinary ids; EOS in both, other special tokens
+    and logits past the tokenizer's ids in neither (Pimentel & Meister 2024: S_bow and eos).
+
+    Raises ScoringError when the tokenizer does not put whitespace at the start of tokens
+    (it marks word ends, or has no whitespace tokens): the correction needs a
+    leading-space ("beginning-of-word") vocabulary.
+    """
+    count = min(len(tokenizer), size)
+    initial = np.zeros(size, dtype=bool)
+    initial[:count] = _leading_space(tokenizer)[:count]
+    ordinary = np.zeros(size, dtype=bool)
+    ordinary[:count] = True
+    ordinary[[i for i in tokenizer.all_special_ids if i < size]] = False
+    table = np.stack([ordinary & ~initial, ordinary & initial])
+    if tokenizer.eos_token_id is not None and tokenizer.eos_token_id < size:
+        table[:, tokenizer.eos_token_id] = True
+    return table
+
+
+def _leading_space(tokenizer) -> np.ndarray:
+    """Whether each id's text, decoded after an ordinary token, begins with whitespace.
+
+    Decoding after an anchor (a token that decodes alone and twice without whitespace)
+    keeps the leading space that SentencePiece strips from a text's first token."""
+    def text(ids: list[int]) -> str:
+        return tokenizer.decode(ids, clean_up_tokenization_spaces=False)
+
+    anchors = [tokenizer(s, add_special_tokens=False)["input_ids"][-1:] for s in ("ab", "xab", "qqqq")]
+    anchor = next((a for a in anchors if a and text(a).strip() == text(a) != ""
+                   and text(a * 2) == text(a) * 2), None)
+    probe = tokenizer("a b", add_special_tokens=False)["input_ids"][1:]
+    if anchor is not None:
+        lead = text(anchor)
+        texts = tokenizer.batch_decode([[*anchor, i] for i in range(len(tokenizer))],
+                                       clean_up_tokenization_spaces=False)
+        initial = np.array([t.startswith(lead) and t[len(lead) : len(lead) + 1].isspace()
+                            for t in texts])
+        if any(initial[i] for i in probe):
+            return initial
+    raise ScoringError(
+        f"tokenizer {type(tokenizer).__name__} does not start tokens with the whitespace before "
+        "them (as GPT-2's 'Ġ' or SentencePiece's '▁' do), so which next tokens start a new "
+        "word cannot be read from it; use boundary='sum'"
+    )
+
+
+def boundary_logprobs(logits, kinds, classes) -> list[float]:
+    """log P(next token in class `kinds[r]` | row r) per row of `logits`: the log-sum-exp of
+    the class's logits minus that of all, in float32 (`classes`: `word_start_classes`).
+
+    Rows go CPU_LOGIT_ROWS at a time on the CPU, as `batches.target_logprobs` does.
+    """
+    import torch
+
+    step = CPU_LOGIT_ROWS if logits.device.type == "cpu" else len(logits)
+    kinds = torch.as_tensor(kinds, dtype=torch.long, device=logits.device)
+    out = []
+    for s in range(0, len(logits), step):
+        chunk = logits[s : s + step].float()
+        keep = classes[kinds[s : s + step]]
+        out.append(chunk.masked_fill(~keep, float("-inf")).logsumexp(-1) - chunk.logsumexp(-1))
+    return torch.cat(out).cpu().tolist()

@@ -62,7 +62,7 @@ def encode(lm: LanguageModel, text: str, word_l2r: bool = False, context: str = 
     """
     tok = lm.tokenizer
     if tok.mask_token_id is None:
-        raise ScoringError(f"model {lm.name!r} has no mask token; PLL needs a masked LM")
+        raise ScoringError(f"model {lm.name!r} has no mask token; PLL and MNTP need a masked LM")
     enc = tok(context + text, return_offsets_mapping=True, return_special_tokens_mask=True)
     ids = enc["input_ids"]
     if len(ids) > lm.max_length:
@@ -106,9 +106,11 @@ def pll_batches(lm: LanguageModel, items: list[MaskedInput], batch_size: int) ->
 
 
 def iter_pll(
-    lm: LanguageModel, items: list[MaskedInput], batches: list[list[int]]
+    lm: LanguageModel, items: list[MaskedInput], batches: list[list[int]], shift: int = 0
 ) -> Iterator[tuple[list[int], list[Scored]]]:
     """PLL of `items`, a batch of sentences (all their masked copies) at a time (`pll_batches`).
+    Each masked token's log-probability is read `shift` positions before it (MNTP: 1,
+    `backends.mntp`), at its own position by default.
 
     Sentences are sorted by length so copies are barely padded, and the MLM head runs only at
     the masked position of each copy (`head_rows`). On the CPU the copies go through the model
@@ -126,10 +128,10 @@ def iter_pll(
                 for j in masked:
                     copy[j] = mask_id
                 copies.append(copy)
-                positions.append(pos)
+                positions.append(pos - shift)
                 targets.append(item.ids[pos])
         # copies[0] is the longest (batches are sorted longest first), so no pass exceeds budget
-        per_pass = max(1, budget // len(copies[0])) if budget else len(copies)
+        per_pass = max(1, budget // len(copies[0]) if budget and copies else len(copies))
         logprobs = []
         for s in range(0, len(copies), per_pass):
             logprobs += _masked_logprobs(

@@ -1,5 +1,6 @@
 """The analyses of the benchmarks the package reproduces: BLiMP and Zorro accuracies and
-their pair outcomes (Warstadt et al. 2020), Marvin & Linzen's Table 1 (2018), shallow
+their pair outcomes (Warstadt et al. 2020), Marvin & Linzen's Table 1 (2018), SyntaxGym
+accuracy and Hu et al.'s SG scores (2020), shallow
 predictors, forced-choice human data and its reliability, rater reliability of ratings
 and trials, and training curves.
 """
@@ -28,6 +29,11 @@ from acceptability.stats.benchmarks.outcomes import (
 from acceptability.stats.benchmarks.raters import rater_reliability
 from acceptability.stats.benchmarks.reliability import spearman_brown, split_half
 from acceptability.stats.benchmarks.shallow import shallow_predictors
+from acceptability.stats.benchmarks.syntaxgym import (
+    sg_scores,
+    syntaxgym_accuracy,
+    syntaxgym_outcomes,
+)
 from acceptability.stats.benchmarks.training import (
     acrobatic_sentences,
     degenerate,
@@ -44,5 +50,6 @@ __all__ = ["accuracy", "accuracy_correlations", "accuracy_table", "acrobatic_sen
            "learning_slopes", "method_comparison", "ml_table1", "oracle_outcomes",
            "pair_outcomes", "pair_preferences", "prefix_outcomes", "rater_reliability",
            "reference_table",
-           "restart_summary", "shallow_predictors", "spearman_brown", "split_half",
+           "restart_summary", "sg_scores", "shallow_predictors", "spearman_brown", "split_half",
+           "syntaxgym_accuracy", "syntaxgym_outcomes",
            "zorro_accuracy"]

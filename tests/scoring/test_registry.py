@@ -17,7 +17,8 @@ pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 
 def test_public_methods_are_the_registrys_sentence_methods():
     assert scoring.METHODS == registry.METHODS
-    assert scoring.METHODS == ("logprob", "pll", "pll_word_l2r", "classifier", "ngram")
+    assert scoring.METHODS == ("logprob", "pll", "pll_word_l2r", "mntp", "mntp_word_l2r",
+                               "seq2seq", "seq2seq_pll", "classifier", "ngram")
     assert registry.PREFIX_METHODS == ("one_prefix", "two_prefix")
     assert set(registry.REGISTRY) == {*registry.METHODS, *registry.PREFIX_METHODS}
 
