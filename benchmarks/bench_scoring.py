@@ -27,6 +27,19 @@ and a RoBERTa of the same size trained for 2 epochs on the same 600k words:
                                                       "heads": 4, "intermediate_size": 512})
 
 The README's tables come from one run with `--out docs/speed` and both `--trained` models.
+
+Issue 33's methods (`--methods seq2seq seq2seq_pll mntp words_sum words_corrected`): seq2seq
+and seq2seq_pll with a random t5-small-size T5 (T5Config's defaults, 32128 output rows; a
+Unigram tokenizer filled to t5-small's 32100 tokens), mntp with the bert-base-size model,
+`scoring.word_scores` (boundary "sum" / "corrected", per-word log-probabilities) with the
+gpt2-size one. minicons runs beside seq2seq (`Seq2SeqScorer.conditional_score`, encoder
+reading "</s>" as ours) and words_sum (`word_score_tokenized`, whitespace words); see
+MINICONS_METHODS for why the others have no minicons column, VERDICT_METHODS for which rows
+get the BLiMP agreement check. Their rows were added to the first run's by a second run on
+another (loaded, 2-core) machine; column `run` of throughput.csv says which run a row is from:
+
+    .venv/bin/python benchmarks/bench_scoring.py --n 500 --threads 1 --run 2 --append \
+        --methods seq2seq mntp words_sum words_corrected seq2seq_pll --out docs/speed
 """
 
 from __future__ import annotations
@@ -46,7 +59,18 @@ from acceptability import data, scoring
 REPO = Path(__file__).resolve().parents[1]
 
 DATA_DIR = Path(os.environ.get("ACCEPTABILITY_DATA_DIR") or REPO.parent / "shared" / "data")
-MODELS = {"pll": ("bert-base-size", "masked"), "logprob": ("gpt2-size", "causal")}
+#: Row name -> (model folder, model kind). "words_sum"/"words_corrected": `scoring.word_scores`
+#: of method "logprob" with that boundary, per-word log-probabilities compared.
+MODELS = {"pll": ("bert-base-size", "masked"), "logprob": ("gpt2-size", "causal"),
+          "mntp": ("bert-base-size", "masked"), "seq2seq": ("t5-small-size", "seq2seq"),
+          "seq2seq_pll": ("t5-small-size", "seq2seq"), "words_sum": ("gpt2-size", "causal"),
+          "words_corrected": ("gpt2-size", "causal")}
+#: What minicons 0.3.39 computes the same way; the other rows leave its columns blank: it has no
+#: MNTP, no encoder-decoder PLL, and its `bow_correction` differs from ours (no EOS in the
+#: boundary set, no first-word term), so "corrected" has no minicons counterpart.
+MINICONS_METHODS = ("pll", "logprob", "seq2seq", "words_sum")
+#: Rows with the BLiMP verdict check (`agreement`); the others record bf16_vs_our_fp32 only.
+VERDICT_METHODS = ("pll", "logprob")
 
 MINICONS_WORKER = r"""
 import json, sys, time, torch
@@ -57,6 +81,12 @@ batch_size = int(batch_size)
 if method == "pll":
     lm = scorer.MaskedLMScorer(model_dir, device="cpu", torch_dtype=getattr(torch, dtype))
     run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), PLL_metric="original")
+elif method == "seq2seq":  # its sequence_score raises "currently erroneous"; the encoder reads
+    lm = scorer.Seq2SeqScorer(model_dir, "cpu", torch_dtype=getattr(torch, dtype))  # "</s>" as ours
+    run = lambda b: lm.conditional_score(["</s>"] * len(b), b, reduction=lambda x: x.sum(0).item())
+elif method == "words_sum":  # whitespace words, each the plain sum of its tokens' log-probs
+    lm = scorer.IncrementalLMScorer(model_dir, device="cpu", torch_dtype=getattr(torch, dtype))
+    run = lambda b: [[float(s) for _, s in ws] for ws in lm.word_score_tokenized(b, str.split, bos_token=True)]
 else:
     lm = scorer.IncrementalLMScorer(model_dir, device="cpu", torch_dtype=getattr(torch, dtype))
     run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), bos_token=True)
@@ -81,8 +111,36 @@ def corpus_text() -> list[str]:
 
 
 def build_models(out: Path) -> dict[str, Path]:
-    """Random bert-base and gpt2 (default configs) with tokenizers trained on local text."""
+    """Random bert-base, gpt2 and t5-small (default configs, real vocabulary sizes) with
+    tokenizers trained on local text; each built once into `out`/<model>."""
     import torch
+
+    builders = {"bert-base-size": _bert, "gpt2-size": _gpt2, "t5-small-size": _t5}
+    paths = {name: out / name for name in builders}
+    texts = None
+    for name, build in builders.items():
+        if not (paths[name] / "config.json").is_file():
+            texts = texts or corpus_text()
+            torch.manual_seed(0)
+            build(texts, paths[name])
+    return paths
+
+
+def _save(tokenizer, model, path: Path, cls: str) -> None:
+    """Save both; transformers 4 (minicons) must know the tokenizer class, and both versions
+    read tokenizer.json."""
+    tokenizer.save_pretrained(path)
+    model.save_pretrained(path)
+    config_file = path / "tokenizer_config.json"
+    config = json.loads(config_file.read_text())
+    config["tokenizer_class"] = cls
+    if "extra_special_tokens" in config:  # transformers 4 reads a list under the older name
+        config["additional_special_tokens"] = config.pop("extra_special_tokens")
+    config_file.write_text(json.dumps(config))
+
+
+def _bert(texts: list[str], path: Path) -> None:
+    """bert-base-size masked LM with a WordPiece tokenizer (30522)."""
     from tokenizers import (
         Tokenizer,
         decoders,
@@ -92,19 +150,7 @@ def build_models(out: Path) -> dict[str, Path]:
         processors,
         trainers,
     )
-    from transformers import (
-        BertConfig,
-        BertForMaskedLM,
-        GPT2Config,
-        GPT2LMHeadModel,
-        PreTrainedTokenizerFast,
-    )
-
-    paths = {"pll": out / "bert-base-size", "logprob": out / "gpt2-size"}
-    if all((p / "config.json").is_file() for p in paths.values()):
-        return paths
-    texts = corpus_text()
-    torch.manual_seed(0)
+    from transformers import BertConfig, BertForMaskedLM, PreTrainedTokenizerFast
 
     wordpiece = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     wordpiece.normalizer = normalizers.BertNormalizer(lowercase=True)
@@ -119,32 +165,48 @@ def build_models(out: Path) -> dict[str, Path]:
         tokenizer_object=wordpiece, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
         sep_token="[SEP]", mask_token="[MASK]", model_max_length=512,
     )
-    bert_tok.save_pretrained(paths["pll"])
-    BertForMaskedLM(BertConfig()).save_pretrained(paths["pll"])
+    _save(bert_tok, BertForMaskedLM(BertConfig()), path, "BertTokenizerFast")
+
+
+def _gpt2(texts: list[str], path: Path) -> None:
+    """gpt2-size causal LM with a byte-level BPE tokenizer (50257)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
     bpe = Tokenizer(models.BPE())
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     bpe.decoder = decoders.ByteLevel()
-    bpe.train_from_iterator(
-        texts,
-        trainers.BpeTrainer(
-            vocab_size=50257, special_tokens=["<|endoftext|>"],
-            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        ),
-    )
+    bpe.train_from_iterator(texts, trainers.BpeTrainer(
+        vocab_size=50257, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    ))
     gpt2_tok = PreTrainedTokenizerFast(
-        tokenizer_object=bpe, bos_token="<|endoftext|>", eos_token="<|endoftext|>",
-        model_max_length=1024,
+        tokenizer_object=bpe, bos_token="<|endoftext|>", eos_token="<|endoftext|>", model_max_length=1024,
     )
-    gpt2_tok.save_pretrained(paths["logprob"])
-    GPT2LMHeadModel(GPT2Config(bos_token_id=0, eos_token_id=0)).save_pretrained(paths["logprob"])
-    for path, cls in ((paths["pll"], "BertTokenizerFast"), (paths["logprob"], "GPT2TokenizerFast")):
-        # transformers 4 (minicons) must know the class; both versions read tokenizer.json
-        config_file = path / "tokenizer_config.json"
-        config = json.loads(config_file.read_text())
-        config["tokenizer_class"] = cls
-        config_file.write_text(json.dumps(config))
-    return paths
+    _save(gpt2_tok, GPT2LMHeadModel(GPT2Config(bos_token_id=0, eos_token_id=0)), path, "GPT2TokenizerFast")
+
+
+def _t5(texts: list[str], path: Path) -> None:
+    """t5-small-size encoder-decoder (T5Config's defaults, 32128 output rows) with a Unigram
+    tokenizer as t5-small's: Metaspace pieces, `</s>` appended, 100 sentinels `<extra_id_N>`."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
+
+    unigram = Tokenizer(models.Unigram())
+    unigram.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    unigram.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    unigram.train_from_iterator(texts, trainers.UnigramTrainer(
+        vocab_size=32000, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>"))
+    unigram.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
+    # the local text yields ~6.6k pieces: unused tokens fill it to t5-small's 32000, since
+    # minicons cuts the output layer to the tokenizer's length (+ its added <|bos|>)
+    unigram.add_tokens([f"<unused_{i}>" for i in range(32000 - unigram.get_vocab_size())])
+    t5_tok = PreTrainedTokenizerFast(
+        tokenizer_object=unigram, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
+        additional_special_tokens=[f"<extra_id_{i}>" for i in range(100)], model_max_length=512,
+        model_input_names=["input_ids", "attention_mask"],  # T5 takes no token_type_ids
+    )
+    config = T5Config(vocab_size=32128, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
+    _save(t5_tok, T5ForConditionalGeneration(config), path, "PreTrainedTokenizerFast")
 
 
 class Minicons:
@@ -175,14 +237,20 @@ def compare(method: str, dtype: str, model_dir: Path, texts: list[str], args,
     """Time ours and minicons on the same sentences in `dtype`, alternating runs; keep each
     one's best time (robust to other processes' load on a shared machine). Also our scores."""
     lm = scoring.load_model(str(model_dir), MODELS[method][1], device="cpu", dtype=dtype)
+    boundary = method.removeprefix("words_") if method.startswith("words_") else None
 
     def ours(chunk: list[str]) -> tuple[float, list[float]]:
         start = time.perf_counter()
-        got = scoring.score(chunk, lm, method, batch_size=args.batch_size, cache=False, progress=False)
+        settings = {"batch_size": args.batch_size, "cache": False, "progress": False}
+        if boundary:  # per-word log-probabilities, sentence by sentence
+            got = scoring.word_scores(chunk, lm, "logprob", boundary=boundary, **settings)
+            words = got.groupby("sentence_id")["logprob"].apply(list)
+            return time.perf_counter() - start, list(words[scoring.sentences_frame(chunk)["sentence_id"]])
+        got = scoring.score(chunk, lm, method, **settings)
         return time.perf_counter() - start, list(got["score"])
 
     theirs = (Minicons(minicons_python, model_dir, method, args.batch_size, args.threads, dtype)
-              if minicons_python else None)
+              if minicons_python and method in MINICONS_METHODS else None)
     runners = {"ours": ours} | ({"minicons": theirs} if theirs else {})
     times: dict[str, list[float]] = {name: [] for name in runners}
     scores: dict[str, list[float]] = {}
@@ -198,9 +266,23 @@ def compare(method: str, dtype: str, model_dir: Path, texts: list[str], args,
         theirs.close()
         row |= {"minicons_sent_per_s": len(texts) / min(times["minicons"]),
                 "speedup": min(times["minicons"]) / min(times["ours"]),
-                "max_abs_diff": float(np.max(np.abs(np.array(scores["ours"]) - np.array(scores["minicons"]))))}
+                "max_abs_diff": max_abs_diff(scores["ours"], scores["minicons"])}
     row["seconds"] = " / ".join(f"{name} " + ",".join(f"{t:.0f}" for t in ts) for name, ts in times.items())
-    return row, scores["ours"]
+    return row, list(flat(scores["ours"]))
+
+
+def flat(scores: list) -> np.ndarray:
+    """Sentence scores, or the per-word scores of all sentences in order."""
+    return np.array([w for s in scores for w in (s if isinstance(s, list) else [s])], dtype=float)
+
+
+def max_abs_diff(ours: list, theirs: list) -> float:
+    """Largest difference between the two; NaN (with a message) where words do not align."""
+    lengths = [len(s) if isinstance(s, list) else 1 for s in ours]
+    if lengths != [len(s) if isinstance(s, list) else 1 for s in theirs]:
+        print("(words differ from minicons' in some sentences: no max_abs_diff)")
+        return float("nan")
+    return float(np.max(np.abs(flat(ours) - flat(theirs))))
 
 
 BLIMP_PARADIGMS = ["anaphor_gender_agreement", "determiner_noun_agreement_2",
@@ -267,6 +349,14 @@ def agreement(method: str, model: str, model_dir: Path, fp32: np.ndarray, bf16: 
             "max_abs_diff": np.abs(fp32 - bf16).max(), **verdicts(method, model_dir, n_pairs)}
 
 
+def cpu_name(threads: int) -> str:
+    """lscpu's model name, whether it has AMX or AVX512-BF16 (bfloat16 speed), and the threads."""
+    info = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    name = next((line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("Model name")), "?")
+    bf16 = "AMX" if "amx_bf16" in info else "AVX512-BF16, no AMX" if "avx512_bf16" in info else "no bfloat16 units"
+    return f"{name} ({bf16}), {threads} thread{'s' * (threads != 1)}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=None, help="random sample of n sentences (default: all)")
@@ -280,6 +370,9 @@ def main() -> None:
     parser.add_argument("--trained", nargs=2, action="append", default=[], metavar=("METHOD", "DIR"),
                         help="also measure bfloat16 agreement on a trained model folder (repeatable)")
     parser.add_argument("--out", type=Path, help="write throughput.csv and agreement.csv here")
+    parser.add_argument("--append", action="store_true",
+                        help="add this run's rows to the CSVs in --out instead of replacing them")
+    parser.add_argument("--run", type=int, default=1, help="run number recorded in column `run`")
     parser.add_argument("--models-dir", type=Path, default=scoring.default_cache_dir() / "bench-models")
     parser.add_argument(
         "--minicons-python", default=os.environ.get("MINICONS_PYTHON", "/work/minicons-venv/bin/python"),
@@ -299,20 +392,25 @@ def main() -> None:
     texts = list(sentences["text"])
     paths = build_models(args.models_dir)
     have_minicons = Path(args.minicons_python).is_file()
+    cpu = cpu_name(args.threads)
     if not have_minicons:
         print(f"minicons skipped: no python at {args.minicons_python!r} (set MINICONS_PYTHON)")
     rows, agreements = [], []
     for method in args.methods:
         ours = {}
         for dtype in args.dtypes:
-            row, ours[dtype] = compare(method, dtype, paths[method], texts, args,
+            row, ours[dtype] = compare(method, dtype, paths[MODELS[method][0]], texts, args,
                                        args.minicons_python if have_minicons else None)
-            rows.append(row)
+            rows.append(row | {"run": args.run, "cpu": cpu})
             print(pd.DataFrame([row]).to_string(index=False), flush=True)
         if len(ours) == 2:
             fp32, bf16 = (np.array(ours[d]) for d in ("float32", "bfloat16"))
             rows[-1]["bf16_vs_our_fp32"] = rows[-1]["ours_sent_per_s"] / rows[-2]["ours_sent_per_s"]
-            agreements.append(agreement(method, MODELS[method][0], paths[method], fp32, bf16, args.blimp_pairs))
+            if method not in VERDICT_METHODS:
+                print(f"{method}: bfloat16 vs float32 max abs. diff {np.abs(fp32 - bf16).max():.3g}")
+                continue
+            agreements.append(agreement(method, MODELS[method][0], paths[MODELS[method][0]], fp32, bf16,
+                                        args.blimp_pairs))
             print(pd.DataFrame([agreements[-1]]).to_string(index=False), flush=True)
     for method, folder in args.trained:
         fp32, bf16 = (our_scores(method, Path(folder), d, sentences)["score"].to_numpy()
@@ -326,8 +424,11 @@ def main() -> None:
         print(pd.DataFrame(agreements).to_string(index=False, float_format=lambda v: f"{v:.6g}"))
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        pd.DataFrame(rows).to_csv(args.out / "throughput.csv", index=False)
-        pd.DataFrame(agreements).to_csv(args.out / "agreement.csv", index=False)
+        for name, table in (("throughput.csv", rows), ("agreement.csv", agreements)):
+            earlier = args.out / name
+            if args.append and earlier.is_file():  # the earlier runs' rows stay as they were
+                table = pd.concat([pd.read_csv(earlier), pd.DataFrame(table)], ignore_index=True)
+            pd.DataFrame(table).to_csv(earlier, index=False)
 
 
 if __name__ == "__main__":

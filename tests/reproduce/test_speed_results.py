@@ -19,8 +19,9 @@ def throughput_table(rows: pd.DataFrame) -> str:
     lines = ["| method | dtype | acceptability (sent/s) | minicons (sent/s) | ratio "
              "| max abs. diff from minicons |", "| --- | --- | --- | --- | --- | --- |"]
     for r in rows.itertuples():
-        lines.append(f"| {r.method} | {r.dtype} | {r.ours_sent_per_s:.3g} | "
-                     f"{r.minicons_sent_per_s:.3g} | {r.speedup:.2f}× | {r.max_abs_diff:.2g} |")
+        theirs = ("– | – | –" if pd.isna(r.minicons_sent_per_s)  # minicons has no such method
+                  else f"{r.minicons_sent_per_s:.3g} | {r.speedup:.2f}× | {r.max_abs_diff:.2g}")
+        lines.append(f"| {r.method} | {r.dtype} | {r.ours_sent_per_s:.3g} | {theirs} |")
     return "\n".join(lines)
 
 
@@ -52,8 +53,9 @@ def recheck_table(rows: pd.DataFrame) -> str:
 
 def test_the_page_shows_the_benchmark_run():
     rows = pd.read_csv(RESULTS / "throughput.csv")
-    assert set(rows["sentences"]) == {4178}  # all of LI-Adger
-    assert throughput_table(rows) in PAGE
+    first = rows[rows["run"] == 1]
+    assert set(first["sentences"]) == {4178}  # all of LI-Adger
+    assert throughput_table(first) in PAGE
     agreement = pd.read_csv(RESULTS / "agreement.csv")
     assert agreement_table(agreement) in PAGE
     assert recheck_table(agreement) in PAGE
@@ -64,6 +66,24 @@ def test_the_page_shows_the_benchmark_run():
     ratio = pll.loc["bfloat16", "ours_sent_per_s"] / pll.loc["float32", "ours_sent_per_s"]
     assert f"bfloat16 PLL is\n{ratio:.2f}× float32 in the run above" in PAGE
     assert f"{pll.loc['bfloat16', 'speedup']:.2f}× minicons in\nbfloat16" in PAGE
+
+
+def test_the_page_shows_the_issue_33_run():
+    """Rows for issue 33's methods, appended by a second run (`--run 2 --append`) on another,
+    loaded CPU: a sample of distinct LI-Adger sentences, its CPU named on the page."""
+    rows = pd.read_csv(RESULTS / "throughput.csv")
+    assert set(rows["run"]) == {1, 2}
+    second = rows[rows["run"] == 2]
+    assert set(second["method"]) == {"seq2seq", "seq2seq_pll", "mntp", "words_sum", "words_corrected"}
+    assert set(second["sentences"]) == {500}
+    assert throughput_table(second) in PAGE
+    (cpu,) = set(second["cpu"])
+    text = " ".join(PAGE.split())
+    assert cpu in text
+    has_minicons = second["minicons_sent_per_s"].notna()
+    assert set(second.loc[has_minicons, "method"]) == {"seq2seq", "words_sum"}  # the rest: none
+    for r in second[has_minicons].itertuples():
+        assert f"{r.method} {r.dtype} {r.speedup:.2f}×" in text
 
 
 def test_the_agreement_counts_are_consistent():
