@@ -22,6 +22,13 @@ from acceptability.reports.ratings import (
     resolve_norming,
     with_norming,
 )
+from acceptability.reports.syntaxgym import (
+    SYNTAXGYM,
+    SyntaxGym,
+    analyse_syntaxgym,
+    is_region_table,
+    sentence_scores,
+)
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
 from acceptability.stats.inference.arrays import adc_delta, check_metric, metric_names, missing_for
 from acceptability.stats.inference.bootstrap import WARNINGS, with_intervals
@@ -59,6 +66,7 @@ class Results:
     fits: Fits | None = None
     benchmark: Benchmark | None = None
     ratings: RatingsResults | None = None
+    syntaxgym: SyntaxGym | None = None
     reference: dict[str, pd.DataFrame] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
     provenance: dict = field(default_factory=dict)
@@ -98,6 +106,9 @@ def bootstrap_ci(dataset, scores: pd.DataFrame, deltas, n_boot: int, seed: int,
     has a value are named in ``notes["bootstrap"]``."""
     if n_boot <= 0:
         notes["bootstrap"] = "Bootstrap confidence intervals were not requested (n_boot = 0)."
+        return None
+    if dataset.name == SYNTAXGYM:
+        notes["bootstrap"] = "SyntaxGym: the intervals are those of the accuracies."
         return None
     names = [m for m in metric_names(deltas) if missing_for(dataset, m) is None]
     if not names:
@@ -348,14 +359,32 @@ def _checked_formula(dataset, formula: str | None, notes: dict) -> str | None:
 
 
 def _particular(dataset, scores: pd.DataFrame, n_boot: int, seed: int,
-                data_path: str | None) -> dict:
+                data_path: str | None, regions: pd.DataFrame | None) -> dict:
     """The ``Results`` fields of particular data: a benchmark's (BLiMP, Zorro, Marvin &
-    Linzen) and trial-level ratings'."""
+    Linzen), SyntaxGym suites' (from their region surprisals) and trial-level ratings'."""
     bench = dataset.name in BENCHMARKS and len(dataset.pairs) > 0
     return {"benchmark": analyse_benchmark(dataset, scores, n_boot, seed, data_path) if bench
             else None,
+            "syntaxgym": analyse_syntaxgym(dataset, regions, n_boot, seed, data_path)
+            if regions is not None else None,
             "ratings": analyse_ratings(dataset, scores, n_boot, seed)
             if dataset.ratings is not None else None}
+
+
+def _regions(dataset, scores: pd.DataFrame, regions: pd.DataFrame | None
+             ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The sentence scores and, for SyntaxGym suites, their region surprisals: ``scores``
+    may be the region table itself (``scoring.region_surprisals``); the sentence scores
+    are then derived from it (``reports.syntaxgym.sentence_scores``)."""
+    if getattr(dataset, "name", None) != SYNTAXGYM:
+        return scores, None
+    if regions is None and is_region_table(scores):
+        regions = scores
+    if regions is None:
+        raise ValueError("SyntaxGym suites are evaluated on region surprisals: pass "
+                         "regions=scoring.region_surprisals(dataset, model)")
+    regions = with_display_names(regions)
+    return (sentence_scores(regions, dataset) if is_region_table(scores) else scores), regions
 
 
 def _norming(dataset) -> dict:
@@ -370,9 +399,10 @@ def analyse(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
             compare_metric: str = AUTO, correction: str = "holm",
             command: str | None = None, extra: dict | None = None,
             sign: str = "strict", data_path: str | None = None,
-            norming: str | None = AUTO) -> Results:
+            norming: str | None = AUTO, regions: pd.DataFrame | None = None) -> Results:
     """Every statistic of the report for ``scores`` on ``dataset``; on BLiMP, Zorro and
-    Marvin & Linzen the benchmark's too (``reports.benchmark.analyse_benchmark``).
+    Marvin & Linzen the benchmark's too (``reports.benchmark.analyse_benchmark``), on
+    SyntaxGym suites theirs (``reports.syntaxgym``).
 
     Parameters
     ----------
@@ -387,17 +417,17 @@ def analyse(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
         ``resolve_formula``, ``resolve_compare_metric``).
     correction : str
         Multiple-comparison correction of the comparisons' p-values.
-    command, extra : str, dict, optional
-        For the reproducibility block.
+    command, extra, data_path : str, dict, str, optional
+        For the reproducibility block; where published results are read (as the dataset).
     sign : str
         The ADC's sign convention, ``"strict"`` or ``"thesis"``
         (``stats.metrics.sign_agree``; "thesis" reproduces the thesis' tables).
-    data_path : str, optional
-        Where BLiMP's human and published results are read (as the dataset was).
     norming : str, optional
         With trial-level ratings: how they become ``human`` (``reports.ratings.with_norming``;
         ``"auto"``: per-participant z-scores where the ratings name participants, else the
         mean rating); the rating sections (``reports.ratings.analyse_ratings``) follow.
+    regions : pandas.DataFrame, optional
+        SyntaxGym: region surprisals (``scoring.region_surprisals``; or as ``scores``).
 
     Returns
     -------
@@ -420,7 +450,7 @@ def analyse(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
     stats.metrics.check_sign(sign)
     deltas = tuple(float(d) for d in deltas)
     dataset = normed(dataset, norming)
-    scores = with_display_names(scores)  # a model folder by its name, not its path
+    scores, regions = _regions(dataset, with_display_names(scores), regions)  # folder: name
     notes: dict[str, str] = {}
     formula = _checked_formula(dataset, formula, notes)  # before the slow parts
     compare_metric = resolve_compare_metric(dataset, compare_metric)
@@ -434,13 +464,12 @@ def analyse(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
         bootstrap=bootstrap_ci(dataset, scores, deltas, n_boot, seed, notes, sign),
         comparisons=_compare(dataset, scores, compare_metric, correction, n_boot, seed, deltas,
                              notes, sign),
-        fits=fits, **_particular(dataset, scores, n_boot, seed, data_path),
+        fits=fits, **_particular(dataset, scores, n_boot, seed, data_path, regions),
         reference=_reference(dataset, list(evaluation["model"])),
         notes=notes,
         provenance=provenance(dataset, scores, seed=seed, n_boot=n_boot, command=command,
-                              extra=(extra or {}) | {"deltas": list(deltas), "by": by,
-                                                     "formula": formula, "sign": sign,
-                                                     "compare_metric": compare_metric,
-                                                     "correction": correction,
-                                                     **_norming(dataset)}),
+                              extra=(extra or {}) | {
+                                  "deltas": list(deltas), "by": by, "formula": formula,
+                                  "sign": sign, "compare_metric": compare_metric,
+                                  "correction": correction, **_norming(dataset)}),
     )

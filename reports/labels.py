@@ -17,6 +17,10 @@ HEADERS = {
     "p_min": "Smallest possible p (bootstrap)",
     "p_test": "p (test)", "p_test_adj": "p (test, corrected)", "se": "SE",
     "n_types": "Types", "n_types_excluded": "Types excluded", "seed 004": "Seed 004",
+    "sg_score": "SG score (mean over suites)", "circuit_mean": "Mean over circuits",
+    "sg_score_paper": "SG score, the paper's suites",
+    "circuit_mean_paper": "Mean over circuits, the paper's suites",
+    "n_suites": "Suites", "n_items": "Items",
 }
 
 

@@ -22,6 +22,7 @@ from acceptability.reports.analysis import Results
 from acceptability.reports.labels import resampled
 from acceptability.reports.rating_sections import rating_sections
 from acceptability.reports.section import Section
+from acceptability.reports.syntaxgym_tables import syntaxgym_sections
 from acceptability.reports.templates import HTML, MARKDOWN, markdown_environment
 from acceptability.stats.defaults import DEFAULT_SEED
 
@@ -185,7 +186,8 @@ def sections(r: Results) -> list[Section]:
     mcc = Section("mcc", "MCC", "Predicted label (classifier: sign of the signed "
                   "confidence; other scores: z above 0) against the expert label.",
                   tables=["mcc"])
-    bench = r.benchmark is not None  # a benchmark's sections replace the judgment ones
+    # a benchmark's (SyntaxGym's) sections replace the judgment ones
+    bench = r.benchmark is not None or r.syntaxgym is not None
     in_context = context.has_conditions(r.dataset)  # a type: one sentence in its contexts
     shown = {"adc": has["pairs"] and not bench, "correlations": has["human"],
              "mcc": has["labels"] and not bench,
@@ -197,7 +199,7 @@ def sections(r: Results) -> list[Section]:
     data = Section("data", "Data summary", _omitted(has),
                    tables=["data_summary", "exclusions", "counts"], notes=absent)
     corr = _correlation_section(r)
-    parts = (data, *benchmark_sections(r), _criteria_section(r, has),
+    parts = (data, *benchmark_sections(r), *syntaxgym_sections(r), _criteria_section(r, has),
              *(rating_sections(r, corr) or [corr]), mcc, _variability_section(r), fit, comp,
              repro)
     return [s for s in parts if shown.get(s.anchor, True)]
@@ -279,7 +281,10 @@ def comparison_method(c: pd.DataFrame) -> str:
 
 
 def _rated(ds) -> str:
-    """The subtitle's count of trial-level ratings, where there are any."""
+    """The subtitle's count of trial-level ratings, or of SyntaxGym suites, where there are
+    any."""
+    if "suite" in ds.sentences and not len(ds.pairs):
+        return f", {ds.sentences['suite'].nunique()} SyntaxGym suites"
     return "" if ds.ratings is None else f", {len(ds.ratings):,} ratings"
 
 

@@ -14,6 +14,7 @@ from acceptability.reports.benchmark import HUMAN, accuracy_display
 from acceptability.reports.escape import Markdown, escape_markdown, latex_escape
 from acceptability.reports.labels import header, resampled
 from acceptability.reports.rating_tables import all_rating_tables, summary_rows
+from acceptability.reports.syntaxgym_tables import syntaxgym_summary, syntaxgym_tables
 from acceptability.stats.inference.arrays import missing_for
 from acceptability.stats.inference.bootstrap import with_intervals
 
@@ -46,7 +47,7 @@ def data_summary(results: Results) -> pd.DataFrame:
          else "none given (each sentence is its own type)"),
         ("phenomena", s["phenomenon"].nunique() if (s["phenomenon"] != s["type_id"]).any()
          else "none given (each sentence type is its own phenomenon)"),
-        *summary_rows(results),
+        *summary_rows(results), *syntaxgym_summary(results),
         ("minimal pairs", len(ds.pairs)),
         *([("pairs whose two texts are identical (kept)", int(ds.pairs["identical_text"].sum()))]
           if "identical_text" in ds.pairs else []),
@@ -298,6 +299,7 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
                       "condition, beside the paper's" + published,
                       results.benchmark.table1 if results.benchmark else None),
         **all_rating_tables(results),
+        **syntaxgym_tables(results),
     }
 
 

@@ -19,6 +19,7 @@ from acceptability.reports.analysis import DEFAULT_FORMULA
 from acceptability.reports.cli import training as training_cli
 from acceptability.reports.cli.experiment import DATASETS, DTYPES
 from acceptability.scoring.normalise import NORMALISATIONS
+from acceptability.scoring.registry import METHODS
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
 from acceptability.stats.ratings.normalize import METHODS as NORMINGS
 
@@ -34,6 +35,8 @@ examples:
   acceptability run --sentences my_sentences.csv --pairs my_pairs.csv \\
       --model gpt2:logprob --model bert-base-uncased:pll --out report/mine
   acceptability report --dataset blimp --paradigm adjunct_island --scores blimp_scores.csv
+  acceptability run --dataset syntaxgym --suite number_prep --suite mvrr --model gpt2 \\
+      --out report/syntaxgym
   acceptability learning-curve --sizes 75000 150000 300000 600000 --out curves/
   acceptability finetune --model bert-base-uncased --restarts 10 --out cola-runs/
   acceptability training-order --model bert-base-uncased --shuffles 200 --out order/
@@ -96,7 +99,9 @@ def _experiment(args: argparse.Namespace, **fixed):
         base = from_toml(args.config)
         if getattr(args, "dataset", None):  # a flag overrides the file's own data
             base = dataclasses.replace(base, dataset=args.dataset, sentences=None, pairs=None,
-                                       ratings=None, scale=None)
+                                       ratings=None, scale=None,
+                                       suites=base.suites if args.dataset == base.dataset
+                                       else ())
     else:
         scoring = args.command == "score" or (args.command == "run" and args.scores is None
                                               and bool(args.model))
@@ -104,7 +109,8 @@ def _experiment(args: argparse.Namespace, **fixed):
                           models=tuple(args.model or ()))
     names = ("dataset", "data_path", "max_pairs", "max_sentences", "sentences", "pairs",
              "ratings", "scale", "human_scale", "scores", "revision", "norming",
-             "dtype", "recheck", "normalise", "unigram", "trust_remote_code", "n_boot",
+             "dtype", "recheck", "normalise", "unigram", "trust_remote_code", "boundary",
+             "n_boot",
              "seed", "by", "formula", "compare_metric", "correction", "sign", "out")
     changes = {n: getattr(args, n, None) for n in names} | fixed
     models, changes["method"] = _models_and_method(args)
@@ -112,50 +118,68 @@ def _experiment(args: argparse.Namespace, **fixed):
         changes["models"] = models
     if getattr(args, "paradigm", None):
         changes["paradigms"] = tuple(args.paradigm)
+    if getattr(args, "suite", None):
+        changes["suites"] = tuple(args.suite)
     if getattr(args, "delta", None):
         changes["deltas"] = tuple(args.delta)
     return base.replace(**changes)
 
 
 def _dataset_and_scores(args: argparse.Namespace, **fixed):
+    """The experiment, its dataset and its scores: for SyntaxGym suites their region
+    surprisals (``reports.cli.syntaxgym_data``), which ``analyse`` takes as scores."""
     from acceptability.reports.cli.experiment import load_dataset, load_scores
+    from acceptability.reports.cli.syntaxgym_data import load_regions
+    from acceptability.reports.syntaxgym import SYNTAXGYM
 
     exp = _experiment(args, **fixed)
     ds = load_dataset(exp)
-    return exp, ds, load_scores(exp, ds)
+    return exp, ds, (load_regions if ds.name == SYNTAXGYM else load_scores)(exp, ds)
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    """Score the dataset's sentences with each --model and write the long scores table."""
+    """Score the dataset's sentences with each --model and write the long scores table
+    (SyntaxGym suites: each region's surprisal, the scores evaluate and report take)."""
     from acceptability import data
     from acceptability.data.folders import check_writable
     from acceptability.reports.cli.experiment import load_dataset, score_models
+    from acceptability.reports.cli.syntaxgym_data import score_regions
+    from acceptability.reports.syntaxgym import SYNTAXGYM
 
     data.files.table_format(Path(args.out))  # a bad --out suffix fails before scoring
     check_writable(Path(args.out), "--out")  # so does one that could not be written
     exp = _experiment(args)
     ds = load_dataset(exp)
     plan = exp.scoring_plan()
-    print(f"scoring {len(ds.sentences)} sentences of {ds.name} with "
+    gym = ds.name == SYNTAXGYM  # its scores: region surprisals
+    print(f"scoring {len(ds.sentences)} sentences of {ds.name}"
+          f"{' (region surprisals)' if gym else ''} with "
           f"{', '.join(f'{m} ({method})' for m, method in plan)} ...", file=sys.stderr)
-    path = data.write_scores(score_models(ds, plan, exp.revision, exp.dtype, exp.recheck,
-                                          exp.normalise, exp.unigram, exp.trust_remote_code),
-                              args.out)
+    table = score_regions(ds, plan, exp.revision, exp.dtype, exp.trust_remote_code,
+                          exp.boundary)[0] if gym else \
+        score_models(ds, plan, exp.revision, exp.dtype, exp.recheck, exp.normalise,
+                     exp.unigram, exp.trust_remote_code)
+    path = data.write_scores(table, args.out)
     print(f"wrote {path}")
     return 0
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    """Evaluate scores against a dataset and print or save the one-row-per-model table."""
+    """Evaluate scores against a dataset and print or save the one-row-per-model table
+    (SyntaxGym suites: the accuracy per prediction, suite, circuit and over suites)."""
     from acceptability import stats
     from acceptability.data.atomic import write_csv
+    from acceptability.reports.syntaxgym import is_region_table
     from acceptability.reports.tables import formatted
 
     exp, ds, sc = _dataset_and_scores(args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = stats.evaluate(ds, sc, deltas=exp.deltas, by=args.by, ci=exp.n_boot > 0,
-                               n_boot=exp.n_boot, seed=exp.seed, sign=exp.sign)
+        table = stats.syntaxgym_accuracy(sc, ds, n_boot=exp.n_boot, seed=exp.seed).rename(
+            columns={"lower": "accuracy_lower", "upper": "accuracy_upper"}) \
+            if is_region_table(sc) else \
+            stats.evaluate(ds, sc, deltas=exp.deltas, by=args.by, ci=exp.n_boot > 0,
+                           n_boot=exp.n_boot, seed=exp.seed, sign=exp.sign)
     if args.out:
         write_csv(table, args.out, index=False)
         print(f"wrote {args.out}")
@@ -297,6 +321,9 @@ DATA_OPTIONS = {
     "--paradigm": {"action": "append", "metavar": "UID", "help": "with --dataset blimp or "
                    "zorro: a paradigm to load, e.g. adjunct_island; with marvin-linzen: a "
                    "construction, e.g. simple_agrmt (repeatable; default: all)"},
+    "--suite": {"action": "append", "metavar": "NAME|FILE", "help": "with --dataset "
+                "syntaxgym: a suite to load, by name (e.g. number_prep; the 34 of Hu et al. "
+                "2020) or a suite JSON file of your own (repeatable; default: all 34)"},
     "--max-pairs": {"type": int, "metavar": "N", "help": "keep the first N pairs of each "
                     "paradigm (else phenomenon): a quick look at a large benchmark"},
     "--max-sentences": {"type": int, "metavar": "N", "help": "keep the first N sentences (of "
@@ -323,7 +350,8 @@ DATA_OPTIONS = {
 SCORES_OPTIONS = {
     "--scores": {"metavar": "SOURCE", "help": "'published' (the dataset's published model "
                  "scores; default) or a scores file (.csv/.parquet with sentence_id, model, "
-                 "score)"},
+                 "score; syntaxgym: region surprisals as `score --dataset syntaxgym` writes "
+                 "them, or a suite SyntaxGym filled in, .json)"},
     "--model": {"action": "append", "metavar": "MODEL", "help": "a model of the scores to "
                 "keep (repeatable); without --scores (run only), a model to score first: "
                 "MODEL or MODEL:METHOD, e.g. gpt2:logprob"},
@@ -350,6 +378,14 @@ def _dtype_arg(p: argparse.ArgumentParser) -> None:
                         "for bfloat16 to call, so their verdicts are float32's")
 
 
+def _boundary_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--boundary", choices=["sum", "corrected"],
+                   help="with --dataset syntaxgym: a region's surprisal is the sum of its "
+                        "tokens' (sum, SyntaxGym's; default) or, for causal LMs, with the "
+                        "word-boundary correction of leading-space vocabularies (corrected; "
+                        "Pimentel & Meister 2024)")
+
+
 def _trust_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trust-remote-code", action="store_true", default=None,
                    help="let a model that needs code of its own (its config's auto_map) run "
@@ -367,6 +403,17 @@ def _normalise_args(p: argparse.ArgumentParser) -> None:
                    help="with --normalise slor or normlp: the unigram model's corpus (.txt, "
                         "one sentence per line; ideally the language model's training text) or "
                         "word frequencies (.csv/.tsv with columns word and count)")
+
+
+def _scoring_args(p: argparse.ArgumentParser, method: str, revision: str) -> None:
+    """--method (the registry's methods, ``method`` its help), --revision and the other
+    options of scoring."""
+    p.add_argument("--method", action="append", metavar="METHOD", help=method)
+    p.add_argument("--revision", help=revision)
+    _trust_arg(p)
+    _boundary_arg(p)
+    _dtype_arg(p)
+    _normalise_args(p)
 
 
 def _scores_args(p: argparse.ArgumentParser) -> None:
@@ -439,14 +486,10 @@ def _score_command(sub) -> None:
                    help="model to score with: a hub id, a local folder or (ngram) an ARPA "
                         "file, optionally with its method, e.g. gpt2:logprob or "
                         "bert-base-uncased:pll (repeatable)")
-    s.add_argument("--method", action="append",
-                   help="logprob, pll, pll_word_l2r, classifier or ngram, for every --model "
-                        "without its own; or repeated, one per --model in order "
-                        "(default: logprob)")
-    s.add_argument("--revision", help="model revision (branch, tag or commit) to load")
-    _trust_arg(s)
-    _dtype_arg(s)
-    _normalise_args(s)
+    _scoring_args(s, f"{', '.join(METHODS)}: for every --model without its own; or "
+                     "repeated, one per --model in order (default: logprob; "
+                     "docs/scoring.md gives each one's equation)",
+                  "model revision (branch, tag or commit) to load")
     s.add_argument("--out", default="scores.parquet",
                    help="scores file to write (.parquet, .csv or .tsv; default: scores.parquet)")
     s.set_defaults(func=cmd_score)
@@ -484,13 +527,9 @@ def _run_command(sub) -> None:
     u.add_argument("--config", metavar="TOML", help="experiment file")
     _data_args(u)
     _scores_args(u)
-    u.add_argument("--method", action="append",
-                   help="scoring method for --model without --scores: one for all, or one "
-                        "per --model in order (default: logprob; or --model NAME:METHOD)")
-    u.add_argument("--revision", help="model revision for --model without --scores")
-    _trust_arg(u)
-    _dtype_arg(u)
-    _normalise_args(u)
+    _scoring_args(u, f"scoring method for --model without --scores ({', '.join(METHODS)}): "
+                     "one for all, or one per --model in order (default: logprob; or "
+                     "--model NAME:METHOD)", "model revision for --model without --scores")
     _analysis_args(u)
     u.add_argument("--out", help="output folder (default: report)")
     u.add_argument("--force", action="store_true", help="rerun every step")

@@ -25,10 +25,11 @@ from acceptability.data.zorro import check_paradigms as check_zorro_paradigms
 from acceptability.reports.analysis import AUTO
 from acceptability.reports.cli.rating_data import head_sentences, lau2020_conditions
 from acceptability.reports.ratings import with_norming
+from acceptability.reports.syntaxgym import SYNTAXGYM
 from acceptability.scoring.normalise import NORMALISATIONS, UNIGRAM, check_unigram_file
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
 
-DATASETS = ("li-adger", "blimp", "zorro", "marvin-linzen", "cola", "lau2020",
+DATASETS = ("li-adger", "blimp", "zorro", "marvin-linzen", "syntaxgym", "cola", "lau2020",
             "megaacceptability", "example")
 PARADIGM_DATASETS = ("blimp", "zorro", "marvin-linzen")  # what --paradigm selects in each
 CHECK_PARADIGMS = {"blimp": check_paradigms, "zorro": check_zorro_paradigms,
@@ -36,18 +37,22 @@ CHECK_PARADIGMS = {"blimp": check_paradigms, "zorro": check_zorro_paradigms,
 USER = "user"  # the dataset of an experiment on the user's own files
 METHOD_NAME = re.compile(r"[a-z][a-z0-9_]*")  # "gpt2:logprob"; not "C:\\models\\x"
 MAX_DELTA = 100.0
-DTYPES = ("float32", "bfloat16")  # scoring precision (README: float32 or bfloat16)
+DTYPES = ("float32", "bfloat16")
+BOUNDARIES = ("sum", "corrected")  # SyntaxGym's region surprisal (scoring.word_scores)
+SYNTAXGYM_SCORES = ("give --model to score the suites (e.g. --model gpt2), or --scores FILE: "
+                    "region surprisals written by `acceptability score --dataset syntaxgym` "
+                    "or a suite that SyntaxGym filled in (.json)")  # scoring precision (README: float32 or bfloat16)
 # TOML layout: table -> {key in the file: Experiment field}
 TOML_KEYS = {
     "": {"out": "out"},
     "data": {"dataset": "dataset", "path": "data_path", "paradigms": "paradigms",
              "max_pairs": "max_pairs", "max_sentences": "max_sentences",
              "sentences": "sentences", "pairs": "pairs", "human_scale": "human_scale",
-             "ratings": "ratings", "scale": "scale"},
+             "ratings": "ratings", "scale": "scale", "suites": "suites"},
     "scores": {"source": "scores", "models": "models", "method": "method",
                "revision": "revision", "dtype": "dtype", "recheck": "recheck",
                "normalise": "normalise", "unigram": "unigram",
-               "trust_remote_code": "trust_remote_code"},
+               "trust_remote_code": "trust_remote_code", "boundary": "boundary"},
     "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
                  "formula": "formula", "compare_metric": "compare_metric",
                  "correction": "correction", "sign": "sign", "norming": "norming"},
@@ -82,7 +87,10 @@ class Experiment:
     ``scoring.normalise.NORMALISATIONS`` (Lau et al. 2017); SLOR and NormLP need
     ``unigram``, a corpus or word-frequency file (``scoring.normalise.read_unigram``).
     ``trust_remote_code``: let models that need code of their own run it (off by default;
-    ``scoring.load_model``).
+    ``scoring.load_model``). ``suites``: SyntaxGym suites to load, by name or suite JSON
+    file (default all 34; ``data.load_syntaxgym``); their scores are region surprisals
+    (``reports.cli.syntaxgym_data``), summed over tokens (``boundary="sum"``) or with the
+    word-boundary correction (``"corrected"``; ``scoring.region_surprisals``).
     """
 
     dataset: str = "li-adger"
@@ -91,6 +99,7 @@ class Experiment:
     pairs: str | None = None
     human_scale: str = "z"
     paradigms: tuple[str, ...] = ()
+    suites: tuple[str, ...] = ()
     max_pairs: int | None = None
     max_sentences: int | None = None
     ratings: str | None = None
@@ -104,6 +113,7 @@ class Experiment:
     normalise: str | None = None
     unigram: str | None = None
     trust_remote_code: bool = False
+    boundary: str = "sum"
     deltas: tuple[float, ...] = DEFAULT_DELTAS
     n_boot: int = DEFAULT_N_BOOT
     seed: int = DEFAULT_SEED
@@ -134,6 +144,7 @@ class Experiment:
                                 f"& Linzen constructions, not parts of {self.dataset!r} data",
                                 fix="use them with dataset blimp, zorro or marvin-linzen")
             CHECK_PARADIGMS[self.dataset](self.paradigms)
+        check_syntaxgym(self)
         for key in ("max_pairs", "max_sentences"):
             value = getattr(self, key)
             if value is not None and not (isinstance(value, int) and value > 0):
@@ -224,13 +235,40 @@ class Experiment:
                 "recheck": self.recheck if scored else None, "normalise": self.normalise,
                 "unigram": self.unigram and {"path": self.unigram,
                                              "sha256": checksum(Path(self.unigram))},
-                **({"trust_remote_code": True} if scored and self.trust_remote_code else {})}
+                **({"trust_remote_code": True} if scored and self.trust_remote_code else {}),
+                **({"boundary": self.boundary} if scored and self.dataset == SYNTAXGYM
+                   else {})}
 
     def analysis_settings(self) -> dict:
         """The settings that determine the statistics (for fingerprints and provenance)."""
         return {"deltas": list(self.deltas), "n_boot": self.n_boot, "seed": self.seed,
                 "by": self.by, "compare_metric": self.compare_metric,
                 "correction": self.correction, "sign": self.sign, "norming": self.norming}
+
+
+def check_syntaxgym(exp: Experiment) -> None:
+    """SyntaxGym's settings: suites and a region boundary with that dataset only; no
+    sentence-level normalisation or recheck (its scores are region surprisals)."""
+    object.__setattr__(exp, "suites", tuple(str(s) for s in exp.suites))
+    if exp.boundary not in BOUNDARIES:
+        raise DataError(f"unknown boundary {exp.boundary!r}", fix=f"use one of {list(BOUNDARIES)}")
+    if exp.dataset != SYNTAXGYM:
+        if exp.suites or exp.boundary != "sum":
+            raise DataError(f"suites and boundary apply to SyntaxGym, not to {exp.dataset!r} "
+                            "data", fix="use them with --dataset syntaxgym")
+        return
+    if exp.scores == "published":
+        raise DataError("SyntaxGym publishes no region surprisals (a report shows Hu et al.'s "
+                        "published outcomes beside your models')", fix=SYNTAXGYM_SCORES)
+    if exp.max_pairs is not None:
+        raise DataError("SyntaxGym suites have no minimal pairs to keep the first of",
+                        fix="pick suites with --suite (TOML: [data] suites), or leave out "
+                            "--max-pairs")
+    used = [k for k in ("normalise", "unigram") if getattr(exp, k) is not None]
+    used += ["recheck"] if exp.recheck else []
+    if used:
+        raise DataError(f"{used[0]} applies to sentence scores, and SyntaxGym's scores are "
+                        "region surprisals", fix=f"leave out --{used[0]}")
 
 
 def model_method(spec: str, default: str) -> tuple[str, str]:
@@ -314,6 +352,9 @@ def from_toml(path: str | os.PathLike) -> Experiment:
     for key in ("data_path", "out", "sentences", "pairs", "ratings", "unigram"):
         if key in values:
             values[key] = str((p.parent / values[key]).resolve())
+    if isinstance(values.get("suites"), list):  # a suite file, not a name: relative to p
+        values["suites"] = [str((p.parent / s).resolve()) if _is_file_name(s) else s
+                            for s in values["suites"]]
     if "scores" in values and values["scores"] not in ("published", "score"):
         values["scores"] = str((p.parent / values["scores"]).resolve())
     if values.get("scores") == "score":
@@ -322,6 +363,12 @@ def from_toml(path: str | os.PathLike) -> Experiment:
         return Experiment(**values)
     except TypeError as err:
         raise DataError(f"bad value in experiment file ({err})", source=str(p)) from None
+
+
+def _is_file_name(entry) -> bool:
+    """A suite entry that names a file (``.json``, or a path) rather than a suite."""
+    return isinstance(entry, str) and (entry.endswith(".json") or "/" in entry
+                                       or "\\" in entry)
 
 
 def load_dataset(exp: Experiment):
@@ -353,6 +400,8 @@ def _load_dataset(exp: Experiment):
         return lau2020_conditions(exp.data_path)
     if exp.dataset == "example":
         return data.load_example()[0]
+    if exp.dataset == SYNTAXGYM:
+        return data.load_syntaxgym(exp.data_path, suites=exp.suites or None)
     if exp.dataset == "blimp":
         return data.load_blimp(exp.data_path, paradigms=exp.paradigms or None)
     if exp.dataset == "zorro":
@@ -375,6 +424,16 @@ def select_models(scores: pd.DataFrame, models: tuple[str, ...]) -> pd.DataFrame
     return scores[scores["model"].isin(models)].reset_index(drop=True)
 
 
+def scoring_module():
+    """``acceptability.scoring``, or a DataError saying how to install it."""
+    try:
+        from acceptability import scoring
+    except ImportError as err:
+        raise DataError(f"scoring is not available ({err})",
+                        fix="pip install 'acceptability[scoring]'") from None
+    return scoring
+
+
 def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = None,
                  dtype: str | None = None, recheck: bool = False, normalise: str | None = None,
                  unigram: str | None = None, trust_remote_code: bool = False) -> pd.DataFrame:
@@ -386,21 +445,14 @@ def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = No
     ``unigram``: the file of the unigram model SLOR and NormLP need
     (``scoring.normalise.read_unigram``), read once before any model loads.
     ``trust_remote_code``: as ``scoring.score``'s."""
-    try:
-        from acceptability import scoring
-    except ImportError as err:
-        raise DataError(f"scoring is not available ({err})",
-                        fix="pip install 'acceptability[scoring]'") from None
+    scoring = scoring_module()
     score = getattr(scoring, "score", None)
     if score is None:
         raise DataError("scoring.score is not available in this version of the package")
     unigram_model = scoring.normalise.read_unigram(unigram) if unigram else None
-    local = {m: str(Path(m).expanduser().resolve()) for m, _ in plan
-             if Path(m).expanduser().exists()}  # folders and ARPA files, by absolute path
-    shown = display_names(local.get(m, m) for m, _ in plan)  # by name, unique
     frames = []
-    for m, method in plan:
-        name = "_".join([shown[local.get(m, m)], method, *([normalise] if normalise else [])])
+    for (m, method), name in zip(plan, model_names(plan, [normalise] if normalise else []),
+                                 strict=True):
         frames.append(score(dataset, model=m, method=method, revision=revision, dtype=dtype,
                             model_name=name, recheck=recheck and method != "ngram",
                             normalise=normalise, unigram=unigram_model,
@@ -410,12 +462,23 @@ def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = No
     return pd.concat(frames, ignore_index=True)
 
 
+def model_names(plan: list[tuple[str, str]], suffix: list[str]) -> list[str]:
+    """The name of each (model, method) of ``plan`` in a scores table:
+    ``<display name>_<method>`` and ``suffix`` joined by underscores, a local folder or
+    file by its name (unique among them), not its path."""
+    local = {m: str(Path(m).expanduser().resolve()) for m, _ in plan
+             if Path(m).expanduser().exists()}  # folders and ARPA files, by absolute path
+    shown = display_names(local.get(m, m) for m, _ in plan)  # by name, unique
+    return ["_".join([shown[local.get(m, m)], method, *suffix]) for m, method in plan]
+
+
 def load_scores(exp: Experiment, dataset) -> pd.DataFrame:
     """The experiment's scores: published, from a file, or computed with ``scoring``.
 
     When the experiment restricts its dataset (``paradigms``, ``max_pairs``), scores of
     sentences outside it are set aside (``within``); otherwise a score for a sentence
-    the dataset lacks is an error naming its row."""
+    the dataset lacks is an error naming its row. (SyntaxGym suites are evaluated on
+    region surprisals: ``reports.cli.syntaxgym_data.load_regions``.)"""
     if exp.scores is None:
         return score_models(dataset, exp.scoring_plan(), exp.revision, exp.dtype, exp.recheck,
                             exp.normalise, exp.unigram, exp.trust_remote_code)
@@ -450,11 +513,16 @@ def within(scores: pd.DataFrame, dataset, source: str) -> pd.DataFrame:
                         "or sentences", source=source,
                         fix="score the sentences of the selected paradigms (acceptability "
                             "score with the same --paradigm, --max-pairs and --max-sentences)")
-    out = scores[inside].reset_index(drop=True)
+    return kept(scores, inside, f"score rows ({scores.loc[~inside, 'sentence_id'].nunique():,} "
+                "sentences) outside the selected paradigms, pairs or sentences (--paradigm, "
+                "--max-pairs, --max-sentences)")
+
+
+def kept(table: pd.DataFrame, inside: pd.Series, said: str) -> pd.DataFrame:
+    """The rows of ``table`` where ``inside``; the others are counted in
+    ``attrs["set_aside"]`` and, ``said`` naming them, on stderr."""
+    out = table[inside].reset_index(drop=True)
     out.attrs["set_aside"] = int((~inside).sum())
     if out.attrs["set_aside"]:
-        print(f"set aside {out.attrs['set_aside']:,} score rows ("
-              f"{scores.loc[~inside, 'sentence_id'].nunique():,} sentences) outside the selected "
-              "paradigms, pairs or sentences (--paradigm, --max-pairs, --max-sentences)",
-              file=sys.stderr)
+        print(f"set aside {out.attrs['set_aside']:,} {said}", file=sys.stderr)
     return out

@@ -40,9 +40,11 @@ from acceptability.reports.analysis import (
 from acceptability.reports.cli import store
 from acceptability.reports.cli.experiment import Experiment, load_dataset, load_scores
 from acceptability.reports.cli.lock import folder_lock
+from acceptability.reports.cli.syntaxgym_data import REGIONS, read_regions, write_run_scores
 from acceptability.reports.provenance import version
 from acceptability.reports.rating_fits import TRIAL_LEVEL
 from acceptability.reports.render import Report, build
+from acceptability.reports.syntaxgym import SYNTAXGYM
 
 STEPS = ("score", "evaluate", "fit", "report")
 
@@ -216,12 +218,14 @@ def with_fits(results: Results, fits: Fits | None, formula: str | None,
 
 
 def _evaluate(exp: Experiment, ds, scores, command: str | None, out: Path) -> list[str]:
-    """Step 2: the statistics (``analyse``, without the mixed models), stored."""
+    """Step 2: the statistics (``analyse``, without the mixed models), stored; SyntaxGym's
+    from the region surprisals of step 1."""
+    regions = read_regions(out / REGIONS, ds) if ds.name == SYNTAXGYM else None
     results = analyse(ds, scores, deltas=exp.deltas, n_boot=exp.n_boot, seed=exp.seed,
                       by=exp.by, formula=None, compare_metric=exp.compare_metric,
                       correction=exp.correction, command=command,
                       extra=exp.scores_settings(), sign=exp.sign, data_path=exp.data_path,
-                      norming=exp.norming)
+                      norming=exp.norming, regions=regions)
     write_csv(results.evaluation, out / "evaluation.csv", index=False)
     return ["evaluation.csv", *store.save(results, out / "analysis.json")]
 
@@ -257,9 +261,12 @@ def _steps(exp: Experiment, ds, formula: str | None, why: str | None,
     source = {"dataset": exp.dataset, "checksums": ds.checksums, "paradigms": exp.paradigms,
               "max_pairs": exp.max_pairs, "max_sentences": exp.max_sentences,
               "source": _scores_source(exp)}
-    fp_score = fingerprint(source, exp.scores_settings(), pkg, code_hash("data", "scoring"))
+    gym = ds.name == SYNTAXGYM  # region surprisals (reports.cli.syntaxgym_data)
+    fp_score = fingerprint(source, exp.scores_settings(), pkg,
+                           code_hash("data", "scoring", *(["reports"] if gym else [])))
     step(1, "score", fp_score,
-         lambda: [data.write_scores(load_scores(exp, ds), scores_file).name],
+         (lambda: write_run_scores(exp, ds, out)) if gym else
+         (lambda: [data.write_scores(load_scores(exp, ds), scores_file).name]),
          f"scores for {ds.name} ({exp.scores or 'scoring ' + ', '.join(exp.models)})",
          settings=source | exp.scores_settings())
     scores = data.read_scores(scores_file, ds)

@@ -36,12 +36,14 @@ from acceptability.data.errors import DataError
 from acceptability.reports.analysis import Fits, Results
 from acceptability.reports.benchmark import Benchmark
 from acceptability.reports.ratings import RatingsResults
+from acceptability.reports.syntaxgym import SyntaxGym
 from acceptability.stats.variability import Variability
 
 FORMAT = "acceptability run store"
 VERSION = 1
 TAG = "$type"
-KINDS = {cls.__name__: cls for cls in (Results, Fits, Benchmark, Variability, RatingsResults)}
+KINDS = {cls.__name__: cls for cls in (Results, Fits, Benchmark, Variability, RatingsResults,
+                                       SyntaxGym)}
 SUPPLIED = {"Results": ("dataset",)}  # fields the loader is given, not stored
 FIX = "rerun with --force to recompute it"
 

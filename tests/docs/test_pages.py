@@ -44,6 +44,7 @@ LOADER_DATA = {
     "load_zorro_reference_scores": "zorro", "load_marvin_linzen": "marvin-linzen",
     "load_cola": "cola", "load_childes": "aochildes", "load_lau2020": "lau2020",
     "load_megaacceptability": "megaacceptability",
+    "load_syntaxgym": "syntaxgym", "load_syntaxgym_results": "syntaxgym",
 }
 LOADER = re.compile(r"\bdata\.(load_\w+)\(")
 # Python blocks followed by the output they print, at least, per page: the numbers each

@@ -541,6 +541,8 @@ def assert_close(actual: object, expected: object, what: str, atol: float = 1e-9
     assert (same_nan & close).all(), f"{what}: {a.tolist()} != expected {e.tolist()}"
 
 
+# a backslash before ASCII punctuation: Markdown's escape ("\\|", "\\*", "\\["), read back
+_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _CELL_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?", re.IGNORECASE)
 
 
@@ -564,7 +566,7 @@ def markdown_tables(out: Path) -> dict[str, list[list[str]]]:
                     break
                 continue
             cells = re.split(r"(?<!\\)\|", row.strip().removeprefix("|").removesuffix("|"))
-            rows.append([c.strip().replace("\\|", "|") for c in cells])
+            rows.append([_MD_ESCAPE.sub(r"\1", c.strip()) for c in cells])
         found[stem_of[int(number.group(1))]] = [rows[0], *rows[2:]]  # without the |:--| row
     return found
 
