@@ -30,9 +30,10 @@ from acceptability.stats.inference.intervals import percentile_interval
 
 REGION_COLUMNS = ["model", "suite", "item", "condition", "region", "surprisal"]
 LEVELS = ("prediction", "suite", "circuit", "overall", "circuits")
+#: How the predictions of a suite combine into an item's outcome (`syntaxgym_accuracy`).
+COMBINE = ("all", "first")
 SCORE_COLUMNS = ["level", "group", "circuit", "system", "n_suites", "n_items", "accuracy",
                  "lower", "upper"]
-
 
 def _region_values(regions: pd.DataFrame) -> pd.DataFrame:
     """The region table checked: one finite-or-missing surprisal per region."""
@@ -224,7 +225,8 @@ def suite_scores(outcomes: pd.DataFrame, n_boot: int = DEFAULT_N_BOOT,
 
 
 def syntaxgym_accuracy(regions: pd.DataFrame, dataset, n_boot: int = DEFAULT_N_BOOT,
-                       seed: int | None = DEFAULT_SEED, ci: float = 0.95) -> pd.DataFrame:
+                       seed: int | None = DEFAULT_SEED, ci: float = 0.95,
+                       combine: str = "all") -> pd.DataFrame:
     """SyntaxGym accuracy of each model per prediction, suite, circuit and overall.
 
     Parameters
@@ -235,6 +237,11 @@ def syntaxgym_accuracy(regions: pd.DataFrame, dataset, n_boot: int = DEFAULT_N_B
         The [load_syntaxgym][acceptability.data.load_syntaxgym] dataset they score.
     n_boot, seed, ci
         Bootstrap resamples of items within suites (0: no intervals), seed, level.
+    combine : {"all", "first"}, default "all"
+        An item of a suite with several predictions is correct when all hold, or when its
+        first holds: Hu et al.'s (2020) published outcomes of ``fgd_hierarchy`` count the
+        first only (GPT-2 15 of 24 items, which its second prediction, equal surprisals of
+        different words, would not allow).
 
     Returns
     -------
@@ -242,8 +249,8 @@ def syntaxgym_accuracy(regions: pd.DataFrame, dataset, n_boot: int = DEFAULT_N_B
         ``level`` (``prediction``, ``suite``, ``circuit``, ``overall``: mean over suites,
         ``circuits``: mean over circuits), ``group``, ``suite``, ``prediction``,
         ``formula``, ``circuit``, ``model``, ``n_suites``, ``n_items``, ``accuracy``,
-        ``lower``, ``upper``. An item is correct when all its suite's predictions hold;
-        ``attrs["excluded"]`` counts the items left out for a missing region value.
+        ``lower``, ``upper``. An item is correct when its suite's predictions hold
+        (``combine``); ``attrs["excluded"]`` counts the items left out for a missing region value.
 
     Examples
     --------
@@ -258,10 +265,17 @@ def syntaxgym_accuracy(regions: pd.DataFrame, dataset, n_boot: int = DEFAULT_N_B
     >>> acc = syntaxgym_accuracy(regions, sentences, n_boot=0)
     >>> acc[["level", "prediction", "accuracy"]].to_numpy().tolist()[:3]
     [['prediction', 0, 1.0], ['prediction', 1, 0.5], ['suite', <NA>, 0.5]]
+    >>> first = syntaxgym_accuracy(regions, sentences, n_boot=0, combine="first")
+    >>> float(first.loc[first["level"] == "suite", "accuracy"].iloc[0])
+    1.0
     """
+    if combine not in COMBINE:
+        raise ValueError(f"combine must be one of {COMBINE}, got {combine!r}")
     outcomes = syntaxgym_outcomes(regions, dataset)
     key = ["model", "suite", "circuit", "item"]
-    items = outcomes.groupby(key, sort=False, dropna=False)["correct"].all().reset_index()
+    counted = outcomes if combine == "all" else outcomes[
+        outcomes["prediction"] == outcomes.groupby("suite")["prediction"].transform("min")]
+    items = counted.groupby(key, sort=False, dropna=False)["correct"].all().reset_index()
     table = suite_scores(items.assign(system=items["model"], n=1), n_boot, seed, ci)
     per = outcomes.assign(system=outcomes["model"], n=1, prediction=outcomes["prediction"],
                           suite=outcomes["suite"] + "\t" + outcomes["prediction"].astype(str))

@@ -241,3 +241,17 @@ def test_sg_scores_with_intervals(results):
 def test_sg_scores_refuse_an_unknown_grouping(results):
     with pytest.raises(DataError, match="by='seed'"):
         sg_scores(results, by="seed", n_boot=0)
+
+
+def test_the_published_fgd_hierarchy_outcomes_count_the_first_prediction():
+    """GPT-2 holds 15 of fgd_hierarchy's 24 items in Hu et al.'s outcomes; its second
+    prediction asks equal surprisals of different words in region 9 and 6, which a neural
+    model does not give, so the published outcomes are of the first prediction
+    (``syntaxgym_accuracy(..., combine="first")``)."""
+    results = load_syntaxgym_results(need_data("syntaxgym", "hu2020_results/perplexity.csv"))
+    gpt2 = results[(results["suite"] == "fgd_hierarchy")
+                   & results["model"].str.startswith("gpt-2-pretrained")]
+    assert (len(gpt2), int(gpt2["correct"].sum())) == (24, 15)
+    ds = load_syntaxgym(need_data("syntaxgym", "suites/fgd_hierarchy.json"), suites=["fgd_hierarchy"])
+    formulas = ds.sentences["predictions"].iloc[0]
+    assert "=" in formulas.split('", "')[1] and "<" not in formulas.split('", "')[1]
