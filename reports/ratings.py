@@ -148,7 +148,10 @@ def correlations(dataset, scores: pd.DataFrame, ceiling: pd.DataFrame | None, n_
     rows = []
     for condition, part in conditions(dataset).items():
         sc = scores[scores["sentence_id"].isin(part.sentences["sentence_id"])]
-        ev = stats.evaluate(part, sc, ci=n_boot > 0, n_boot=max(n_boot, 1), seed=seed)
+        # without its ratings: the ceiling shown is ``ceiling`` (of the trials ``human``
+        # averages); evaluate's own, of the raw responses, would be computed and dropped
+        ev = stats.evaluate(replace(part, ratings=None), sc, ci=n_boot > 0,
+                            n_boot=max(n_boot, 1), seed=seed)
         corr = stats.correlations(part, sc).set_index("model")
         for _, e in ev.iterrows():
             c = corr.loc[e["model"]]
