@@ -151,7 +151,7 @@ def human_outcomes(trials: pd.DataFrame, dataset=None) -> pd.DataFrame:
     return out
 
 
-def _paradigm_boot(outcomes: pd.DataFrame, systems: list[str], paradigms: list[str],
+def paradigm_boot(outcomes: pd.DataFrame, systems: list[str], paradigms: list[str],
                    n_boot: int, seed: Seed) -> np.ndarray:
     """(n_boot, paradigms, systems) paradigm accuracies, pairs resampled within each
     paradigm (a stratified bootstrap, by the engine's ``mean_resamples``); systems judged
@@ -223,7 +223,7 @@ def accuracy(outcomes: pd.DataFrame | None, published: pd.DataFrame | None = Non
                   n_judgments=("n", "sum"), ties=("tie", "sum"), accuracy=("rate", "mean"))
     base = base.reset_index().rename(columns={"paradigm": "group"})
     base["source"] = np.where(base["system"] == HUMAN, "trials", "scores")
-    dist = (_paradigm_boot(outcomes, systems, paradigms, n_boot, seed)
+    dist = (paradigm_boot(outcomes, systems, paradigms, n_boot, seed)
             if n_boot and len(outcomes) else None)
     rows = [base.assign(level="paradigm")]
     if published is not None:

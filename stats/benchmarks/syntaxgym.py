@@ -24,7 +24,7 @@ from acceptability.data.syntaxgym import syntaxgym_predictions
 from acceptability.data.syntaxgym_formula import FormulaError, parse_prediction
 from acceptability.data.syntaxgym_results import HU2020_MODELS, HU2020_TIE_BREAKING
 from acceptability.data.tables import require_columns
-from acceptability.stats.benchmarks.outcomes import _paradigm_boot
+from acceptability.stats.benchmarks.outcomes import paradigm_boot
 from acceptability.stats.defaults import DEFAULT_N_BOOT, DEFAULT_SEED
 from acceptability.stats.inference.intervals import percentile_interval
 
@@ -207,7 +207,7 @@ def suite_scores(outcomes: pd.DataFrame, n_boot: int = DEFAULT_N_BOOT,
              .reindex(index=suites, columns=systems).to_numpy())
     counts = (o.pivot_table(index="paradigm", columns="system", values="item", aggfunc="size")
               .reindex(index=suites, columns=systems).fillna(0).to_numpy())
-    dist = _paradigm_boot(o, systems, suites, n_boot, seed) if n_boot else None
+    dist = paradigm_boot(o, systems, suites, n_boot, seed) if n_boot else None
     circuit_of = o.drop_duplicates("suite").set_index("suite")["circuit"]
     rows = []
     for level, group, circuit, members in _groups(suites, circuit_of):

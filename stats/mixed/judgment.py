@@ -31,7 +31,9 @@ PAIR_FORMULA = "dh ~ dlm + (1 | phenomenon)"
 FC_FORMULA = "chose_good ~ dlm + (1 | participant) + (1 | pair_id) + (1 | paradigm)"
 
 
-def _one_model(scores: pd.DataFrame, model: str | None) -> pd.DataFrame:
+def one_model(scores: pd.DataFrame, model: str | None) -> pd.DataFrame:
+    """The rows of ``model`` in a long scores table (the only model when None); a table of
+    several models without ``model``, or an unknown one, is a ValueError."""
     models = list(pd.unique(scores["model"]))
     if model is None:
         if len(models) != 1:
@@ -56,7 +58,7 @@ def sentence_model_frame(dataset, scores: pd.DataFrame, model: str | None = None
     >>> list(sentence_model_frame(ds, scores, model="trigram_slor").columns[:6])
     ['sentence_id', 'model', 'phenomenon', 'type_id', 'human', 'score']
     """
-    fr = sentence_frame(dataset, _one_model(scores, model))
+    fr = sentence_frame(dataset, one_model(scores, model))
     fr = fr.rename(columns={"score": "raw_score"}).rename(columns={"z": "score"})
     cols = ["sentence_id", "model", "phenomenon", "type_id", "human", "score", "raw_score"]
     cols += [c for c in dataset.sentences.columns if c not in cols]
@@ -78,7 +80,7 @@ def pair_model_frame(dataset, scores: pd.DataFrame, model: str | None = None) ->
     >>> list(frame.columns[:5])
     ['pair_id', 'model', 'phenomenon', 'dh', 'dlm']
     """
-    d = pair_deltas(dataset, _one_model(scores, model))
+    d = pair_deltas(dataset, one_model(scores, model))
     s = dataset.sentences.set_index("sentence_id")
     extra: dict[str, pd.Series] = {}
     for col in s.columns:

@@ -24,7 +24,7 @@ import pandas as pd
 
 from acceptability.data.ratings import rating_scale, validate_ratings
 from acceptability.stats.mixed.cumulative_mixed import clmm
-from acceptability.stats.mixed.judgment import _one_model
+from acceptability.stats.mixed.judgment import one_model
 from acceptability.stats.mixed.lmer import lmer
 from acceptability.stats.ratings.norming import exclusion_table, normed_trials
 from acceptability.stats.zscore import exclusion_reason, zscore
@@ -114,7 +114,7 @@ def rating_model_frame(dataset, scores: pd.DataFrame, model: str | None = None,
         ratings, sentences=dataset.sentences)
     if ratings is None:
         raise ValueError("no ratings: the dataset has none; pass ratings= (a ratings table)")
-    one = _one_model(scores, model)
+    one = one_model(scores, model)
     name = str(one["model"].iloc[0])
     scored = zscore(one, dataset).set_index("sentence_id")
     normed, anonymous = _normed(ratings)
