@@ -270,15 +270,20 @@ def _check_recheck(data: Any, options: ScoringOptions) -> None:
 
 
 def _float32_twin(options: ScoringOptions) -> LanguageModel:
-    """The same weights loaded in float32 (a LanguageModel by its name, device and hub commit)."""
+    """The same weights loaded in float32 (a LanguageModel by its name, device and hub commit),
+    where the bfloat16 model runs: on its device, or spread by a device_map as it is (one
+    given by name with options.device_map and max_memory, a loaded one with "auto")."""
     model, device, revision = options.model, options.device, options.revision
-    trust = options.trust_remote_code
+    trust, placed = options.trust_remote_code, {}
+    if options.device_map is not None:
+        placed = {"device_map": options.device_map, "max_memory": options.max_memory}
     if isinstance(model, LanguageModel):
         revision = model.source.rpartition("@")[2] if model.source.startswith("hub:") else None
-        model, device, trust = model.name, model.device, model.trust_remote_code
+        placed = {"device_map": "auto"} if model.device_map else {}
+        model, device, trust = model.name, None if placed else model.device, model.trust_remote_code
     kind = REGISTRY[options.method].kind
     return load_model(str(model), kind, device=device, dtype="float32", revision=revision,
-                      trust_remote_code=trust)
+                      trust_remote_code=trust, **placed)
 
 
 def display_name(name: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 from acceptability._warnings import warn
 from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.options import parse_max_memory
 from acceptability.scoring.prepack import prepack_linears
 from acceptability.scoring.progress import hf_progress_quiet
 from acceptability.scoring.registry import methods_of_kind
@@ -29,7 +30,9 @@ class LanguageModel:
 
     `source` says which weights these are, for provenance: "dir:<sha256 of the folder's
     files>" for a local folder, "hub:<id>@<commit>" for a hub model. `trust_remote_code`:
-    the model runs code of its own (`load_model`).
+    the model runs code of its own (`load_model`). `device` is where inputs go;
+    `device_map`, for a model loaded with one, says where each of its parts runs (not part
+    of `identity`: placement changes scores by float rounding at most).
     """
 
     name: str
@@ -40,8 +43,9 @@ class LanguageModel:
     identity: str
     max_length: int
     source: str = ""
-    head_fp32: Any = None  # the output layer's float32 (weight, bias) when the model runs in bfloat16
+    head_fp32: Any = None  # the output layer's float32 (weight, bias): bfloat16 with the layer on the CPU
     trust_remote_code: bool = False
+    device_map: dict | None = None  # where each part runs (`hf_device_map`) when loaded with device_map
 
 
 def pick_device(device: str | None = None) -> str:
@@ -210,8 +214,10 @@ def model_source(name: str, revision: str | None) -> str:
 
 
 def _from_pretrained(name: str, kind: str, config: Any, revision: str | None,
-                     trust_remote_code: bool) -> tuple[Any, Any]:
-    """The model (in float32) and its tokenizer, without transformers' progress bars."""
+                     trust_remote_code: bool, placement: dict | None = None) -> tuple[Any, Any]:
+    """The model and its tokenizer, without transformers' progress bars: the model in
+    float32 on the CPU, or placed and typed by transformers and accelerate as `placement`
+    (device_map, dtype, max_memory, offload_folder) says."""
     import torch
     from transformers import (
         AutoModelForCausalLM,
@@ -233,51 +239,139 @@ def _from_pretrained(name: str, kind: str, config: Any, revision: str | None,
     fast_gelu = {"activation_function": "gelu_pytorch_tanh"}
     overrides = fast_gelu if getattr(config, "activation_function", None) == "gelu_new" else {}
     with hf_progress_quiet():  # transformers' bars would flood a log file
-        model = auto.from_pretrained(name, revision=revision, dtype=torch.float32,
-                                     trust_remote_code=trust_remote_code, **overrides)
+        model = auto.from_pretrained(name, revision=revision, trust_remote_code=trust_remote_code,
+                                     **(placement or {"dtype": torch.float32}), **overrides)
         tokenizer = AutoTokenizer.from_pretrained(name, revision=revision,
                                                   trust_remote_code=trust_remote_code)
     return model, tokenizer
 
 
-def _load_checked(name: str, kind: str, revision: str | None,
-                  trust_remote_code: bool) -> tuple[Any, Any]:
+def _load_checked(name: str, kind: str, revision: str | None, trust_remote_code: bool,
+                  placement: dict | None = None) -> tuple[Any, Any]:
     """The model and tokenizer of `name` once its config says it is a `kind` model; with
     `trust_remote_code`, a warning first on whose code runs."""
     if trust_remote_code:
         warn(f"trust_remote_code: model {name!r} runs the code of {_code_place(name)}")
     config = load_config(name, revision, trust_remote_code)
     check_kind(name, kind, config)
-    return _from_pretrained(name, kind, config, revision, trust_remote_code)
+    return _from_pretrained(name, kind, config, revision, trust_remote_code, placement)
 
 
-def _float32_head(model: Any, device: str) -> tuple | None:
-    """The output layer's float32 (weight, bias) on `device`, kept when the model runs in
-    another dtype for exact target and top logits (`batches.target_logprobs`)."""
-    if (head := model.get_output_embeddings()) is None:
+def _placement(device: str | None, device_map: Any, max_memory: Any, offload_folder: Any) -> dict:
+    """`from_pretrained`'s device_map, max_memory (`options.parse_max_memory`) and
+    offload_folder, {} without a device_map; a ScoringError for settings that clash."""
+    if device_map is None:
+        if max_memory is not None or offload_folder is not None:
+            raise ScoringError("max_memory and offload_folder say where the parts of a model "
+                               "spread by device_map go: give device_map too (e.g. 'auto')")
+        return {}
+    if device:
+        raise ScoringError(f"give device={device!r} (the whole model on one device) or "
+                           f"device_map={device_map!r} (spread over several), not both")
+    extra = {"max_memory": None if max_memory is None else parse_max_memory(max_memory),
+             "offload_folder": None if offload_folder is None else str(offload_folder)}
+    return {"device_map": device_map, **{k: v for k, v in extra.items() if v is not None}}
+
+
+def execution_device(module: Any) -> str:
+    """Where `module` computes: the execution device of accelerate's hook on it, whose
+    weights may wait on the CPU, the disk or 'meta' until a forward pass moves them in;
+    else its weights' device.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from acceptability.scoring.models import execution_device
+    >>> execution_device(torch.nn.Linear(2, 2, device="meta"))
+    'meta'
+    """
+    import torch
+
+    hook = getattr(module, "_hf_hook", None)
+    for part in getattr(hook, "hooks", [hook]):  # a SequentialHook holds several
+        where = getattr(part, "execution_device", None)
+        if isinstance(where, int):  # accelerate's index of a GPU (or another accelerator)
+            return f"{getattr(torch.accelerator.current_accelerator(), 'type', 'cuda')}:{where}"
+        if where is not None:
+            return str(torch.device(where))
+    return str(next(module.parameters()).device)
+
+
+def input_device(model: Any) -> str:
+    """Where a placed model takes its inputs: its input embeddings' execution device,
+    else (embeddings offloaded under a parent module's hook) the model's own.
+
+    Examples
+    --------
+    >>> from transformers import GPT2Config, GPT2LMHeadModel
+    >>> from acceptability.scoring.models import input_device
+    >>> input_device(GPT2LMHeadModel(GPT2Config(vocab_size=20, n_embd=8, n_layer=1, n_head=2)))
+    'cpu'
+    """
+    where = execution_device(model.get_input_embeddings())
+    return where if where != "meta" else execution_device(model)
+
+
+def _float32_head(model: Any, device: str | None = None) -> tuple | None:
+    """The output layer's (weight, bias) in float32, kept when a model runs in another
+    dtype (bfloat16) with that layer on the CPU, for exact target and top logits
+    (`batches.target_logprobs`). None where the layer runs elsewhere (on `device`, else
+    its `execution_device`): on CUDA or MPS a bfloat16 model is plainly bfloat16. A weight
+    accelerate offloaded ('meta') is read from its hook's store."""
+    import torch
+
+    head = model.get_output_embeddings()
+    if head is None or torch.device(device or execution_device(head)).type != "cpu":
         return None
-    bias = getattr(head, "bias", None)
-    return tuple(t.detach().clone().to(device) if t is not None else None for t in (head.weight, bias))
+    store = getattr(getattr(head, "_hf_hook", None), "weights_map", None) or {}
+    named = {n: getattr(head, n, None) for n in ("weight", "bias")}
+    found = [store.get(n, t) if t is not None and t.is_meta else t for n, t in named.items()]
+    if found[0] is None or any(t is not None and t.is_meta for t in found):  # nowhere to read it
+        return None
+    return tuple(t if t is None else t.detach().to(torch.float32, copy=True) for t in found)
+
+
+def _ready(model: Any, device: str | None, torch_dtype: Any, prepack: bool,
+           placed: bool) -> tuple[Any, str, tuple | None]:
+    """The model ready to score, where its inputs go, and its float32 head
+    (`_float32_head`): as transformers and accelerate `placed` it (never moved, offloaded
+    weights wait on 'meta'; never packed), else moved to `device` in `torch_dtype` and, on
+    the CPU, packed (`prepack`)."""
+    import torch
+
+    fp32 = torch_dtype == torch.float32
+    if placed:
+        return model.eval(), input_device(model), None if fp32 else _float32_head(model)
+    device = pick_device(device)
+    head_fp32 = None if fp32 else _float32_head(model, device)
+    model = model.to(device=device, dtype=torch_dtype).eval()
+    if prepack and device == "cpu":
+        prepack_linears(model)
+    return model, device, head_fp32
 
 
 def load_model(
-    name: str,
-    kind: str,
-    *,
-    device: str | None = None,
-    dtype: Any = None,
-    revision: str | None = None,
-    prepack: bool = True,
-    trust_remote_code: bool = False,
+    name: str, kind: str, *, device: str | None = None, dtype: Any = None,
+    revision: str | None = None, prepack: bool = True, trust_remote_code: bool = False,
+    device_map: str | dict | None = None, max_memory: dict | str | None = None,
+    offload_folder: str | Path | None = None,
 ) -> LanguageModel:
     """Load `name` (hub id or directory) through `from_pretrained` as a causal, masked,
-    encoder-decoder (seq2seq) or classifier model.
+    encoder-decoder (seq2seq) or classifier model, on one device or, with `device_map`,
+    spread over several (GPUs, then the CPU and the disk) by transformers and accelerate.
 
     On the CPU in float32 or bfloat16 the linear layers run through oneDNN with packed
     weights (`prepack`, see `scoring.prepack`): faster, same scores, about twice the memory
-    for the linear weights. In another dtype (bfloat16) the weights are read in float32 and
-    cast, and the output layer's float32 weights are kept to compute the logits a score
-    reads exactly (`batches.target_logprobs`).
+    for the linear weights. In bfloat16 the weights are read in float32 and cast; where the
+    output layer runs on the CPU its float32 weights are kept (`head_fp32`) for the exact
+    logits a score reads (`batches.target_logprobs`). On CUDA or MPS bfloat16 is plainly
+    bfloat16: no float32 copy.
+
+    With `device_map` the weights load directly in `dtype` where the map says; the model
+    is never moved nor packed (offloaded weights wait on 'meta' until accelerate's hooks
+    move them in), `device` is its input embeddings' execution device, and the map is
+    kept in `LanguageModel.device_map`, not in the identity (scores differ by float
+    rounding at most). A float32 head is then the bfloat16 weights widened.
 
     Parameters
     ----------
@@ -286,17 +380,22 @@ def load_model(
     kind : {"causal", "masked", "seq2seq", "classifier"}
         The head the scoring method needs (`scoring.registry.REGISTRY`).
     device : str, optional
-        cuda, then mps, then cpu unless given.
+        cuda, then mps, then cpu unless given; not with `device_map`.
     dtype : str or torch.dtype, optional
         float32 unless given.
     revision : str, optional
         The hub branch, tag or commit.
     prepack : bool
-        Pack the linear layers' weights for oneDNN on the CPU.
+        Pack the linear layers' weights for oneDNN on the CPU (not with `device_map`).
     trust_remote_code : bool
-        Let a model whose config names classes of its own (``auto_map``) run their Python
-        code (off: such a model is refused, saying so). Read the code first; a warning
-        says where it comes from. Part of the model's identity (the score cache's key).
+        Let a model whose config names classes of its own (``auto_map``) run their code
+        (off: it is refused, saying so); a warning says whose. Part of the identity.
+    device_map : str or dict, optional
+        "auto" or {module name: device}, as `from_pretrained` takes it.
+    max_memory : dict or str, optional
+        With `device_map`: ``{0: "70GiB", "cpu": "200GiB"}`` or "0=70GiB,cpu=200GiB".
+    offload_folder : str or path, optional
+        With `device_map`: where disk-offloaded weights go (safetensors are read in place).
 
     Returns
     -------
@@ -314,29 +413,18 @@ def load_model(
     acceptability.scoring.errors.ScoringError: model folder './no/such/model' does not exist ...
     """
     check_local(name)  # before the slow imports
-    import torch
-
     if kind not in HEAD_SUFFIXES:
         raise ScoringError(f"unknown model kind {kind!r}; use one of {sorted(HEAD_SUFFIXES)}")
+    placement = _placement(device, device_map, max_memory, offload_folder)
     torch_dtype = pick_dtype(dtype)
-    device = pick_device(device)
-    model, tokenizer = _load_checked(name, kind, revision, trust_remote_code)
-    head_fp32 = _float32_head(model, device) if torch_dtype != torch.float32 else None
-    model = model.to(device=device, dtype=torch_dtype).eval()
-    if prepack and device == "cpu":
-        prepack_linears(model)
+    model, tokenizer = _load_checked(name, kind, revision, trust_remote_code,
+                                     {**placement, "dtype": torch_dtype} if placement else None)
     if not tokenizer.is_fast:
         raise ScoringError(f"model {name!r} has no fast tokenizer; scoring needs token offsets")
+    model, device, head_fp32 = _ready(model, device, torch_dtype, prepack, bool(placement))
     source = model_source(name, revision)
-    return LanguageModel(
-        name=name,
-        kind=kind,
-        model=model,
-        tokenizer=tokenizer,
-        device=device,
-        identity=f"{source}|{kind}|{torch_dtype}" + ("|trust_remote_code" if trust_remote_code else ""),
-        max_length=max_tokens(model, tokenizer),
-        source=source,
-        head_fp32=head_fp32,
-        trust_remote_code=trust_remote_code,
-    )
+    identity = f"{source}|{kind}|{torch_dtype}" + ("|trust_remote_code" if trust_remote_code else "")
+    placed = dict(getattr(model, "hf_device_map", None) or {"": device}) if placement else None
+    return LanguageModel(name, kind, model, tokenizer, device, identity, max_tokens(model, tokenizer),
+                         source=source, head_fp32=head_fp32, trust_remote_code=trust_remote_code,
+                         device_map=placed)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,9 +37,24 @@ class ScoringOptions:
     unigram : UnigramModel or None
         The unigram model of SLOR and NormLP.
     batch_size : int
-        Sentences per forward pass (PLL on the CPU fills passes by tokens instead).
+        Sentences per forward pass where passes are not filled by tokens (`batch_tokens`).
+    batch_tokens : int or None
+        Tokens per forward pass, padding and masked copies included: sentences are sorted
+        by length and grouped until the next would pass it (`scoring.batches`). None: on an
+        accelerator DEVICE_TOKENS_PER_PASS; on the CPU, masked and encoder-decoder PLL fill
+        CPU passes by tokens and the other methods take `batch_size` sentences.
     device : str or None
         cuda, then mps, then cpu unless given.
+    device_map : str, dict or None
+        Spread a model too large for one device over several (GPUs, the CPU, the disk):
+        "auto" or a map of module names to devices, passed to transformers'
+        `from_pretrained` (`load_model`); not with `device`. The scores do not depend on
+        where each part runs (beyond float rounding), so neither does the cache.
+    max_memory : dict, str or None
+        With `device_map`: the most each device may hold, e.g.
+        ``{0: "70GiB", 1: "70GiB", "cpu": "200GiB"}`` or the text "0=70GiB,cpu=200GiB"
+        (`parse_max_memory`); kept with the device names as text, so the options travel as
+        JSON to distributed workers.
     dtype : str, torch.dtype or None
         float32 unless given (e.g. "bfloat16").
     revision : str or None
@@ -80,7 +96,10 @@ class ScoringOptions:
     normalise: str | None = None
     unigram: UnigramModel | None = None
     batch_size: int = 16
+    batch_tokens: int | None = None
     device: str | None = None
+    device_map: str | dict | None = None
+    max_memory: dict | str | None = None
     dtype: Any = None
     revision: str | None = None
     prepend_bos: bool = True
@@ -94,12 +113,17 @@ class ScoringOptions:
     trust_remote_code: bool = False
     word_boundaries: bool = False
 
+    def __post_init__(self) -> None:
+        if self.max_memory is not None:  # text keys: json.dumps(sort_keys=True) of a worker spec
+            memory = {str(k): v for k, v in parse_max_memory(self.max_memory).items()}
+            object.__setattr__(self, "max_memory", memory)
+
 
 FIELDS = tuple(f.name for f in fields(ScoringOptions))
 DEFAULTS = ScoringOptions()
 #: What a worker needs to build the same scorer (`runner.make_scorer`), besides the model.
-SCORER_FIELDS = ("method", "device", "dtype", "revision", "prepend_bos", "acceptable_label",
-                 "trust_remote_code", "word_boundaries")
+SCORER_FIELDS = ("method", "batch_tokens", "device", "device_map", "max_memory", "dtype", "revision",
+                 "prepend_bos", "acceptable_label", "trust_remote_code", "word_boundaries")
 
 
 def resolve(
@@ -128,3 +152,62 @@ def refuse(options: ScoringOptions, names: tuple[str, ...], what: str) -> None:
     used = [n for n in names if getattr(options, n) != getattr(DEFAULTS, n)]
     if used:
         raise ScoringError(f"{what} does not take {', '.join(used)}; leave them out")
+
+
+#: The devices `max_memory` names besides GPU indices (accelerate's `get_max_memory`).
+MEMORY_DEVICES = ("cpu", "mps", "disk")
+# A size as accelerate's `convert_file_size_to_int` reads it: bytes, or a number and a unit.
+MEMORY_SIZE = re.compile(r"\d+(\.\d+)?\s*([KMG]i?B)?", re.IGNORECASE)
+MEMORY_FIX = ("write device=size pairs separated by commas, e.g. '0=70GiB,1=70GiB,cpu=200GiB' "
+              "(devices: GPU indices, cpu, mps, disk; sizes: bytes, or a number with GiB, MiB, "
+              "KiB, GB, MB or KB)")
+
+
+def parse_max_memory(value: dict | str) -> dict[int | str, int | str]:
+    """The most each device may hold, as transformers' `from_pretrained(max_memory=)` takes
+    it: GPU indices as ints ("0" and "cuda:0" become 0), "cpu", "mps" and "disk" as they
+    are, sizes in bytes or as text ("70GiB"). Text is comma-separated device=size pairs.
+
+    Examples
+    --------
+    >>> from acceptability.scoring.options import parse_max_memory
+    >>> parse_max_memory("0=70GiB, 1=70GiB, cpu=200GiB")
+    {0: '70GiB', 1: '70GiB', 'cpu': '200GiB'}
+    >>> parse_max_memory({"cuda:1": "1000000", "disk": "2.5 GB"})
+    {1: 1000000, 'disk': '2.5GB'}
+    >>> parse_max_memory("gpu0=70GiB")
+    Traceback (most recent call last):
+    ...
+    acceptability.scoring.errors.ScoringError: max_memory 'gpu0=70GiB': unknown device 'gpu0'; ...
+    """
+    if isinstance(value, dict):
+        pairs = list(value.items())
+    elif isinstance(value, str):
+        parts = [p for p in value.split(",") if p.strip()]
+        if any("=" not in p for p in parts):
+            raise ScoringError(f"max_memory {value!r}: a part without '='; {MEMORY_FIX}")
+        pairs = [tuple(p.split("=", 1)) for p in parts]
+    else:
+        raise ScoringError(f"max_memory must be a dict or text, got {type(value).__name__}; {MEMORY_FIX}")
+    if not pairs:
+        raise ScoringError(f"max_memory {value!r} names no device; {MEMORY_FIX}")
+    return {_memory_device(k, value): _memory_size(v, value) for k, v in pairs}
+
+
+def _memory_device(key: int | str, whole: dict | str) -> int | str:
+    """A GPU index as an int, or one of MEMORY_DEVICES."""
+    name = str(key).strip().lower()
+    index = name.removeprefix("cuda:")
+    if isinstance(key, int) and key >= 0 or index.isdigit():
+        return int(index)
+    if name in MEMORY_DEVICES:
+        return name
+    raise ScoringError(f"max_memory {whole!r}: unknown device {key!r}; {MEMORY_FIX}")
+
+
+def _memory_size(size: int | str, whole: dict | str) -> int | str:
+    """Bytes as an int, or a number and a unit as text without spaces."""
+    text = str(size).strip().replace(" ", "")
+    if isinstance(size, bool) or not isinstance(size, int | str) or not MEMORY_SIZE.fullmatch(text):
+        raise ScoringError(f"max_memory {whole!r}: {size!r} is no size; {MEMORY_FIX}")
+    return int(text) if text.isdigit() else text

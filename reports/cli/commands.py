@@ -110,7 +110,7 @@ def _experiment(args: argparse.Namespace, **fixed):
     names = ("dataset", "data_path", "max_pairs", "max_sentences", "sentences", "pairs",
              "ratings", "scale", "human_scale", "scores", "revision", "norming",
              "dtype", "recheck", "normalise", "unigram", "trust_remote_code", "boundary",
-             "n_boot",
+             "device", "device_map", "max_memory", "batch_tokens", "n_boot",
              "seed", "by", "formula", "compare_metric", "correction", "sign", "out")
     changes = {n: getattr(args, n, None) for n in names} | fixed
     models, changes["method"] = _models_and_method(args)
@@ -156,9 +156,9 @@ def cmd_score(args: argparse.Namespace) -> int:
           f"{' (region surprisals)' if gym else ''} with "
           f"{', '.join(f'{m} ({method})' for m, method in plan)} ...", file=sys.stderr)
     table = score_regions(ds, plan, exp.revision, exp.dtype, exp.trust_remote_code,
-                          exp.boundary)[0] if gym else \
+                          exp.boundary, hardware=exp.hardware())[0] if gym else \
         score_models(ds, plan, exp.revision, exp.dtype, exp.recheck, exp.normalise,
-                     exp.unigram, exp.trust_remote_code)
+                     exp.unigram, exp.trust_remote_code, exp.hardware())
     path = data.write_scores(table, args.out)
     print(f"wrote {path}")
     return 0
@@ -378,6 +378,21 @@ def _dtype_arg(p: argparse.ArgumentParser) -> None:
                         "for bfloat16 to call, so their verdicts are float32's")
 
 
+def _hardware_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--device", help="where models are scored: cpu, cuda, cuda:1, mps "
+                                     "(default: cuda, then mps, then cpu)")
+    p.add_argument("--device-map", metavar="MAP",
+                   help="spread a model too large for one device over the GPUs, then the CPU "
+                        "and the disk: auto (transformers' device_map; not with --device)")
+    p.add_argument("--max-memory", metavar="SIZES",
+                   help="with --device-map: the most each device holds, e.g. "
+                        "0=70GiB,1=70GiB,cpu=200GiB")
+    p.add_argument("--batch-tokens", type=int, metavar="N",
+                   help="tokens per forward pass, masked copies and padding included "
+                        "(default: 16384 on a GPU; on the CPU 16 sentences, PLL passes of "
+                        "2048/4096 tokens)")
+
+
 def _boundary_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--boundary", choices=["sum", "corrected"],
                    help="with --dataset syntaxgym: a region's surprisal is the sum of its "
@@ -413,6 +428,7 @@ def _scoring_args(p: argparse.ArgumentParser, method: str, revision: str) -> Non
     _trust_arg(p)
     _boundary_arg(p)
     _dtype_arg(p)
+    _hardware_args(p)
     _normalise_args(p)
 
 

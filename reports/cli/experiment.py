@@ -52,7 +52,9 @@ TOML_KEYS = {
     "scores": {"source": "scores", "models": "models", "method": "method",
                "revision": "revision", "dtype": "dtype", "recheck": "recheck",
                "normalise": "normalise", "unigram": "unigram",
-               "trust_remote_code": "trust_remote_code", "boundary": "boundary"},
+               "trust_remote_code": "trust_remote_code", "boundary": "boundary",
+               "device": "device", "device_map": "device_map", "max_memory": "max_memory",
+               "batch_tokens": "batch_tokens"},
     "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
                  "formula": "formula", "compare_metric": "compare_metric",
                  "correction": "correction", "sign": "sign", "norming": "norming"},
@@ -91,6 +93,9 @@ class Experiment:
     file (default all 34; ``data.load_syntaxgym``); their scores are region surprisals
     (``reports.cli.syntaxgym_data``), summed over tokens (``boundary="sum"``) or with the
     word-boundary correction (``"corrected"``; ``scoring.region_surprisals``).
+    ``device``, ``device_map``, ``max_memory`` and ``batch_tokens``: where and in what
+    batches models are scored (``hardware``; ``scoring.load_model``, ``scoring.score``), not
+    part of the scores' provenance (they change scores by float rounding at most).
     """
 
     dataset: str = "li-adger"
@@ -114,6 +119,10 @@ class Experiment:
     unigram: str | None = None
     trust_remote_code: bool = False
     boundary: str = "sum"
+    device: str | None = None
+    device_map: str | None = None
+    max_memory: str | dict | None = None
+    batch_tokens: int | None = None
     deltas: tuple[float, ...] = DEFAULT_DELTAS
     n_boot: int = DEFAULT_N_BOOT
     seed: int = DEFAULT_SEED
@@ -167,6 +176,7 @@ class Experiment:
                             f"the scoring dtype is {self.dtype or 'float32'}",
                             fix="score with dtype bfloat16, or leave recheck off")
         self._check_normalise()
+        self.hardware()  # a bad max_memory fails here, before any work
         if self.scores is None and not self.models:
             raise DataError("no scores and no models to score",
                             fix="give --scores (published or a file) or --model")
@@ -218,6 +228,24 @@ class Experiment:
         """(model, method) for each model to score: its own ``model:method``, else
         ``method``."""
         return [model_method(spec, self.method) for spec in self.models]
+
+    def hardware(self) -> dict:
+        """The device, device_map, max_memory and batch_tokens given, as ``scoring.score``
+        takes them (max_memory read by ``scoring.options.parse_max_memory``)."""
+        from acceptability.scoring.options import parse_max_memory
+
+        if self.batch_tokens is not None and (not isinstance(self.batch_tokens, int)
+                                              or self.batch_tokens < 1):
+            raise DataError(f"batch_tokens must be a whole number >= 1, got {self.batch_tokens!r}",
+                            fix="give tokens per forward pass, e.g. 16384, or leave it out")
+        given = {k: getattr(self, k) for k in ("device", "device_map", "batch_tokens")
+                 if getattr(self, k)}
+        if self.max_memory is not None:
+            try:
+                given["max_memory"] = parse_max_memory(self.max_memory)
+            except ValueError as err:
+                raise DataError(str(err)) from None
+        return given
 
     def replace(self, **changes) -> Experiment:
         """A copy with some settings changed (None values are ignored)."""
@@ -436,7 +464,8 @@ def scoring_module():
 
 def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = None,
                  dtype: str | None = None, recheck: bool = False, normalise: str | None = None,
-                 unigram: str | None = None, trust_remote_code: bool = False) -> pd.DataFrame:
+                 unigram: str | None = None, trust_remote_code: bool = False,
+                 hardware: dict | None = None) -> pd.DataFrame:
     """Score ``dataset`` with each (model, method) of ``plan`` (``scoring.score``; torch is
     imported when a model loads, in ``dtype``: float32 unless "bfloat16"), each named
     ``<display name>_<method>`` (``_<normalise>`` added when normalised, as
@@ -444,7 +473,8 @@ def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = No
     float32 (not n-gram models, which have no dtype), saying how many on stderr.
     ``unigram``: the file of the unigram model SLOR and NormLP need
     (``scoring.normalise.read_unigram``), read once before any model loads.
-    ``trust_remote_code``: as ``scoring.score``'s."""
+    ``trust_remote_code``, and ``hardware`` (``Experiment.hardware``): as
+    ``scoring.score``'s."""
     scoring = scoring_module()
     score = getattr(scoring, "score", None)
     if score is None:
@@ -456,7 +486,7 @@ def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = No
         frames.append(score(dataset, model=m, method=method, revision=revision, dtype=dtype,
                             model_name=name, recheck=recheck and method != "ngram",
                             normalise=normalise, unigram=unigram_model,
-                            trust_remote_code=trust_remote_code))
+                            trust_remote_code=trust_remote_code, **(hardware or {})))
         if "recheck" in frames[-1].attrs:
             print(f"{name}: {frames[-1].attrs['recheck']['message']}", file=sys.stderr)
     return pd.concat(frames, ignore_index=True)
@@ -481,7 +511,7 @@ def load_scores(exp: Experiment, dataset) -> pd.DataFrame:
     region surprisals: ``reports.cli.syntaxgym_data.load_regions``.)"""
     if exp.scores is None:
         return score_models(dataset, exp.scoring_plan(), exp.revision, exp.dtype, exp.recheck,
-                            exp.normalise, exp.unigram, exp.trust_remote_code)
+                            exp.normalise, exp.unigram, exp.trust_remote_code, exp.hardware())
     restricted = bool(exp.paradigms) or exp.max_pairs is not None \
         or exp.max_sentences is not None
     if exp.scores == "published":

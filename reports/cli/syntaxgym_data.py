@@ -35,19 +35,20 @@ REGIONS, TOKENS, SCORES = "regions.parquet", "tokens.parquet", "scores.parquet"
 
 def score_regions(dataset, plan: list[tuple[str, str]], revision: str | None = None,
                   dtype: str | None = None, trust_remote_code: bool = False,
-                  boundary: str = "sum", tokens: bool = False
+                  boundary: str = "sum", tokens: bool = False, hardware: dict | None = None
                   ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """Region surprisals of ``dataset`` by each (model, method) of ``plan``
     (``scoring.region_surprisals``, with ``model_source`` as ``scoring.score`` gives it),
     each model named ``<display name>_<method>`` (with ``_corrected`` for
     ``boundary="corrected"``); with ``tokens``, also each token's surprisal
-    (``scoring.token_scores``, from the same cache entries)."""
+    (``scoring.token_scores``, from the same cache entries); ``hardware``: where and in what
+    batches models run (``Experiment.hardware``)."""
     scoring = scoring_module()
     names = model_names(plan, [] if boundary == "sum" else [boundary])
     regions, toks = [], []
     for (model, method), name in zip(plan, names, strict=True):
         settings = {"model_name": name, "revision": revision, "dtype": dtype,
-                    "trust_remote_code": trust_remote_code}
+                    "trust_remote_code": trust_remote_code, **(hardware or {})}
         table = scoring.region_surprisals(dataset, model, method, boundary=boundary, **settings)
         if isinstance(model, str):  # which weights: as scoring.score's model_source
             table["model_source"] = scoring.models.model_source(model, revision)
@@ -86,7 +87,7 @@ def load_regions(exp: Experiment, dataset) -> pd.DataFrame:
     scores file (``read_regions``; ``models`` keeps some of its models)."""
     if exp.scores is None:
         return score_regions(dataset, exp.scoring_plan(), exp.revision, exp.dtype,
-                             exp.trust_remote_code, exp.boundary)[0]
+                             exp.trust_remote_code, exp.boundary, hardware=exp.hardware())[0]
     return with_display_names(select_models(read_regions(exp.scores, dataset), exp.models))
 
 
@@ -96,7 +97,8 @@ def write_run_scores(exp: Experiment, dataset, out: Path) -> list[str]:
     tokens = None
     if exp.scores is None:
         regions, tokens = score_regions(dataset, exp.scoring_plan(), exp.revision, exp.dtype,
-                                        exp.trust_remote_code, exp.boundary, tokens=True)
+                                        exp.trust_remote_code, exp.boundary, tokens=True,
+                                        hardware=exp.hardware())
     else:
         regions = load_regions(exp, dataset)
     written = [data.write_scores(sentence_scores(regions, dataset), out / SCORES),

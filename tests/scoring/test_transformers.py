@@ -116,8 +116,8 @@ def test_prepacked_linear_layers_compute_what_the_plain_ones_do(request, fixture
     from transformers.pytorch_utils import Conv1D
 
     path = request.getfixturevalue(fixture)
-    plain = scoring.load_model(path, kind, prepack=False).model
-    packed = scoring.load_model(path, kind).model
+    plain = scoring.load_model(path, kind, device="cpu", prepack=False).model  # packing is for the CPU
+    packed = scoring.load_model(path, kind, device="cpu").model
     linears = [m for m in packed.modules() if isinstance(m, torch.nn.Linear | Conv1D)]
     assert linears and all("forward" in vars(m) for m in linears)
     assert any(isinstance(m, torch.nn.Identity) for m in packed.modules())  # a fused GELU
@@ -139,9 +139,9 @@ def test_bfloat16_models_are_packed_and_compute_what_plain_bfloat16_layers_do(re
     import torch
 
     path = request.getfixturevalue(fixture)
-    fp32 = scoring.load_model(path, kind, prepack=False).model
-    plain = scoring.load_model(path, kind, dtype="bfloat16", prepack=False).model
-    packed = scoring.load_model(path, kind, dtype="bfloat16").model
+    fp32 = scoring.load_model(path, kind, device="cpu", prepack=False).model
+    plain = scoring.load_model(path, kind, device="cpu", dtype="bfloat16", prepack=False).model
+    packed = scoring.load_model(path, kind, device="cpu", dtype="bfloat16").model
     native = scoring.prepack.packing_supported(torch.bfloat16)
     assert native == torch.ops.mkldnn._is_mkldnn_bf16_supported()
     linears = [m for m in packed.modules() if isinstance(m, torch.nn.Linear)]
@@ -256,7 +256,7 @@ def test_no_packing_when_the_copies_would_not_fit_in_memory(monkeypatch, gpt2_di
     expected = _score(sentences, gpt2_dir, "logprob")["score"]
     monkeypatch.setattr(scoring.prepack, "_free_memory", lambda: 1000)
     with pytest.warns(UserWarning, match="not packing"):
-        lm = scoring.load_model(gpt2_dir, "causal")
+        lm = scoring.load_model(gpt2_dir, "causal", device="cpu")
     assert not any("forward" in vars(m) for m in lm.model.modules() if isinstance(m, torch.nn.Linear))
     np.testing.assert_allclose(_score(sentences, lm, "logprob")["score"], expected, atol=TOL)
 
@@ -267,7 +267,7 @@ def test_an_untested_torch_version_scores_with_plain_layers(monkeypatch, bert_di
 
     expected = _score(sentences, bert_dir, "pll")["score"]
     monkeypatch.setattr(scoring.prepack, "TORCH_TESTED", ("2.3", "2.4"))  # as if torch were newer
-    lm = scoring.load_model(bert_dir, "masked")
+    lm = scoring.load_model(bert_dir, "masked", device="cpu")
     assert not any("forward" in vars(m) for m in lm.model.modules() if isinstance(m, torch.nn.Linear))
     np.testing.assert_allclose(_score(sentences, lm, "pll")["score"], expected, atol=TOL)
 
@@ -310,8 +310,9 @@ def test_bfloat16_models_keep_their_float32_output_layer(request, fixture, metho
     import torch
 
     lm = scoring.load_model(request.getfixturevalue(fixture), scoring.registry.REGISTRY[method].kind,
-                            dtype="bfloat16")
+                            dtype="bfloat16", device="cpu")  # kept only where the layer runs on the CPU
     weight, _bias = lm.head_fp32
     assert lm.model.dtype == torch.bfloat16 and weight.dtype == torch.float32
     torch.testing.assert_close(weight.bfloat16(), lm.model.get_output_embeddings().weight)
-    assert scoring.load_model(request.getfixturevalue(fixture), scoring.registry.REGISTRY[method].kind).head_fp32 is None
+    assert scoring.load_model(request.getfixturevalue(fixture), scoring.registry.REGISTRY[method].kind,
+                              device="cpu").head_fp32 is None
