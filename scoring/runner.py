@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from acceptability.scoring.backends import causal, classifier, masked, mntp, seq2seq
 from acceptability.scoring.baselines.ngram import ArpaModel, KneserNey, load_arpa
-from acceptability.scoring.batches import length_sorted_batches
+from acceptability.scoring.batches import plan_batches, token_budget
 from acceptability.scoring.cache import ScoreCache, cache_key
 from acceptability.scoring.claims import CLAIM_SENTENCES, new_owner, score_shared
 from acceptability.scoring.errors import ScoringError
@@ -40,9 +41,11 @@ class Scorer:
     source: str | None = None  # which weights (LanguageModel.source), for provenance
 
 
-def _by_length(items: list[Any], batch_size: int) -> Batches:
-    """`batch_size` inputs at a time, longest first (CausalInput `.ids`, or a classifier's id list)."""
-    return length_sorted_batches([len(getattr(it, "ids", it)) for it in items], batch_size)
+def _by_length(lm: LanguageModel, budget: int | None) -> Callable[[list[Any], int], Batches]:
+    """Batches of inputs longest first (CausalInput `.ids`, or a classifier's id list):
+    `budget` tokens, or without one `batch_size` inputs, at a time (`batches.plan_batches`)."""
+    return lambda items, batch_size: plan_batches(
+        lm, [len(getattr(it, "ids", it)) for it in items], None, batch_size, budget)
 
 
 def make_scorer(options: ScoringOptions) -> Scorer:
@@ -57,6 +60,7 @@ def make_scorer(options: ScoringOptions) -> Scorer:
     if method == "ngram":
         return _ngram_scorer(options.model)
     lm = _language_model(options)
+    budget = token_budget(lm, options.batch_tokens)  # the CPU default: batch_size sentences
     if lm.kind == "causal":
         method = CONTINUATION if method in PREFIX_METHODS else method
         # keyed only when on: plain scores keep their cache entries
@@ -65,7 +69,7 @@ def make_scorer(options: ScoringOptions) -> Scorer:
             lm.name,
             method,
             lambda pair: causal.encode(lm, pair[1], pair[0], prepend_bos=options.prepend_bos),
-            _by_length,
+            _by_length(lm, budget),
             lambda items, batches: causal.iter_logprobs(lm, items, batches, **bounds),
             lm.identity,
             {"prepend_bos": options.prepend_bos, **bounds},
@@ -76,23 +80,24 @@ def make_scorer(options: ScoringOptions) -> Scorer:
         # MNTP reads each masked token one position earlier (backends.mntp); PLL at it
         encode, run = ((mntp.encode, mntp.iter_mntp) if REGISTRY[method].backend == mntp.__name__
                        else (masked.encode, masked.iter_pll))
+        copies = masked.tokens_per_pass(lm, options.batch_tokens)
         return Scorer(
             lm.name,
             method,
             lambda pair: encode(lm, pair[1], word_l2r=l2r, context=pair[0]),
-            lambda items, bs: masked.pll_batches(lm, items, bs),
-            lambda items, batches: run(lm, items, batches),
+            lambda items, bs: masked.pll_batches(lm, items, bs, copies),
+            lambda items, batches: run(lm, items, batches, copies),
             lm.identity,
             source=lm.source,
         )
     if lm.kind == "seq2seq":
-        return _seq2seq_scorer(lm, method)
+        return _seq2seq_scorer(lm, method, options.batch_tokens)
     label = options.acceptable_label
     return Scorer(
         lm.name,
         method,
         lambda text: classifier.encode(lm, text),
-        _by_length,
+        _by_length(lm, budget),
         lambda items, batches: classifier.iter_signed_confidence(lm, items, batches, label),
         lm.identity,
         {"acceptable_label": label},
@@ -100,17 +105,18 @@ def make_scorer(options: ScoringOptions) -> Scorer:
     )
 
 
-def _seq2seq_scorer(lm: LanguageModel, method: str) -> Scorer:
+def _seq2seq_scorer(lm: LanguageModel, method: str, batch_tokens: int | None) -> Scorer:
     """seq2seq (the text as the decoder's target, the context read by the encoder) or
     seq2seq_pll (BabyLM's masked encoder copies): `backends.seq2seq`."""
     pll = method == "seq2seq_pll"
-    encode, run = ((seq2seq.encode_pll, seq2seq.iter_seq2seq_pll) if pll
-                   else (seq2seq.encode, seq2seq.iter_seq2seq))
+    budget = masked.tokens_per_pass(lm, batch_tokens) if pll else token_budget(lm, batch_tokens)
+    encode = seq2seq.encode_pll if pll else seq2seq.encode
+    run = partial(seq2seq.iter_seq2seq_pll, budget=budget) if pll else seq2seq.iter_seq2seq
     return Scorer(
         lm.name,
         method,
         lambda pair: encode(lm, pair[1], pair[0]),
-        lambda items, bs: seq2seq.batches(lm, items, bs, masked=pll),
+        lambda items, bs: seq2seq.batches(lm, items, bs, pll, budget),
         lambda items, batches: run(lm, items, batches),
         lm.identity,
         source=lm.source,
@@ -128,7 +134,8 @@ def _language_model(options: ScoringOptions) -> LanguageModel:
         return model
     if isinstance(model, str | Path):
         return load_model(str(model), kind, device=options.device, dtype=options.dtype,
-                          revision=options.revision, trust_remote_code=options.trust_remote_code)
+                          revision=options.revision, trust_remote_code=options.trust_remote_code,
+                          device_map=options.device_map, max_memory=options.max_memory)
     raise ScoringError(f"method {method!r} needs a model id or directory, got {type(model).__name__}")
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
-from acceptability.scoring.batches import CPU_LOGIT_ROWS, head_rows, inference, pad
+from acceptability.scoring.batches import head_rows, inference, logit_rows, pad, pad_multiple
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
+from acceptability.scoring.overlap import overlaps, pipeline
 from acceptability.scoring.results import Scored
 
 
@@ -66,6 +68,18 @@ def too_long(n: int, lm: LanguageModel, context: bool) -> str:
     return f"{n} tokens, more than the {lm.max_length} model {lm.name!r} accepts, {fix} (scoring never truncates)"
 
 
+@dataclass
+class CausalBatch:
+    """A batch ready for the device (`pad`ded ids and mask; the head's flattened rows, their
+    targets and, for word boundaries, each row's boundary class)."""
+
+    ids: Any
+    mask: Any
+    rows: Any
+    targets: Any
+    kinds: Any = None
+
+
 def iter_logprobs(
     lm: LanguageModel, items: list[CausalInput], batches: list[list[int]],
     word_boundaries: bool = False,
@@ -77,7 +91,8 @@ def iter_logprobs(
     `word_boundaries` each Scored also gets `boundary` (n + 1 values, `boundary_logprobs`):
     entry 0 is log P(the first token's class or EOS), entry i > 0 log P(a word-initial token
     or EOS) after token i - 1 (`word_start_classes`); the head then runs at one more
-    position per sentence, after its last token. Without it nothing else runs.
+    position per sentence, after its last token. Without it nothing else runs. Batches go
+    through `overlap.pipeline` (prepared ahead, finished one behind on an accelerator).
     """
     import torch
 
@@ -85,27 +100,36 @@ def iter_logprobs(
     extra = int(word_boundaries)
     table = word_start_classes(lm.tokenizer, _logit_count(lm)) if word_boundaries else None
     classes = None if table is None else torch.as_tensor(table, device=lm.device)
-    for batch in batches:
-        ids, mask = pad([items[i].ids for i in batch], pad_id)
+
+    def prepare(batch: list[int]) -> CausalBatch:
+        ids, mask = pad([items[i].ids for i in batch], pad_id, pad_multiple(lm))
         width = ids.shape[1]
         rows, targets, kinds = [], [], []
         for r, i in enumerate(batch):
             seq, first = items[i].ids, items[i].n_context
-            rows += [r * width + t - 1 for t in range(first, len(seq) + extra)]
+            rows += range(r * width + first - 1, r * width + len(seq) - 1 + extra)
             targets += seq[first:] + seq[-1:] * extra  # the extra row's target: a stand-in, unused
             if table is not None:  # a sentence's first row: its first token's class; then 1
                 kinds += [int(table[1, seq[first]]) if first < len(seq) else 1]
                 kinds += [1] * (len(seq) - first)
-        rows_t = torch.tensor(rows, dtype=torch.long, device=lm.device)
-        with inference(lm), head_rows(lm.model, rows_t, exact_head=lm.head_fp32) as read:
-            logits = lm.model(
-                input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device), use_cache=False
-            ).logits
-            logprobs = read(logits, torch.tensor(targets, dtype=torch.long, device=lm.device))
-            if classes is not None:
-                flat = logits.reshape(-1, logits.shape[-1])
-                flat = flat if lm.model.get_output_embeddings() is not None else flat[rows_t]
-                bounds = boundary_logprobs(flat, kinds, classes)
+        return CausalBatch(ids, mask, torch.tensor(rows), torch.tensor(targets),
+                           torch.tensor(kinds) if table is not None else None)
+
+    def launch(b: CausalBatch):
+        rows = b.rows.to(lm.device, non_blocking=True)
+        with inference(lm), head_rows(lm.model, rows, exact_head=lm.head_fp32) as read:
+            logits = lm.model(input_ids=b.ids.to(lm.device, non_blocking=True),
+                              attention_mask=b.mask.to(lm.device, non_blocking=True),
+                              use_cache=False).logits
+            logprobs = read(logits, b.targets)
+            if classes is None:
+                return logprobs
+            flat = logits.reshape(-1, logits.shape[-1])
+            flat = flat if lm.model.get_output_embeddings() is not None else flat[rows.to(flat.device)]
+            return torch.cat([logprobs, boundary_logprobs(flat, b.kinds, classes.to(flat.device))])
+
+    def finish(batch: list[int], values: list[float]) -> list[Scored]:
+        logprobs, bounds = values[: len(values) // (1 + extra)], values[len(values) // (1 + extra):]
         scored, start = [], 0
         for i in batch:
             n = len(items[i].ids) - items[i].n_context
@@ -114,7 +138,9 @@ def iter_logprobs(
                 one.boundary = bounds[start : start + n + 1]
             scored.append(one)
             start += n + extra
-        yield batch, scored
+        return scored
+
+    return pipeline(batches, prepare, launch, finish, overlaps(lm))
 
 
 def _logit_count(lm: LanguageModel) -> int:
@@ -173,19 +199,20 @@ def _leading_space(tokenizer) -> np.ndarray:
     )
 
 
-def boundary_logprobs(logits, kinds, classes) -> list[float]:
+def boundary_logprobs(logits, kinds, classes):
     """log P(next token in class `kinds[r]` | row r) per row of `logits`: the log-sum-exp of
-    the class's logits minus that of all, in float32 (`classes`: `word_start_classes`).
+    the class's logits minus that of all, in float32, a tensor on the logits' device
+    (`classes`: `word_start_classes`).
 
-    Rows go CPU_LOGIT_ROWS at a time on the CPU, as `batches.target_logprobs` does.
+    Rows go `batches.logit_rows` at a time, as `batches.target_logprobs` does.
     """
     import torch
 
-    step = CPU_LOGIT_ROWS if logits.device.type == "cpu" else len(logits)
+    step = logit_rows(logits)
     kinds = torch.as_tensor(kinds, dtype=torch.long, device=logits.device)
     out = []
     for s in range(0, len(logits), step):
         chunk = logits[s : s + step].float()
         keep = classes[kinds[s : s + step]]
         out.append(chunk.masked_fill(~keep, float("-inf")).logsumexp(-1) - chunk.logsumexp(-1))
-    return torch.cat(out).cpu().tolist()
+    return torch.cat(out)

@@ -10,18 +10,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from acceptability.scoring.backends.causal import too_long
 from acceptability.scoring.batches import (
     bert_layers,
     head_rows,
     inference,
-    length_sorted_batches,
     pad,
-    token_budget_batches,
+    pad_multiple,
+    plan_batches,
+    token_budget,
 )
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
+from acceptability.scoring.overlap import overlaps, pipeline
 from acceptability.scoring.results import Scored
 
 # Tokens of masked copies per forward pass on the CPU in bfloat16 (2 bytes a number); other
@@ -32,12 +35,10 @@ from acceptability.scoring.results import Scored
 CPU_TOKENS_PER_PASS = 4096
 
 
-def tokens_per_pass(lm: LanguageModel) -> int | None:
-    """Tokens of masked copies one forward pass takes: CPU_TOKENS_PER_PASS scaled to the
-    model's dtype on the CPU; None (all of a batch's copies at once) elsewhere."""
-    if lm.device != "cpu":
-        return None
-    return max(1, CPU_TOKENS_PER_PASS * 2 // lm.model.dtype.itemsize)
+def tokens_per_pass(lm: LanguageModel, batch_tokens: int | None = None) -> int | None:
+    """Tokens of masked copies one forward pass takes: `batch_tokens` if given, on the CPU
+    CPU_TOKENS_PER_PASS scaled to the model's dtype, elsewhere `batches.token_budget`'s."""
+    return token_budget(lm, batch_tokens, max(1, CPU_TOKENS_PER_PASS * 2 // lm.model.dtype.itemsize))
 
 
 @dataclass
@@ -90,61 +91,103 @@ def encode(lm: LanguageModel, text: str, word_l2r: bool = False, context: str = 
     )
 
 
-def pll_batches(lm: LanguageModel, items: list[MaskedInput], batch_size: int) -> list[list[int]]:
-    """Sentences scored together, longest first: on the CPU as many as fill one pass
-    (`tokens_per_pass`) with their masked copies, elsewhere `batch_size` sentences.
+def pll_batches(lm: LanguageModel, items: list[MaskedInput], batch_size: int,
+                budget: int | None) -> list[list[int]]:
+    """Sentences scored together, longest first: as many as fill `budget` tokens
+    (`tokens_per_pass`) with their masked copies; `batch_size` sentences without one.
 
     Batches of 16 sentences made small passes of short sentences, which oneDNN runs at half its
     rate in bfloat16: full passes ran PLL 4-7% faster in bfloat16 and 5% in float32 (bert-base,
     400 LI-Adger sentences, 2 cores).
     """
-    lengths = [len(it.ids) for it in items]
-    budget = tokens_per_pass(lm)
-    if budget:
-        return token_budget_batches(lengths, [len(it.positions) for it in items], budget)
-    return length_sorted_batches(lengths, batch_size)
+    return plan_batches(lm, [len(it.ids) for it in items], [len(it.positions) for it in items],
+                        batch_size, budget)
+
+
+@dataclass
+class CopyPlan:
+    """A batch's masked copies, built on the device by `masked_copies`: copy k is sentence
+    `sentence[k]` (a row of `ids`) scored at `position[k]`, with the (copy, position) pairs
+    `mask_rows`, `mask_cols` masked; `ids`/`mask` the batch's sentences, `pad`ded."""
+
+    ids: Any
+    mask: Any
+    sentence: Any
+    position: Any
+    mask_rows: Any
+    mask_cols: Any
+
+
+def copy_plan(items: list, batch: list[int], masks: list[list[list[int]]], pad_id: int,
+              multiple: int = 1) -> CopyPlan:
+    """The CopyPlan of `batch`'s sentences (`items[i].ids`, `.positions`), `masks[r][k]` the
+    positions sentence r's k-th copy masks; host work only: index lists, no copies."""
+    import numpy as np
+    import torch
+
+    ids, mask = pad([items[i].ids for i in batch], pad_id, multiple)
+    counts = [len(items[i].positions) for i in batch]
+    per_copy = [m for sentence in masks for m in sentence]
+    return CopyPlan(
+        ids, mask,
+        sentence=torch.from_numpy(np.repeat(np.arange(len(batch)), counts)),
+        position=torch.tensor([p for i in batch for p in items[i].positions]),
+        mask_rows=torch.from_numpy(np.repeat(np.arange(len(per_copy)), [len(m) for m in per_copy])),
+        mask_cols=torch.tensor([j for m in per_copy for j in m]),
+    )
+
+
+def masked_copies(plan: CopyPlan, mask_id: int, device: Any):
+    """(copies, attention mask, scored positions, targets) on `device`: one gather of the
+    sentences' rows and one masked assignment, whatever the number of copies."""
+    ids, mask, sentence, position, rows, cols = (
+        t.to(device, non_blocking=True) for t in (plan.ids, plan.mask, plan.sentence,
+                                                  plan.position, plan.mask_rows, plan.mask_cols))
+    copies = ids[sentence]
+    copies[rows, cols] = mask_id
+    return copies, mask[sentence], position, ids[sentence, position]
 
 
 def iter_pll(
-    lm: LanguageModel, items: list[MaskedInput], batches: list[list[int]], shift: int = 0
+    lm: LanguageModel, items: list[MaskedInput], batches: list[list[int]],
+    budget: int | None = None, shift: int = 0,
 ) -> Iterator[tuple[list[int], list[Scored]]]:
     """PLL of `items`, a batch of sentences (all their masked copies) at a time (`pll_batches`).
     Each masked token's log-probability is read `shift` positions before it (MNTP: 1,
     `backends.mntp`), at its own position by default.
 
-    Sentences are sorted by length so copies are barely padded, and the MLM head runs only at
-    the masked position of each copy (`head_rows`). On the CPU the copies go through the model
-    in passes of at most `tokens_per_pass` tokens.
+    Sentences are sorted by length so copies are barely padded; the copies are built on the
+    device (`masked_copies`), and the MLM head runs only at the masked position of each copy
+    (`head_rows`). A batch goes through the model in passes of at most `budget` tokens (one
+    sentence's copies may be more). Batches go through `overlap.pipeline`.
     """
     mask_id = lm.tokenizer.mask_token_id
     pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
-    budget = tokens_per_pass(lm)
-    for batch in batches:
-        copies, positions, targets = [], [], []
-        for i in batch:
-            item = items[i]
-            for pos, masked in zip(item.positions, item.masks, strict=True):
-                copy = list(item.ids)
-                for j in masked:
-                    copy[j] = mask_id
-                copies.append(copy)
-                positions.append(pos - shift)
-                targets.append(item.ids[pos])
-        # copies[0] is the longest (batches are sorted longest first), so no pass exceeds budget
-        per_pass = max(1, budget // len(copies[0]) if budget and copies else len(copies))
-        logprobs = []
-        for s in range(0, len(copies), per_pass):
-            logprobs += _masked_logprobs(
-                lm, copies[s : s + per_pass], positions[s : s + per_pass], targets[s : s + per_pass], pad_id
-            )
+
+    def prepare(batch: list[int]) -> CopyPlan:
+        return copy_plan(items, batch, [items[i].masks for i in batch], pad_id, pad_multiple(lm))
+
+    def launch(plan: CopyPlan):
+        import torch
+
+        copies, attention, positions, targets = masked_copies(plan, mask_id, lm.device)
+        # one copy's row is its sentence's padded width; no pass exceeds budget but a sentence's own
+        per_pass = max(1, budget // copies.shape[1]) if budget else len(copies)
+        return torch.cat([
+            _masked_logprobs(lm, copies[s : s + per_pass], attention[s : s + per_pass],
+                             positions[s : s + per_pass] - shift, targets[s : s + per_pass])
+            for s in range(0, len(copies), per_pass)
+        ])
+
+    def finish(batch: list[int], logprobs: list[float]) -> list[Scored]:
         scored, start = [], 0
         for i in batch:
             n = len(items[i].positions)
-            scored.append(
-                Scored.from_tokens(items[i].tokens, items[i].offsets, logprobs[start : start + n])
-            )
+            scored.append(Scored.from_tokens(items[i].tokens, items[i].offsets, logprobs[start : start + n]))
             start += n
-        yield batch, scored
+        return scored
+
+    return pipeline(batches, prepare, launch, finish, overlaps(lm))
 
 
 @contextmanager
@@ -153,11 +196,13 @@ def first_layer_rows_once(model, ids):
 
     A row of the first layer's input is the embedding of (token, position), so the masked
     copies of a sentence share all rows but the masked one: projecting each distinct row once
-    skips ~80% of those projections (forward hooks; no-op for other architectures).
+    skips ~80% of those projections (forward hooks; no-op for other architectures and off
+    the CPU, where finding the distinct rows would wait for the device and the projections
+    are a small share of the work).
     """
     import torch
 
-    layers = bert_layers(model)
+    layers = bert_layers(model) if ids.device.type == "cpu" else None  # unique() would sync a GPU
     attention = getattr(getattr(layers[0], "attention", None), "self", None) if layers else None
     if attention is None or not all(hasattr(attention, n) for n in ("query", "key", "value")):
         yield
@@ -183,20 +228,16 @@ def first_layer_rows_once(model, ids):
             handle.remove()
 
 
-def _masked_logprobs(
-    lm: LanguageModel, copies: list[list[int]], positions: list[int], targets: list[int], pad_id: int
-) -> list[float]:
-    """log P(target | copy) at each copy's masked position, in one forward pass."""
+def _masked_logprobs(lm: LanguageModel, copies, attention, positions, targets):
+    """log P(target | copy) at each copy's masked position, in one forward pass: a float32
+    tensor on the device."""
     import torch
 
-    ids, attention = pad(copies, pad_id)
-    width = ids.shape[1]
-    rows = torch.tensor([r * width + p for r, p in enumerate(positions)], device=lm.device)
-    ids = ids.to(lm.device)
+    rows = torch.arange(len(copies), device=copies.device) * copies.shape[1] + positions
     with (
         inference(lm),
-        first_layer_rows_once(lm.model, ids),
+        first_layer_rows_once(lm.model, copies),
         head_rows(lm.model, rows, from_last_layer=True, exact_head=lm.head_fp32) as read,
     ):
-        logits = lm.model(input_ids=ids, attention_mask=attention.to(lm.device)).logits
-        return read(logits, torch.tensor(targets, device=lm.device))
+        logits = lm.model(input_ids=copies, attention_mask=attention).logits
+        return read(logits, targets)

@@ -82,7 +82,7 @@ def encode(lm: LanguageModel, text: str, word_l2r: bool = False, context: str = 
 
 
 def iter_mntp(
-    lm: LanguageModel, items: list[MaskedInput], batches: list[list[int]]
+    lm: LanguageModel, items: list[MaskedInput], batches: list[list[int]], budget: int | None = None
 ) -> Iterator[tuple[list[int], list[Scored]]]:
     """MNTP scores of `items` in `batches` (`masked.pll_batches`): each masked token's
     log-probability read `SHIFT` positions before it.
@@ -95,6 +95,9 @@ def iter_mntp(
         From `encode`.
     batches : list of list of int
         Indices into `items`, scored together.
+    budget : int or None
+        Tokens of masked copies per forward pass (`masked.tokens_per_pass`); None: a
+        batch's copies in one pass.
 
     Yields
     ------
@@ -111,4 +114,4 @@ def iter_mntp(
     >>> list(iter_mntp(bare, [], [])), SHIFT
     ([], 1)
     """
-    return masked.iter_pll(lm, items, batches, shift=SHIFT)
+    return masked.iter_pll(lm, items, batches, budget, shift=SHIFT)

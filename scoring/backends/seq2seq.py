@@ -23,13 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from itertools import accumulate
 
 from acceptability.scoring.backends.causal import too_long
-from acceptability.scoring.backends.masked import pll_batches, tokens_per_pass
-from acceptability.scoring.batches import head_rows, inference, length_sorted_batches, pad
+from acceptability.scoring.backends.masked import CopyPlan, copy_plan, masked_copies, pll_batches
+from acceptability.scoring.batches import head_rows, inference, pad, pad_multiple, plan_batches
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
+from acceptability.scoring.overlap import overlaps, pipeline
 from acceptability.scoring.results import Scored
 
 
@@ -129,12 +131,14 @@ def encode_pll(lm: LanguageModel, text: str, context: str = "") -> Seq2SeqInput:
     return _input(tok, ids, decoder, positions, ids, spans, -start)
 
 
-def batches(lm: LanguageModel, items: list[Seq2SeqInput], batch_size: int, masked: bool) -> list[list[int]]:
-    """seq2seq: `batch_size` sentences, longest decoder input first; seq2seq_pll: the masked
-    copies of as many sentences as `masked.pll_batches` groups (one CPU pass of tokens)."""
+def batches(lm: LanguageModel, items: list[Seq2SeqInput], batch_size: int, masked: bool,
+            budget: int | None) -> list[list[int]]:
+    """seq2seq: sentences by their decoder inputs' length, seq2seq_pll: by their encoder
+    copies (`masked.pll_batches`), longest first, filling `budget` tokens or, without one,
+    `batch_size` sentences."""
     if masked:
-        return pll_batches(lm, items, batch_size)
-    return length_sorted_batches([len(it.decoder) for it in items], batch_size)
+        return pll_batches(lm, items, batch_size, budget)
+    return plan_batches(lm, [len(it.decoder) for it in items], None, batch_size, budget)
 
 
 def _exact_head(lm: LanguageModel):
@@ -150,24 +154,18 @@ def _exact_head(lm: LanguageModel):
     return weight, after if bias is None else bias + after
 
 
-def _forward(lm: LanguageModel, encoders: list[list[int]], decoders: list[list[int]],
-             rows: list[int], targets: list[int]) -> list[float]:
+def _forward(lm: LanguageModel, ids, mask, decoder, decoder_mask, rows, targets):
     """log P(target) at each of `rows` of the flattened (sequence, decoder position) logits of
-    one forward pass; the output layer runs only at those rows (`head_rows`)."""
-    import torch
-
-    pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
-    ids, mask = pad(encoders, pad_id)
-    dec, dec_mask = pad(decoders, pad_id)
+    one forward pass, a float32 tensor on the device; the output layer runs only at those
+    rows (`head_rows`)."""
     device = lm.device
-    rows_t = torch.tensor(rows, dtype=torch.long, device=device)
-    with inference(lm), head_rows(lm.model, rows_t, exact_head=_exact_head(lm)) as read:
+    with inference(lm), head_rows(lm.model, rows.to(device), exact_head=_exact_head(lm)) as read:
         logits = lm.model(
-            input_ids=ids.to(device), attention_mask=mask.to(device),
-            decoder_input_ids=dec.to(device), decoder_attention_mask=dec_mask.to(device),
-            use_cache=False,
+            input_ids=ids.to(device, non_blocking=True), attention_mask=mask.to(device, non_blocking=True),
+            decoder_input_ids=decoder.to(device, non_blocking=True),
+            decoder_attention_mask=decoder_mask.to(device, non_blocking=True), use_cache=False,
         ).logits
-        return read(logits, torch.tensor(targets, dtype=torch.long, device=device))
+        return read(logits, targets)
 
 
 def _scored(items: list[Seq2SeqInput], batch: list[int], logprobs: list[float]) -> list[Scored]:
@@ -183,36 +181,48 @@ def iter_seq2seq(
     lm: LanguageModel, items: list[Seq2SeqInput], batches: list[list[int]]
 ) -> Iterator[tuple[list[int], list[Scored]]]:
     """seq2seq scores of `items`, one forward pass per batch (encoder and decoder inputs
-    right-padded): (indices, Scored) per batch."""
-    for batch in batches:
-        width = max(len(items[i].decoder) for i in batch)
-        rows = [r * width + p for r, i in enumerate(batch) for p in items[i].positions]
-        targets = [t for i in batch for t in items[i].targets]
-        logprobs = _forward(lm, [items[i].ids for i in batch], [items[i].decoder for i in batch],
-                            rows, targets)
-        yield batch, _scored(items, batch, logprobs)
+    right-padded), through `overlap.pipeline`: (indices, Scored) per batch."""
+    import torch
+
+    pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
+
+    def prepare(batch: list[int]):
+        multiple = pad_multiple(lm)
+        ids, mask = pad([items[i].ids for i in batch], pad_id, multiple)
+        dec, dec_mask = pad([items[i].decoder for i in batch], pad_id, multiple)
+        width = dec.shape[1]
+        rows = torch.tensor([r * width + p for r, i in enumerate(batch) for p in items[i].positions])
+        return ids, mask, dec, dec_mask, rows, torch.tensor([t for i in batch for t in items[i].targets])
+
+    return pipeline(batches, prepare, lambda prepared: _forward(lm, *prepared),
+                    partial(_scored, items), overlaps(lm))
 
 
 def iter_seq2seq_pll(
-    lm: LanguageModel, items: list[Seq2SeqInput], batches: list[list[int]]
+    lm: LanguageModel, items: list[Seq2SeqInput], batches: list[list[int]], budget: int | None = None
 ) -> Iterator[tuple[list[int], list[Scored]]]:
-    """seq2seq_pll scores of `items`: every masked encoder copy of a batch's sentences, each
-    with the BabyLM decoder input, read at its last position; on the CPU the copies go through
-    the model in passes of at most `masked.tokens_per_pass` encoder tokens."""
-    mask_id, _decoder = babylm_mask_tokens(lm)
-    budget = tokens_per_pass(lm)
-    for batch in batches:
-        copies, targets = [], []
-        for i in batch:
-            for pos, target in zip(items[i].positions, items[i].targets, strict=True):
-                copies.append([mask_id if j == pos else t for j, t in enumerate(items[i].ids)])
-                targets.append(target)
-        decoder = items[batch[0]].decoder  # the same for every sentence of one tokenizer
-        # the batch's first sentence is its longest (length-sorted), so no pass exceeds budget
-        per_pass = max(1, budget // len(copies[0])) if budget else len(copies)
-        logprobs: list[float] = []
+    """seq2seq_pll scores of `items`: every masked encoder copy of a batch's sentences (built
+    on the device, `masked.masked_copies`), each with the BabyLM decoder input, read at its
+    last position; in passes of at most `budget` encoder tokens (`masked.tokens_per_pass`)."""
+    import torch
+
+    mask_id, decoder = babylm_mask_tokens(lm)
+    pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
+
+    def prepare(batch: list[int]) -> CopyPlan:
+        masks = [[[p] for p in items[i].positions] for i in batch]
+        return copy_plan(items, batch, masks, pad_id, pad_multiple(lm))
+
+    def launch(plan: CopyPlan):
+        copies, attention, _positions, targets = masked_copies(plan, mask_id, lm.device)
+        per_pass = max(1, budget // copies.shape[1]) if budget else len(copies)
+        out = []
         for s in range(0, len(copies), per_pass):
-            part = copies[s : s + per_pass]
-            rows = [r * len(decoder) + len(decoder) - 1 for r in range(len(part))]
-            logprobs += _forward(lm, part, [decoder] * len(part), rows, targets[s : s + per_pass])
-        yield batch, _scored(items, batch, logprobs)
+            n = len(copies[s : s + per_pass])
+            dec = torch.tensor(decoder, device=copies.device).expand(n, -1)
+            rows = torch.arange(n, device=copies.device) * len(decoder) + len(decoder) - 1
+            out.append(_forward(lm, copies[s : s + per_pass], attention[s : s + per_pass],
+                                dec, torch.ones_like(dec), rows, targets[s : s + per_pass]))
+        return torch.cat(out)
+
+    return pipeline(batches, prepare, launch, partial(_scored, items), overlaps(lm))

@@ -29,10 +29,11 @@ def _count_forwards(lm, fail_after=None):
 @pytest.mark.parametrize(("fixture", "kind", "method"), [("gpt2_dir", "causal", "logprob"), ("bert_dir", "masked", "pll")])
 def test_killed_run_resumes_from_cache_without_recomputing(request, tmp_path, monkeypatch, fixture, kind, method,
                                                          sentences):
-    lm = scoring.load_model(request.getfixturevalue(fixture), kind)
-    # PLL as on a GPU: batches of two sentences, one forward pass each (on the CPU its batches
-    # are cut to fill passes of 2048 tokens instead)
-    monkeypatch.setattr(scoring.backends.masked, "tokens_per_pass", lambda _lm: None)
+    # on the CPU, where batches are batch_size sentences (an accelerator fills token budgets)
+    lm = scoring.load_model(request.getfixturevalue(fixture), kind, device="cpu")
+    # PLL without a token budget: batches of two sentences, one forward pass each (on the CPU
+    # its batches are cut to fill passes of 2048 tokens instead)
+    monkeypatch.setattr(scoring.backends.masked, "tokens_per_pass", lambda _lm, _tokens: None)
     kw = {"batch_size": 2, "cache": tmp_path, "progress": False}
     n_batches = -(-len(sentences) // 2)
 

@@ -147,7 +147,7 @@ def _count_forwards(lm) -> tuple[list, object]:
 
 
 def test_cache_is_keyed_on_the_context_and_computes_each_pair_once(tmp_path, gpt2_dir, table):
-    lm = scoring.load_model(gpt2_dir, "causal")
+    lm = scoring.load_model(gpt2_dir, "causal", device="cpu")  # batch_size 1: one pass a sentence
     kw = {"cache": tmp_path, "progress": False, "batch_size": 1}
     twice = pd.concat([table, table.assign(sentence_id=table["sentence_id"] + "_again")])
     calls, handle = _count_forwards(lm)

@@ -126,7 +126,7 @@ def test_scores_do_not_depend_on_batch_size_order_or_passes(monkeypatch, bert_di
         monkeypatch.setattr(masked, "CPU_TOKENS_PER_PASS", budget)
         got = _score(shuffled, lm, "mntp").set_index("sentence_id")["score"]
         np.testing.assert_allclose(got.loc[reference.index], reference, atol=TOL)
-    monkeypatch.setattr(masked, "tokens_per_pass", lambda _lm: None)  # as on a GPU
+    monkeypatch.setattr(masked, "tokens_per_pass", lambda _lm, _tokens: None)  # batch_size sentences a pass
     for batch_size in (2, 64):
         got = _score(shuffled, lm, "mntp", batch_size=batch_size).set_index("sentence_id")["score"]
         np.testing.assert_allclose(got.loc[reference.index], reference, atol=TOL)

@@ -150,13 +150,13 @@ def test_padded_batches_score_what_one_sentence_at_a_time_does(request, fixture,
 def test_seq2seq_pll_batches_fill_cpu_passes_and_seq2seq_batches_by_size(bart_dir, sentences):
     lm = _lm(bart_dir)
     items = [seq2seq.encode_pll(lm, s) for s in sentences]
-    batches = seq2seq.batches(lm, items, 2, masked=True)
-    assert len(batches) < len(sentences) / 2  # float32 passes of 2048 tokens hold several sentences
     per_pass = scoring.backends.masked.tokens_per_pass(lm)
+    batches = seq2seq.batches(lm, items, 2, True, per_pass)
+    assert len(batches) < len(sentences) / 2  # float32 passes of 2048 tokens hold several sentences
     for batch in batches:
         if len(batch) > 1:
             assert len(items[batch[0]].ids) * sum(len(items[i].positions) for i in batch) <= per_pass
-    plain = seq2seq.batches(lm, [seq2seq.encode(lm, s) for s in sentences], 2, masked=False)
+    plain = seq2seq.batches(lm, [seq2seq.encode(lm, s) for s in sentences], 2, False, None)
     assert [len(b) for b in plain] == [2, 2, 2, 1]
 
 
@@ -195,7 +195,7 @@ def test_bfloat16_scores_are_float32_scores_to_bfloat16_precision(request, fixtu
 def test_barts_final_logits_bias_enters_the_exact_bfloat16_head(bart_dir):
     import torch
 
-    lm = _lm(bart_dir, "bfloat16")
+    lm = scoring.load_model(bart_dir, "seq2seq", dtype="bfloat16", device="cpu")  # the CPU keeps it
     weight, bias = seq2seq._exact_head(lm)
     assert weight.dtype == torch.float32 and lm.head_fp32[1] is None
     torch.testing.assert_close(bias, lm.model.final_logits_bias.float()[0])
