@@ -40,19 +40,40 @@ another (loaded, 2-core) machine; column `run` of throughput.csv says which run 
 
     .venv/bin/python benchmarks/bench_scoring.py --n 500 --threads 1 --run 2 --append \
         --methods seq2seq mntp words_sum words_corrected seq2seq_pll --out docs/speed
+
+The GPU table (issue 34; `--device cuda`, or `--models` on any device): per model and
+method (bert-base / bert-large PLL, gpt2 / gpt2-medium logprob, a 1.1B causal model of
+TinyLlama's shape; random_models.SPECS), dtype and `--batch-tokens` budget, our sentences
+per second beside minicons' (`--batch-size` sentences a batch, at the first budget's row),
+the share of the device's bf16 matmul rate (measured in the same run) that the method's
+minimal FLOPs over our time reach (flops.py), and bf16 against our fp32 speed; written to
+gpu.csv, the bf16-vs-fp32 agreement (Pearson r, max abs. difference, BLiMP verdict changes
+with and without `recheck=True`) to gpu_agreement.csv. Sentences: `--sentences FILE` (one a
+line, distinct: the scorer computes equal texts once, so repeats overstate speed), made here by
+
+    .venv/bin/python benchmarks/bench_scoring.py --write-inputs build/gpu-bench
+
+(16,000 distinct BLiMP sentences, seed 0, and the 5 verdict paradigms' jsonl files); without
+it a seeded sample of distinct BLiMP sentences. benchmarks/gpu_bench.sh runs it on a GPU
+machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
+import shutil
 import subprocess
 import time
+import traceback
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from flops import config_shape, matmul_peak, minimal_flops, synchronized_clock, token_lengths
+from random_models import build_models
 
 from acceptability import data, scoring
 
@@ -71,157 +92,67 @@ MODELS = {"pll": ("bert-base-size", "masked"), "logprob": ("gpt2-size", "causal"
 MINICONS_METHODS = ("pll", "logprob", "seq2seq", "words_sum")
 #: Rows with the BLiMP verdict check (`agreement`); the others record bf16_vs_our_fp32 only.
 VERDICT_METHODS = ("pll", "logprob")
+#: The GPU table's rows: name -> (model folder of random_models.SPECS, method). The tiny
+#: ones are for the CPU smoke test of this path.
+GPU_MODELS = {"bert-base": ("bert-base-size", "pll"), "bert-large": ("bert-large-size", "pll"),
+              "gpt2": ("gpt2-size", "logprob"), "gpt2-medium": ("gpt2-medium-size", "logprob"),
+              "tinyllama": ("tinyllama-size", "logprob"), "tiny-bert": ("tiny-bert", "pll"),
+              "tiny-gpt2": ("tiny-gpt2", "logprob"), "tiny-llama": ("tiny-llama", "logprob")}
+GPU_DEFAULT = ["bert-base", "bert-large", "gpt2", "gpt2-medium", "tinyllama"]
+GPU_COLUMNS = ["card", "model", "method", "dtype", "batch_tokens", "ours_sent_per_s", "minicons_sent_per_s",
+               "share_of_peak", "bf16_vs_fp32"]
+#: Distinct BLiMP sentences the GPU table scores (the issue's 16,000).
+GPU_SENTENCES = 16000
 
 MINICONS_WORKER = r"""
 import json, sys, time, torch
 from minicons import scorer
-model_dir, method, batch_size, threads, dtype = sys.argv[1:6]
+model_dir, method, batch_size, threads, dtype, device = sys.argv[1:7]
 torch.set_num_threads(int(threads))
 batch_size = int(batch_size)
+def clock():  # CUDA runs asynchronously: time what is done
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+    return time.perf_counter()
 if method == "pll":
-    lm = scorer.MaskedLMScorer(model_dir, device="cpu", torch_dtype=getattr(torch, dtype))
+    lm = scorer.MaskedLMScorer(model_dir, device=device, torch_dtype=getattr(torch, dtype))
     run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), PLL_metric="original")
 elif method == "seq2seq":  # its sequence_score raises "currently erroneous"; the encoder reads
-    lm = scorer.Seq2SeqScorer(model_dir, "cpu", torch_dtype=getattr(torch, dtype))  # "</s>" as ours
+    lm = scorer.Seq2SeqScorer(model_dir, device, torch_dtype=getattr(torch, dtype))  # "</s>" as ours
     run = lambda b: lm.conditional_score(["</s>"] * len(b), b, reduction=lambda x: x.sum(0).item())
 elif method == "words_sum":  # whitespace words, each the plain sum of its tokens' log-probs
-    lm = scorer.IncrementalLMScorer(model_dir, device="cpu", torch_dtype=getattr(torch, dtype))
+    lm = scorer.IncrementalLMScorer(model_dir, device=device, torch_dtype=getattr(torch, dtype))
     run = lambda b: [[float(s) for _, s in ws] for ws in lm.word_score_tokenized(b, str.split, bos_token=True)]
-else:
-    lm = scorer.IncrementalLMScorer(model_dir, device="cpu", torch_dtype=getattr(torch, dtype))
-    run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), bos_token=True)
+else:  # BOS once: minicons' own where the tokenizer adds none (GPT-2), the tokenizer's (Llama)
+    lm = scorer.IncrementalLMScorer(model_dir, device=device, torch_dtype=getattr(torch, dtype))
+    bos = lm.tokenizer("a")["input_ids"][:1] != [lm.tokenizer.bos_token_id]
+    run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), bos_token=bos)
 print("ready", flush=True)
 for line in sys.stdin:  # one JSON list of sentences per line -> seconds and scores
     texts = json.loads(line)
-    start = time.perf_counter()
+    start = clock()
     scores = [s for i in range(0, len(texts), batch_size) for s in run(texts[i : i + batch_size])]
-    print(json.dumps({"seconds": time.perf_counter() - start, "scores": scores}), flush=True)
+    print(json.dumps({"seconds": clock() - start, "scores": scores}), flush=True)
 """
 
 
-def corpus_text() -> list[str]:
-    """Sentences to train the benchmark tokenizers on (LI-Adger, CoLA, BLiMP, all local)."""
-    texts = list(data.load_li_adger(DATA_DIR / "li-adger").sentences["text"].dropna())
-    for loader, name in ((data.load_cola, "cola"), (data.load_blimp, "blimp")):
-        try:
-            texts += list(loader(DATA_DIR / name).sentences["text"].dropna())
-        except Exception as err:  # a missing extra corpus only makes the vocabulary smaller
-            print(f"(tokenizer corpus: skipping {name}: {err})")
-    return texts
-
-
-def build_models(out: Path) -> dict[str, Path]:
-    """Random bert-base, gpt2 and t5-small (default configs, real vocabulary sizes) with
-    tokenizers trained on local text; each built once into `out`/<model>."""
-    import torch
-
-    builders = {"bert-base-size": _bert, "gpt2-size": _gpt2, "t5-small-size": _t5}
-    paths = {name: out / name for name in builders}
-    texts = None
-    for name, build in builders.items():
-        if not (paths[name] / "config.json").is_file():
-            texts = texts or corpus_text()
-            torch.manual_seed(0)
-            build(texts, paths[name])
-    return paths
-
-
-def _save(tokenizer, model, path: Path, cls: str) -> None:
-    """Save both; transformers 4 (minicons) must know the tokenizer class, and both versions
-    read tokenizer.json."""
-    tokenizer.save_pretrained(path)
-    model.save_pretrained(path)
-    config_file = path / "tokenizer_config.json"
-    config = json.loads(config_file.read_text())
-    config["tokenizer_class"] = cls
-    if "extra_special_tokens" in config:  # transformers 4 reads a list under the older name
-        config["additional_special_tokens"] = config.pop("extra_special_tokens")
-    config_file.write_text(json.dumps(config))
-
-
-def _bert(texts: list[str], path: Path) -> None:
-    """bert-base-size masked LM with a WordPiece tokenizer (30522)."""
-    from tokenizers import (
-        Tokenizer,
-        decoders,
-        models,
-        normalizers,
-        pre_tokenizers,
-        processors,
-        trainers,
-    )
-    from transformers import BertConfig, BertForMaskedLM, PreTrainedTokenizerFast
-
-    wordpiece = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    wordpiece.normalizer = normalizers.BertNormalizer(lowercase=True)
-    wordpiece.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    wordpiece.decoder = decoders.WordPiece()
-    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    wordpiece.train_from_iterator(texts, trainers.WordPieceTrainer(vocab_size=30522, special_tokens=special))
-    wordpiece.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)]
-    )
-    bert_tok = PreTrainedTokenizerFast(
-        tokenizer_object=wordpiece, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
-        sep_token="[SEP]", mask_token="[MASK]", model_max_length=512,
-    )
-    _save(bert_tok, BertForMaskedLM(BertConfig()), path, "BertTokenizerFast")
-
-
-def _gpt2(texts: list[str], path: Path) -> None:
-    """gpt2-size causal LM with a byte-level BPE tokenizer (50257)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    bpe = Tokenizer(models.BPE())
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    bpe.train_from_iterator(texts, trainers.BpeTrainer(
-        vocab_size=50257, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-    ))
-    gpt2_tok = PreTrainedTokenizerFast(
-        tokenizer_object=bpe, bos_token="<|endoftext|>", eos_token="<|endoftext|>", model_max_length=1024,
-    )
-    _save(gpt2_tok, GPT2LMHeadModel(GPT2Config(bos_token_id=0, eos_token_id=0)), path, "GPT2TokenizerFast")
-
-
-def _t5(texts: list[str], path: Path) -> None:
-    """t5-small-size encoder-decoder (T5Config's defaults, 32128 output rows) with a Unigram
-    tokenizer as t5-small's: Metaspace pieces, `</s>` appended, 100 sentinels `<extra_id_N>`."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
-
-    unigram = Tokenizer(models.Unigram())
-    unigram.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
-    unigram.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
-    unigram.train_from_iterator(texts, trainers.UnigramTrainer(
-        vocab_size=32000, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>"))
-    unigram.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
-    # the local text yields ~6.6k pieces: unused tokens fill it to t5-small's 32000, since
-    # minicons cuts the output layer to the tokenizer's length (+ its added <|bos|>)
-    unigram.add_tokens([f"<unused_{i}>" for i in range(32000 - unigram.get_vocab_size())])
-    t5_tok = PreTrainedTokenizerFast(
-        tokenizer_object=unigram, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
-        additional_special_tokens=[f"<extra_id_{i}>" for i in range(100)], model_max_length=512,
-        model_input_names=["input_ids", "attention_mask"],  # T5 takes no token_type_ids
-    )
-    config = T5Config(vocab_size=32128, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
-    _save(t5_tok, T5ForConditionalGeneration(config), path, "PreTrainedTokenizerFast")
-
-
 class Minicons:
-    """minicons in its own interpreter, fed lists of sentences over a pipe."""
+    """minicons in its own interpreter (which inherits this process's environment), fed
+    lists of sentences over a pipe; it loads its model while this process goes on, and the
+    first call waits for it."""
 
     def __init__(self, python: str, model_dir: Path, method: str, batch_size: int, threads: int,
-                 dtype: str):
+                 dtype: str, device: str):
         self.proc = subprocess.Popen(
-            [python, "-c", MINICONS_WORKER, str(model_dir), method, str(batch_size), str(threads), dtype],
+            [python, "-c", MINICONS_WORKER, str(model_dir), method, str(batch_size), str(threads), dtype, device],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         )
-        if self.proc.stdout.readline().strip() != "ready":
-            raise RuntimeError(f"minicons worker failed to start with {python}")
+        self.python, self.ready = python, False
 
     def __call__(self, texts: list[str]) -> tuple[float, list[float]]:
+        if not self.ready and self.proc.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"minicons worker failed to start with {self.python}")
+        self.ready = True
         self.proc.stdin.write(json.dumps(texts) + "\n")
         self.proc.stdin.flush()
         result = json.loads(self.proc.stdout.readline())
@@ -232,34 +163,48 @@ class Minicons:
         self.proc.wait()
 
 
+def our_runner(lm, method: str, device: str, **settings):
+    """A function of a list of sentences -> (seconds, our scores), synchronised on CUDA;
+    `settings` of `scoring.score` (batch_size, batch_tokens)."""
+    boundary = method.removeprefix("words_") if method.startswith("words_") else None
+    settings |= {"cache": False, "progress": False}
+
+    def ours(chunk: list[str]) -> tuple[float, list]:
+        start = synchronized_clock(device)
+        if boundary:  # per-word log-probabilities, sentence by sentence
+            got = scoring.word_scores(chunk, lm, "logprob", boundary=boundary, **settings)
+            words = got.groupby("sentence_id")["logprob"].apply(list)
+            scores = list(words[scoring.sentences_frame(chunk)["sentence_id"]])
+        else:
+            scores = list(scoring.score(chunk, lm, method, **settings)["score"])
+        return synchronized_clock(device) - start, scores
+
+    return ours
+
+
+def timed(runners: dict, texts: list[str], repeats: int, warmup: int) -> tuple[dict, dict]:
+    """Each runner on `texts` `repeats` times, alternating, after a warm-up on the first
+    `warmup` sentences: the seconds of every run and each runner's last scores."""
+    for run in runners.values():
+        run(texts[:warmup])
+    times: dict = {name: [] for name in runners}
+    scores: dict = {}
+    for _ in range(repeats):
+        for name, run in runners.items():
+            seconds, scores[name] = run(texts)
+            times[name].append(seconds)
+    return times, scores
+
+
 def compare(method: str, dtype: str, model_dir: Path, texts: list[str], args,
             minicons_python: str | None) -> tuple[dict, list[float]]:
     """Time ours and minicons on the same sentences in `dtype`, alternating runs; keep each
     one's best time (robust to other processes' load on a shared machine). Also our scores."""
-    lm = scoring.load_model(str(model_dir), MODELS[method][1], device="cpu", dtype=dtype)
-    boundary = method.removeprefix("words_") if method.startswith("words_") else None
-
-    def ours(chunk: list[str]) -> tuple[float, list[float]]:
-        start = time.perf_counter()
-        settings = {"batch_size": args.batch_size, "cache": False, "progress": False}
-        if boundary:  # per-word log-probabilities, sentence by sentence
-            got = scoring.word_scores(chunk, lm, "logprob", boundary=boundary, **settings)
-            words = got.groupby("sentence_id")["logprob"].apply(list)
-            return time.perf_counter() - start, list(words[scoring.sentences_frame(chunk)["sentence_id"]])
-        got = scoring.score(chunk, lm, method, **settings)
-        return time.perf_counter() - start, list(got["score"])
-
-    theirs = (Minicons(minicons_python, model_dir, method, args.batch_size, args.threads, dtype)
+    lm = scoring.load_model(str(model_dir), MODELS[method][1], device=args.device, dtype=dtype)
+    theirs = (Minicons(minicons_python, model_dir, method, args.batch_size, args.threads, dtype, args.device)
               if minicons_python and method in MINICONS_METHODS else None)
-    runners = {"ours": ours} | ({"minicons": theirs} if theirs else {})
-    times: dict[str, list[float]] = {name: [] for name in runners}
-    scores: dict[str, list[float]] = {}
-    for run in runners.values():
-        run(texts[: args.batch_size])  # warm-up
-    for _ in range(args.repeats):
-        for name, run in runners.items():
-            seconds, scores[name] = run(texts)
-            times[name].append(seconds)
+    runners = {"ours": our_runner(lm, method, args.device, batch_size=args.batch_size)}
+    times, scores = timed(runners | ({"minicons": theirs} if theirs else {}), texts, args.repeats, args.batch_size)
     row = {"method": method, "dtype": dtype, "model": MODELS[method][0], "sentences": len(texts),
            "ours_sent_per_s": len(texts) / min(times["ours"])}
     if theirs:
@@ -287,51 +232,60 @@ def max_abs_diff(ours: list, theirs: list) -> float:
 
 BLIMP_PARADIGMS = ["anaphor_gender_agreement", "determiner_noun_agreement_2",
                    "regular_plural_subject_verb_agreement_1", "wh_vs_that_no_gap", "npi_present_1"]
+#: The verdict check's runs: name -> (dtype, `our_scores` settings).
+VARIANTS = {"float32": ("float32", {}), "bfloat16": ("bfloat16", {}),
+            "rounded": ("bfloat16", {"exact_logits": False}),
+            "rounded_weights": ("float32", {"round_weights": True}),
+            "recheck": ("bfloat16", {"recheck": True})}
+#: The GPU table's: the CPU-specific ones (the head's float32 copy, packed weights) left out.
+GPU_VARIANTS = ("float32", "bfloat16", "recheck")
 
 
-def verdicts(method: str, model_dir: Path, n_pairs: int | None) -> dict:
+def verdicts(method: str, model_dir: Path, n_pairs: int | None, device: str, blimp_dir: Path,
+             variants: tuple[str, ...] = tuple(VARIANTS)) -> dict:
     """BLiMP criterion (good scores higher) in float32 and bfloat16 on 5 paradigms: how many
     pairs change verdict, and how many pairs' float32 difference is smaller than the change
-    bfloat16 makes to it (the pairs whose verdict bfloat16 could change). Also how many
-    change when bfloat16 scores read the head's rounded logits instead of exact ones, how
-    many with float32 arithmetic on the weights rounded to bfloat16 (the share of the
-    changes that rounding the weights alone makes; the rest comes from the activations), and
-    how many with bfloat16 and its float32 recheck of close pairs (`score(recheck=True)`):
-    what it rescored and its time against float32 and bfloat16 alone (each run loads its model)."""
-    blimp = data.load_blimp(DATA_DIR / "blimp", paradigms=BLIMP_PARADIGMS)
+    bfloat16 makes to it (the pairs whose verdict bfloat16 could change). With `variants`
+    "rounded", "rounded_weights", "recheck" also how many change when bfloat16 scores read
+    the head's rounded logits instead of exact ones, how many with float32 arithmetic on
+    the weights rounded to bfloat16 (the share of the changes that rounding the weights
+    alone makes; the rest comes from the activations), and how many with bfloat16 and its
+    float32 recheck of close pairs (`score(recheck=True)`): what it rescored and its time
+    against float32 and bfloat16 alone (each run loads its model)."""
+    blimp = data.load_blimp(blimp_dir, paradigms=BLIMP_PARADIGMS)
     pairs = blimp.pairs.groupby("paradigm").head(n_pairs) if n_pairs else blimp.pairs
     dataset = blimp.subset(pairs["pair_id"])
-    delta, seconds = {}, {}
-    for variant in ("float32", "bfloat16", "rounded", "rounded_weights", "recheck"):
+    delta, seconds, recheck = {}, {}, {}
+    for variant in variants:
+        dtype, settings = VARIANTS[variant]
         start = time.perf_counter()
-        got = our_scores(method, model_dir, "float32" if variant in ("float32", "rounded_weights") else "bfloat16",
-                         dataset, exact_logits=variant != "rounded", round_weights=variant == "rounded_weights",
-                         recheck=variant == "recheck")
+        got = our_scores(method, model_dir, dtype, dataset, device, **settings)
         seconds[variant] = time.perf_counter() - start
-        recheck = got.attrs.get("recheck")
+        recheck = got.attrs.get("recheck") or recheck
         got = got.set_index("sentence_id")["score"]
         delta[variant] = got[pairs["good_id"]].to_numpy() - got[pairs["bad_id"]].to_numpy()
     changed = {v: (delta["float32"] > 0) != (delta[v] > 0) for v in delta}
     fragile = np.abs(delta["float32"]) < np.abs(delta["bfloat16"] - delta["float32"])
-    return {"blimp_pairs": len(pairs), "verdicts_changed": int(changed["bfloat16"].sum()),
-            "changed_share": changed["bfloat16"].mean(), "pairs_delta_below_bf16_error": int(fragile.sum()),
-            "fp32_accuracy": (delta["float32"] > 0).mean(), "bf16_accuracy": (delta["bfloat16"] > 0).mean(),
-            "verdicts_changed_rounded_logits": int(changed["rounded"].sum()),
-            "verdicts_changed_rounded_weights": int(changed["rounded_weights"].sum()),
-            "verdicts_changed_recheck": int(changed["recheck"].sum()),
-            "recheck_pairs": recheck["rescored_pairs"], "recheck_sentences": recheck["rescored_sentences"],
-            "recheck_margin": recheck["margin"], "blimp_seconds_fp32": seconds["float32"],
-            "blimp_seconds_bf16": seconds["bfloat16"], "blimp_seconds_recheck": seconds["recheck"]}
+    out = {"blimp_pairs": len(pairs), "verdicts_changed": int(changed["bfloat16"].sum()),
+           "changed_share": changed["bfloat16"].mean(), "pairs_delta_below_bf16_error": int(fragile.sum()),
+           "fp32_accuracy": (delta["float32"] > 0).mean(), "bf16_accuracy": (delta["bfloat16"] > 0).mean()}
+    out |= {f"verdicts_changed_{name}": int(changed[v].sum()) for v, name in (
+        ("rounded", "rounded_logits"), ("rounded_weights", "rounded_weights"), ("recheck", "recheck")) if v in changed}
+    if recheck:
+        out |= {"recheck_pairs": recheck["rescored_pairs"], "recheck_sentences": recheck["rescored_sentences"],
+                "recheck_margin": recheck["margin"]}
+    return out | {f"blimp_seconds_{name}": seconds[v] for v, name in (
+        ("float32", "fp32"), ("bfloat16", "bf16"), ("recheck", "recheck")) if v in seconds}
 
 
-def our_scores(method: str, model_dir: Path, dtype: str, sentences, exact_logits: bool = True,
-               round_weights: bool = False, recheck: bool = False) -> pd.DataFrame:
+def our_scores(method: str, model_dir: Path, dtype: str, sentences, device: str = "cpu",
+               exact_logits: bool = True, round_weights: bool = False, recheck: bool = False) -> pd.DataFrame:
     """Our scores; `exact_logits=False`: a bfloat16 model reads its head's rounded logits;
     `round_weights`: a float32 model's weights are rounded to bfloat16 first; `recheck`: close
     pairs of `sentences` (a Dataset) rescored in float32."""
     import torch
 
-    lm = scoring.load_model(str(model_dir), MODELS[method][1], device="cpu", dtype=dtype,
+    lm = scoring.load_model(str(model_dir), MODELS[method][1], device=device, dtype=dtype,
                             prepack=not round_weights)  # packed copies would keep the float32 weights
     if round_weights:
         with torch.no_grad():
@@ -343,10 +297,16 @@ def our_scores(method: str, model_dir: Path, dtype: str, sentences, exact_logits
 
 
 def agreement(method: str, model: str, model_dir: Path, fp32: np.ndarray, bf16: np.ndarray,
-              n_pairs: int | None) -> dict:
-    """bfloat16 against float32 scores of one model: LI-Adger sentences, then BLiMP verdicts."""
-    return {"method": method, "model": model, "pearson_r": np.corrcoef(fp32, bf16)[0, 1],
-            "max_abs_diff": np.abs(fp32 - bf16).max(), **verdicts(method, model_dir, n_pairs)}
+              n_pairs: int | None, args, variants: tuple[str, ...] = tuple(VARIANTS)) -> dict:
+    """bfloat16 against float32 scores of one model: the benchmark's sentences, then BLiMP
+    verdicts (`verdicts`; skipped, saying so, where the 5 paradigms' files are missing)."""
+    row = {"method": method, "model": model, "pearson_r": np.corrcoef(fp32, bf16)[0, 1],
+           "max_abs_diff": np.abs(fp32 - bf16).max()}
+    missing = [p for p in BLIMP_PARADIGMS if not (args.blimp_dir / "data" / f"{p}.jsonl").is_file()]
+    if missing:
+        print(f"BLiMP verdicts skipped: no {missing} under {args.blimp_dir / 'data'} (--blimp-dir)")
+        return row
+    return row | verdicts(method, model_dir, n_pairs, args.device, args.blimp_dir, variants)
 
 
 def cpu_name(threads: int) -> str:
@@ -357,50 +317,161 @@ def cpu_name(threads: int) -> str:
     return f"{name} ({bf16}), {threads} thread{'s' * (threads != 1)}"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--n", type=int, default=None, help="random sample of n sentences (default: all)")
-    parser.add_argument("--methods", nargs="+", default=["logprob", "pll"], choices=list(MODELS))
-    parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--dtypes", nargs="+", default=["float32", "bfloat16"], choices=["float32", "bfloat16"])
-    parser.add_argument("--blimp-pairs", type=int, default=None,
-                        help="pairs per BLiMP paradigm for the verdict check (default: all 1000)")
-    parser.add_argument("--repeats", type=int, default=1, help="alternating runs each; the best counts")
-    parser.add_argument("--trained", nargs=2, action="append", default=[], metavar=("METHOD", "DIR"),
-                        help="also measure bfloat16 agreement on a trained model folder (repeatable)")
-    parser.add_argument("--out", type=Path, help="write throughput.csv and agreement.csv here")
-    parser.add_argument("--append", action="store_true",
-                        help="add this run's rows to the CSVs in --out instead of replacing them")
-    parser.add_argument("--run", type=int, default=1, help="run number recorded in column `run`")
-    parser.add_argument("--models-dir", type=Path, default=scoring.default_cache_dir() / "bench-models")
-    parser.add_argument(
-        "--minicons-python", default=os.environ.get("MINICONS_PYTHON", "/work/minicons-venv/bin/python"),
-        help="python of a venv with minicons (default $MINICONS_PYTHON)",
-    )
-    args = parser.parse_args()
-    if bad := [m for m, _ in args.trained if m not in MODELS]:
-        parser.error(f"--trained METHOD must be one of {list(MODELS)}, got {bad}")
+def blimp_sentences(folder: Path, n: int) -> list[str]:
+    """`n` distinct sentences of all 67 BLiMP paradigms, a sample drawn with seed 0."""
+    texts = data.load_blimp(folder).sentences["text"].drop_duplicates()
+    return list(texts.sample(n=min(n, len(texts)), random_state=0))
 
+
+def read_sentences(path: Path) -> list[str]:
+    """One sentence a line (blank lines skipped); refused with repeats, which the scorer
+    would compute once and so overstate the speed."""
+    texts = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if len(set(texts)) < len(texts):
+        raise SystemExit(f"{path}: {len(texts) - len(set(texts))} repeated sentences; keep each once "
+                         "(the scorer computes equal texts once, which would overstate the speed)")
+    return texts
+
+
+def write_inputs(folder: Path, n: int) -> None:
+    """What a GPU machine without the reference data needs: `folder`/sentences.txt (`n`
+    distinct BLiMP sentences, `blimp_sentences`) and `folder`/blimp/data/<paradigm>.jsonl,
+    the 5 BLIMP_PARADIGMS of the verdict check, copied as published."""
+    (folder / "blimp" / "data").mkdir(parents=True, exist_ok=True)
+    texts = blimp_sentences(DATA_DIR / "blimp", n)
+    (folder / "sentences.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
+    for paradigm in BLIMP_PARADIGMS:
+        shutil.copy(DATA_DIR / "blimp" / "data" / f"{paradigm}.jsonl", folder / "blimp" / "data")
+    print(f"wrote {len(texts)} sentences to {folder / 'sentences.txt'}, {len(BLIMP_PARADIGMS)} paradigms "
+          f"to {folder / 'blimp' / 'data'}")
+
+
+class Tables:
+    """CSV tables in folder `out` (None: none written), rewritten whenever rows are added, so
+    that a run cut short keeps its rows; with `append`, after the rows they held before."""
+
+    def __init__(self, out: Path | None, names: tuple[str, ...], append: bool):
+        self.out, self.rows = out, {name: [] for name in names}
+        self.earlier = {name: pd.read_csv(out / name) for name in names
+                        if out and append and (out / name).is_file()}
+
+    def add(self, name: str, rows: list[dict], columns: list[str] | None = None) -> None:
+        self.rows[name] += rows
+        if self.out:
+            self.out.mkdir(parents=True, exist_ok=True)
+            table = pd.DataFrame(self.rows[name], columns=columns)
+            if name in self.earlier:  # the earlier runs' rows stay as they were
+                table = pd.concat([self.earlier[name], table], ignore_index=True)
+            table.to_csv(self.out / name, index=False)
+
+
+def gpu_rows(name: str, path: Path, texts: list[str], args, minicons_python: str | None,
+             peak: float, card: str) -> tuple[list[dict], dict[str, np.ndarray]]:
+    """The GPU table's rows of one model: per dtype, ours at each budget (`--batch-tokens`;
+    float32: `--fp32-batch-tokens`) and minicons (at the first budget's row), alternating
+    runs, best time; the share of `peak` (FLOP/s) that the minimal FLOPs over our time
+    reach; bf16 over our best fp32 speed. Also our scores per dtype, at its first budget."""
     import torch
 
-    torch.set_num_threads(args.threads)
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    sentences = data.load_li_adger(DATA_DIR / "li-adger").sentences.dropna(subset=["text"])
-    if args.n:
-        sentences = sentences.sample(n=min(args.n, len(sentences)), random_state=0)
-    texts = list(sentences["text"])
-    paths = build_models(args.models_dir)
-    have_minicons = Path(args.minicons_python).is_file()
+    method = GPU_MODELS[name][1]
+    kind = MODELS[method][1]
+    rows, ours, best, needed = [], {}, {}, None
+    for dtype in args.dtypes:
+        budgets = args.fp32_batch_tokens if dtype == "float32" and args.fp32_batch_tokens else args.batch_tokens
+        theirs = (Minicons(minicons_python, path, method, args.batch_size, args.threads, dtype, args.device)
+                  if minicons_python else None)  # loads beside ours
+        lm = scoring.load_model(str(path), kind, device=args.device, dtype=dtype)
+        try:  # a minicons that fails to start or score leaves its column blank, not ours
+            if theirs:
+                theirs(texts[: args.batch_size])
+        except Exception:
+            traceback.print_exc()
+            theirs = None
+        needed = needed or minimal_flops(config_shape(lm.model.config, kind), method,
+                                         token_lengths(lm.tokenizer, method, texts))
+        runners = {bt: our_runner(lm, method, args.device, batch_size=args.batch_size, batch_tokens=bt)
+                   for bt in budgets}
+        times, scores = timed(runners | ({"minicons": theirs} if theirs else {}), texts, args.repeats,
+                              args.batch_size)
+        for bt in budgets:
+            best[dtype, bt] = min(times[bt])
+            fp32 = [s for (d, _), s in best.items() if d == "float32"]
+            rows.append({"card": card, "model": name, "method": method, "dtype": dtype, "batch_tokens": bt,
+                         "ours_sent_per_s": len(texts) / best[dtype, bt],
+                         "minicons_sent_per_s": (len(texts) / min(times["minicons"])
+                                                 if theirs and bt == budgets[0] else np.nan),
+                         "share_of_peak": needed / best[dtype, bt] / peak,
+                         "bf16_vs_fp32": min(fp32) / best[dtype, bt] if dtype == "bfloat16" and fp32 else np.nan})
+        ours[dtype] = flat(scores[budgets[0]])
+        if theirs:
+            theirs.close()
+            diff = max_abs_diff(scores[budgets[0]], scores["minicons"])
+            print(f"{name} {dtype}: max |ours - minicons| {diff:.3g}")
+        del lm, runners
+        gc.collect()
+        if args.device.startswith("cuda"):
+            torch.cuda.empty_cache()
+    return rows, ours
+
+
+def gpu_table(args, texts: list[str], minicons_python: str | None, corpus: list[str]) -> None:
+    """The GPU table (gpu.csv) and its agreement rows (gpu_agreement.csv), model by model
+    (models built on the device); a model is not started once `--deadline` seconds have
+    passed since the run began. `corpus`: the tokenizers' training text where the reference
+    data are missing (all sentences of `--sentences`, not only the first `--n`)."""
+    import torch
+
+    cuda = args.device.startswith("cuda")
+    card = torch.cuda.get_device_name(args.device) if cuda else cpu_name(args.threads)
+    size = args.peak_n or (8192 if cuda else 2048)
+    peak = matmul_peak(args.device, size, repeats=50 if cuda else 5)  # 8192^3 x 100 on an H200: ~0.15 s
+    print(f"{card}: bf16 matmul {peak / 1e12:.2f} TFLOP/s ({size}^3), {len(texts)} sentences, torch "
+          f"{torch.__version__}", flush=True)
+    names = args.models or GPU_DEFAULT
+    paths = build_models(args.models_dir, [GPU_MODELS[m][0] for m in names], DATA_DIR, corpus, args.device)
+    tables = Tables(args.out, ("gpu.csv", "gpu_agreement.csv"), args.append)
+    for name in names:
+        if args.deadline and time.perf_counter() - args.started > args.deadline:
+            print(f"--deadline {args.deadline:.0f} s passed: {name} and after skipped")
+            break
+        folder, method = GPU_MODELS[name]
+        try:  # one model's failure costs its rows, not the other models' (a device run is short)
+            rows, ours = gpu_rows(name, paths[folder], texts, args, minicons_python, peak, card)
+        except Exception:
+            traceback.print_exc()
+            print(f"{name}: failed, no rows")
+            continue
+        tables.add("gpu.csv", rows, GPU_COLUMNS)
+        print(pd.DataFrame(rows, columns=GPU_COLUMNS).to_string(index=False, float_format=lambda v: f"{v:.4g}"),
+              flush=True)
+        if len(ours) == 2:
+            row = {"card": card, "sentences": len(texts)} | agreement(
+                method, name, paths[folder], ours["float32"], ours["bfloat16"], args.blimp_pairs, args, GPU_VARIANTS)
+            tables.add("gpu_agreement.csv", [row])
+            print(pd.DataFrame([row]).to_string(index=False, float_format=lambda v: f"{v:.6g}"), flush=True)
+
+
+def cpu_table(args, minicons_python: str | None) -> None:
+    """The CPU table (throughput.csv, agreement.csv): `--methods` on LI-Adger (or
+    `--sentences`), and the agreement of `--trained` models."""
+    import torch
+
+    if args.sentences:
+        sentences = read_sentences(args.sentences)
+        texts = sentences[: args.n] if args.n else sentences
+    else:
+        sentences = data.load_li_adger(DATA_DIR / "li-adger").sentences.dropna(subset=["text"])
+        if args.n:
+            sentences = sentences.sample(n=min(args.n, len(sentences)), random_state=0)
+        texts = list(sentences["text"])
+    methods = args.methods or ["logprob", "pll"]
+    paths = build_models(args.models_dir, sorted({MODELS[m][0] for m in methods}), DATA_DIR, texts)
     cpu = cpu_name(args.threads)
-    if not have_minicons:
-        print(f"minicons skipped: no python at {args.minicons_python!r} (set MINICONS_PYTHON)")
     rows, agreements = [], []
-    for method in args.methods:
+    for method in methods:
         ours = {}
         for dtype in args.dtypes:
-            row, ours[dtype] = compare(method, dtype, paths[MODELS[method][0]], texts, args,
-                                       args.minicons_python if have_minicons else None)
+            row, ours[dtype] = compare(method, dtype, paths[MODELS[method][0]], texts, args, minicons_python)
             rows.append(row | {"run": args.run, "cpu": cpu})
             print(pd.DataFrame([row]).to_string(index=False), flush=True)
         if len(ours) == 2:
@@ -410,25 +481,96 @@ def main() -> None:
                 print(f"{method}: bfloat16 vs float32 max abs. diff {np.abs(fp32 - bf16).max():.3g}")
                 continue
             agreements.append(agreement(method, MODELS[method][0], paths[MODELS[method][0]], fp32, bf16,
-                                        args.blimp_pairs))
+                                        args.blimp_pairs, args))
             print(pd.DataFrame([agreements[-1]]).to_string(index=False), flush=True)
     for method, folder in args.trained:
-        fp32, bf16 = (our_scores(method, Path(folder), d, sentences)["score"].to_numpy()
+        fp32, bf16 = (our_scores(method, Path(folder), d, sentences, args.device)["score"].to_numpy()
                       for d in ("float32", "bfloat16"))
-        agreements.append(agreement(method, f"trained: {Path(folder).name}", Path(folder), fp32, bf16, None))
+        agreements.append(agreement(method, f"trained: {Path(folder).name}", Path(folder), fp32, bf16, None,
+                                    args))
         print(pd.DataFrame([agreements[-1]]).to_string(index=False), flush=True)
     print(f"\n{args.threads} CPU threads, batch size {args.batch_size}, torch {torch.__version__}")
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     if agreements:
         print("\nbfloat16 against float32 (ours):")
         print(pd.DataFrame(agreements).to_string(index=False, float_format=lambda v: f"{v:.6g}"))
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        for name, table in (("throughput.csv", rows), ("agreement.csv", agreements)):
-            earlier = args.out / name
-            if args.append and earlier.is_file():  # the earlier runs' rows stay as they were
-                table = pd.concat([pd.read_csv(earlier), pd.DataFrame(table)], ignore_index=True)
-            pd.DataFrame(table).to_csv(earlier, index=False)
+    tables = Tables(args.out, ("throughput.csv", "agreement.csv"), args.append)
+    tables.add("throughput.csv", rows)
+    tables.add("agreement.csv", agreements)
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (`--help`)."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", default="cpu", help="cpu (default) or cuda[:N]: models, minicons, timing")
+    parser.add_argument("--n", type=int, default=None,
+                        help="sentences: a random sample of n (CPU table; default all), the first n of "
+                             f"--sentences, or n distinct BLiMP ones (GPU table, default {GPU_SENTENCES})")
+    parser.add_argument("--sentences", type=Path, help="score these sentences, one a line, all distinct")
+    parser.add_argument("--write-inputs", type=Path, metavar="DIR",
+                        help=f"write DIR/sentences.txt ({GPU_SENTENCES} distinct BLiMP sentences, or --n) and "
+                             "DIR/blimp/data/ (the verdict check's 5 paradigms), then stop")
+    parser.add_argument("--methods", nargs="+", default=None, choices=list(MODELS),
+                        help="the CPU table's rows (default: logprob pll)")
+    parser.add_argument("--models", nargs="+", default=None, choices=list(GPU_MODELS),
+                        help=f"the GPU table's rows, on any --device (default on cuda: {' '.join(GPU_DEFAULT)})")
+    parser.add_argument("--batch-size", type=int, default=16, help="sentences a batch (minicons; ours where "
+                        "passes are not filled by tokens)")
+    parser.add_argument("--batch-tokens", type=int, nargs="+", default=[None],
+                        help="GPU table: our tokens per forward pass, masked copies included (a row each; "
+                             "default: the scorer's own)")
+    parser.add_argument("--fp32-batch-tokens", type=int, nargs="+", default=None,
+                        help="GPU table: float32's budgets instead (fewer runs of the slowest dtype)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--dtypes", nargs="+", default=["float32", "bfloat16"], choices=["float32", "bfloat16"])
+    parser.add_argument("--blimp-pairs", type=int, default=None,
+                        help="pairs per BLiMP paradigm for the verdict check (default: all 1000)")
+    parser.add_argument("--blimp-dir", type=Path, default=None,
+                        help="folder with data/<paradigm>.jsonl of the verdict check (default: the data's blimp)")
+    parser.add_argument("--repeats", type=int, default=1, help="alternating runs each; the best counts")
+    parser.add_argument("--peak-n", type=int, default=None,
+                        help="size of the bf16 matmul that measures the peak (default 8192 on cuda, 2048 on cpu)")
+    parser.add_argument("--deadline", type=float, default=None,
+                        help="GPU table: start no further model after this many seconds (rows so far are kept)")
+    parser.add_argument("--trained", nargs=2, action="append", default=[], metavar=("METHOD", "DIR"),
+                        help="also measure bfloat16 agreement on a trained model folder (repeatable)")
+    parser.add_argument("--out", type=Path, help="write throughput.csv and agreement.csv (CPU table) or "
+                        "gpu.csv and gpu_agreement.csv (GPU table) here")
+    parser.add_argument("--append", action="store_true",
+                        help="add this run's rows to the CSVs in --out instead of replacing them")
+    parser.add_argument("--run", type=int, default=1, help="run number recorded in column `run`")
+    parser.add_argument("--models-dir", type=Path, default=scoring.default_cache_dir() / "bench-models")
+    parser.add_argument(
+        "--minicons-python", default=os.environ.get("MINICONS_PYTHON", "/work/minicons-venv/bin/python"),
+        help="python of a venv with minicons (default $MINICONS_PYTHON)",
+    )
+    args = parser.parse_args(argv)
+    if bad := [m for m, _ in args.trained if m not in MODELS]:
+        parser.error(f"--trained METHOD must be one of {list(MODELS)}, got {bad}")
+    args.blimp_dir = args.blimp_dir or DATA_DIR / "blimp"
+    args.started = time.perf_counter()
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse(argv)
+    import torch
+
+    torch.set_num_threads(args.threads)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    if args.write_inputs:
+        write_inputs(args.write_inputs, args.n or GPU_SENTENCES)
+        return
+    have_minicons = Path(args.minicons_python).is_file()
+    if not have_minicons:
+        print(f"minicons skipped: no python at {args.minicons_python!r} (set MINICONS_PYTHON)")
+    minicons_python = args.minicons_python if have_minicons else None
+    if args.models or (args.device.startswith("cuda") and not args.methods):
+        texts = (read_sentences(args.sentences) if args.sentences
+                 else blimp_sentences(DATA_DIR / "blimp", args.n or GPU_SENTENCES))
+        gpu_table(args, texts[: args.n] if args.n else texts, minicons_python, texts)
+    else:
+        cpu_table(args, minicons_python)
 
 
 if __name__ == "__main__":

@@ -122,6 +122,21 @@ def test_the_recheck_changes_no_verdict_and_the_page_says_what_it_cost():
     assert (trained["blimp_seconds_fp32"] / trained["blimp_seconds_bf16"] < 2).all()  # "little or nothing"
 
 
+def test_the_page_says_whether_a_gpu_run_was_recorded():
+    """docs/speed/gpu.csv comes only from `bench_scoring.py --device cuda` on a GPU (issue
+    34): while there is none the page says so, and once there is, it names the card."""
+    gpu = RESULTS / "gpu.csv"
+    text = " ".join(PAGE.split())
+    if not gpu.is_file():
+        assert "No GPU run has been recorded yet" in text
+        return
+    rows = pd.read_csv(gpu)
+    assert list(rows.columns) == ["card", "model", "method", "dtype", "batch_tokens", "ours_sent_per_s",
+                                  "minicons_sent_per_s", "share_of_peak", "bf16_vs_fp32"]
+    assert "No GPU run has been recorded yet" not in text
+    assert all(card in text for card in set(rows["card"]))
+
+
 def test_the_page_explains_bfloat16_pll_from_the_profile_run():
     """Where PLL's time goes: `benchmarks/profile_scoring.py --out docs/speed`."""
     parts = pd.read_csv(RESULTS / "profile.csv").set_index(["dtype", "part"])
