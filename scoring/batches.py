@@ -64,7 +64,12 @@ def pad_multiple(lm) -> int:
 
 def token_budget(lm, batch_tokens: int | None, cpu_default: int | None = None) -> int | None:
     """Tokens per forward pass: `batch_tokens` if given; else on the CPU `cpu_default` (None:
-    `batch_size` sentences a pass), on an accelerator DEVICE_TOKENS_PER_PASS."""
+    `batch_size` sentences a pass), on an accelerator DEVICE_TOKENS_PER_PASS.
+
+    Causal models have no CPU default: logprob with budgets of 256 to 2048 tokens ran
+    0.83-1.05x as fast as batches of 16 sentences (gpt2-size, 400 LI-Adger sentences, AMD
+    EPYC, 2 threads, float32 and bfloat16).
+    """
     if batch_tokens is not None:
         if not isinstance(batch_tokens, int) or batch_tokens < 1:
             raise ScoringError(f"batch_tokens must be a whole number of tokens >= 1, got "

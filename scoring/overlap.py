@@ -54,9 +54,9 @@ def to_host(values: Any) -> HostValues:
     if values.device.type != "cuda":
         return HostValues(values.cpu())
     host = torch.empty(values.shape, dtype=values.dtype, pin_memory=True)
-    host.copy_(values, non_blocking=True)
+    host.copy_(values, non_blocking=True)  # queued on the stream of the values' GPU
     event = torch.cuda.Event()
-    event.record()
+    event.record(torch.cuda.current_stream(values.device))  # that GPU's, not the default one
     return HostValues(host, event)
 
 

@@ -209,3 +209,13 @@ def test_batch_tokens_on_the_command_line_and_bad_values(gpt2_dir, tmp_path, cap
     assert "batch_tokens must be a whole number >= 1, got 0" in capsys.readouterr().err
     with pytest.raises(scoring.ScoringError, match="batch_tokens must be a whole number of tokens"):
         real(ds, gpt2_dir, cache=False, progress=False, batch_tokens=-5)
+
+
+def test_logits_are_reduced_a_gigabyte_at_a_time_off_the_cpu():
+    """On an accelerator a pass's float32 logits would not fit at once for a large
+    vocabulary: rows go DEVICE_LOGIT_BYTES at a time; on the CPU CPU_LOGIT_ROWS."""
+    import torch
+
+    vocab = 128_256
+    assert batches.logit_rows(torch.empty(4, vocab, device="meta")) == batches.DEVICE_LOGIT_BYTES // (4 * vocab)
+    assert batches.logit_rows(torch.empty(4, vocab)) == batches.CPU_LOGIT_ROWS

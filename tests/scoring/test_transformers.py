@@ -290,8 +290,8 @@ def test_a_bfloat16_head_reads_exact_target_and_top_logits(monkeypatch):
     top_mass = logits.softmax(-1).topk(scoring.batches.TOP_EXACT, -1).values.sum(-1)
     bound = ((1 - top_mass) * logits.abs().amax(-1) * 2**-8).numpy() + 2e-5  # + float32 products
     rounded = (hidden @ weight.T + bias).bfloat16()
-    plain = np.array(scoring.batches.target_logprobs(rounded, targets))
-    refined = np.array(scoring.batches.target_logprobs(rounded, targets, (weight, bias), hidden))
+    plain = scoring.batches.target_logprobs(rounded, targets).numpy()
+    refined = scoring.batches.target_logprobs(rounded, targets, (weight, bias), hidden).numpy()
     assert (np.abs(refined - expected) <= bound).all()
     assert np.abs(plain - expected).max() > 20 * np.abs(refined - expected).max()
     monkeypatch.setattr(scoring.batches, "CPU_LOGIT_ROWS", 3)  # rows in other chunks: same values
