@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -27,13 +27,13 @@ Batches = list[list[int]]  # indices of encoded inputs scored together, in scori
 
 @dataclass
 class Scorer:
-    """How to encode one input, group encoded inputs into batches (given a batch size), and
-    score them batch by batch. The batches are fixed before any is scored, so a run split
+    """How to encode inputs (a list of them, in order: tokenizers encode lists at once), group
+    encoded inputs into batches (given a batch size), and score them batch by batch. The batches are fixed before any is scored, so a run split
     across machines (scoring.distributed) scores exactly the batches one process would."""
 
     label: str
     method: str
-    encode: Callable[[Any], Any]
+    encode: Callable[[list[Any]], Iterable[Any]]
     batches: Callable[[list[Any], int], Batches]
     run: Callable[[list[Any], Batches], Iterator[tuple[list[int], list[Scored]]]]
     identity: str | None = None  # None: not cached (fast n-gram models)
@@ -68,7 +68,7 @@ def make_scorer(options: ScoringOptions) -> Scorer:
         return Scorer(
             lm.name,
             method,
-            lambda pair: causal.encode(lm, pair[1], pair[0], prepend_bos=options.prepend_bos),
+            lambda pairs: causal.encode_many(lm, pairs, prepend_bos=options.prepend_bos),
             _by_length(lm, budget),
             lambda items, batches: causal.iter_logprobs(lm, items, batches, **bounds),
             lm.identity,
@@ -78,13 +78,13 @@ def make_scorer(options: ScoringOptions) -> Scorer:
     if lm.kind == "masked":
         l2r = method.endswith("_word_l2r")
         # MNTP reads each masked token one position earlier (backends.mntp); PLL at it
-        encode, run = ((mntp.encode, mntp.iter_mntp) if REGISTRY[method].backend == mntp.__name__
-                       else (masked.encode, masked.iter_pll))
+        encode, run = ((mntp.encode_many, mntp.iter_mntp) if REGISTRY[method].backend == mntp.__name__
+                       else (masked.encode_many, masked.iter_pll))
         copies = masked.tokens_per_pass(lm, options.batch_tokens)
         return Scorer(
             lm.name,
             method,
-            lambda pair: encode(lm, pair[1], word_l2r=l2r, context=pair[0]),
+            lambda pairs: encode(lm, pairs, word_l2r=l2r),
             lambda items, bs: masked.pll_batches(lm, items, bs, copies),
             lambda items, batches: run(lm, items, batches, copies),
             lm.identity,
@@ -96,7 +96,7 @@ def make_scorer(options: ScoringOptions) -> Scorer:
     return Scorer(
         lm.name,
         method,
-        lambda text: classifier.encode(lm, text),
+        lambda texts: (classifier.encode(lm, text) for text in texts),
         _by_length(lm, budget),
         lambda items, batches: classifier.iter_signed_confidence(lm, items, batches, label),
         lm.identity,
@@ -115,7 +115,7 @@ def _seq2seq_scorer(lm: LanguageModel, method: str, batch_tokens: int | None) ->
     return Scorer(
         lm.name,
         method,
-        lambda pair: encode(lm, pair[1], pair[0]),
+        lambda pairs: (encode(lm, text, context) for context, text in pairs),
         lambda items, bs: seq2seq.batches(lm, items, bs, pll, budget),
         lambda items, batches: run(lm, items, batches),
         lm.identity,
@@ -159,7 +159,7 @@ def _ngram_scorer(model: Any) -> Scorer:
                 for i in batch
             ]
 
-    return Scorer(model.name, "ngram", model.tokenize, chunks, run)
+    return Scorer(model.name, "ngram", lambda texts: map(model.tokenize, texts), chunks, run)
 
 
 def compute(
@@ -189,12 +189,11 @@ def compute(
     ]
     found = cache.get_many(full) if use_cache else {}
     todo = list({k: i for i, k in enumerate(full) if k not in found}.values())  # once per key
-    encoded = []
-    for i in todo:
-        try:
-            encoded.append(scorer.encode(inputs[i]))
-        except ScoringError as err:
-            raise ScoringError(f"{labels[i]}: {err}") from None
+    encoded: list[Any] = []
+    try:
+        encoded.extend(scorer.encode([inputs[i] for i in todo]))
+    except ScoringError as err:  # raised at the input after the last one encoded
+        raise ScoringError(f"{labels[todo[len(encoded)]]}: {err}") from None
     todo_keys = [full[i] for i in todo]
     owner = new_owner()
     # disable=None: tqdm draws only on a terminal (and in notebooks), so a log file or a

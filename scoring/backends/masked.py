@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from acceptability.scoring.backends.causal import too_long
+from acceptability.scoring.backends.causal import tokenize_all, too_long
 from acceptability.scoring.batches import (
     bert_layers,
     head_rows,
@@ -61,34 +61,39 @@ def encode(lm: LanguageModel, text: str, word_l2r: bool = False, context: str = 
     masked and scored; the context's tokens stay unmasked in every copy. Offsets are
     relative to `text`.
     """
+    return next(encode_many(lm, [(context, text)], word_l2r))
+
+
+def encode_many(lm: LanguageModel, pairs: list[tuple[str, str]],
+                word_l2r: bool = False) -> Iterator[MaskedInput]:
+    """`encode` of each (context, text) pair, in order, tokenized in one call
+    (`causal.tokenize_all`). A ScoringError stops it at the pair it is about."""
     tok = lm.tokenizer
     if tok.mask_token_id is None:
         raise ScoringError(f"model {lm.name!r} has no mask token; PLL and MNTP need a masked LM")
-    enc = tok(context + text, return_offsets_mapping=True, return_special_tokens_mask=True)
-    ids = enc["input_ids"]
-    if len(ids) > lm.max_length:
-        raise ScoringError(too_long(len(ids), lm, bool(context)))
-    words, spans, start = enc.word_ids(), enc["offset_mapping"], len(context)
-    positions = [
-        i for i, special in enumerate(enc["special_tokens_mask"])
-        if not special and (not context or spans[i][1] > start)  # ends inside the text
-    ]
-    masks = [
-        [i]
-        + (
-            [j for j in positions if j > i and words[j] is not None and words[j] == words[i]]
-            if word_l2r
-            else []
+    encodings = tokenize_all(tok, [context + text for context, text in pairs], special_tokens=True)
+    for (context, _), enc in zip(pairs, encodings, strict=True):
+        ids = enc.ids
+        if len(ids) > lm.max_length:
+            raise ScoringError(too_long(len(ids), lm, bool(context)))
+        words, spans, start = enc.word_ids, enc.offsets, len(context)
+        positions = [
+            i for i, special in enumerate(enc.special_tokens_mask)
+            if not special and (not context or spans[i][1] > start)  # ends inside the text
+        ]
+        masks = [
+            [i] + ([j for j in positions if j > i and words[j] is not None and words[j] == words[i]]
+                   if word_l2r else [])
+            for i in positions
+        ]
+        tokens = enc.tokens
+        yield MaskedInput(
+            ids=ids,
+            positions=positions,
+            masks=masks,
+            tokens=[tokens[i] for i in positions],
+            offsets=[(max(spans[i][0] - start, 0), spans[i][1] - start) for i in positions],
         )
-        for i in positions
-    ]
-    return MaskedInput(
-        ids=ids,
-        positions=positions,
-        masks=masks,
-        tokens=[tok.convert_ids_to_tokens(ids[i]) for i in positions],
-        offsets=[(max(spans[i][0] - start, 0), spans[i][1] - start) for i in positions],
-    )
 
 
 def pll_batches(lm: LanguageModel, items: list[MaskedInput], batch_size: int,

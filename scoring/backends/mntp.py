@@ -69,7 +69,19 @@ def encode(lm: LanguageModel, text: str, word_l2r: bool = False, context: str = 
     >>> item.positions, item.tokens, item.masks
     ([1, 2], ['chase', 'mice'], [[1], [2]])
     """
-    item = masked.encode(lm, text, word_l2r=word_l2r, context=context)
+    return next(encode_many(lm, [(context, text)], word_l2r))
+
+
+def encode_many(lm: LanguageModel, pairs: list[tuple[str, str]],
+                word_l2r: bool = False) -> Iterator[MaskedInput]:
+    """`encode` of each (context, text) pair, in order, tokenized in one call
+    (`masked.encode_many`)."""
+    for (_, text), item in zip(pairs, masked.encode_many(lm, pairs, word_l2r), strict=True):
+        yield _after_first(lm, text, item)
+
+
+def _after_first(lm: LanguageModel, text: str, item: MaskedInput) -> MaskedInput:
+    """`item` without a scored token at the very start of the input (MNTP reads none there)."""
     if item.positions[:1] == [0]:  # nothing before the first token to read it from
         if len(item.positions) == 1:
             raise ScoringError(

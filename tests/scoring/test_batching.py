@@ -184,7 +184,7 @@ def make_batches(lm, frame, method, tokens):
     from acceptability.scoring.runner import make_scorer
 
     scorer = make_scorer(ScoringOptions(model=lm, method=method, batch_tokens=tokens))
-    return scorer.batches([scorer.encode(("", t)) for t in frame["text"]], 2)
+    return scorer.batches(list(scorer.encode([("", t) for t in frame["text"]])), 2)
 
 
 def test_batch_tokens_on_the_command_line_and_bad_values(gpt2_dir, tmp_path, capsys, monkeypatch):
@@ -219,3 +219,28 @@ def test_logits_are_reduced_a_gigabyte_at_a_time_off_the_cpu():
     vocab = 128_256
     assert batches.logit_rows(torch.empty(4, vocab, device="meta")) == batches.DEVICE_LOGIT_BYTES // (4 * vocab)
     assert batches.logit_rows(torch.empty(4, vocab)) == batches.CPU_LOGIT_ROWS
+
+
+def test_inputs_tokenized_in_one_call_equal_a_call_per_text(gpt2_dir, bert_dir, sentences):
+    """encode_many (one tokenizer call for all texts) gives what tokenizing each text apart
+    gives: ids, tokens and offsets, with and without a context."""
+    from acceptability.scoring.backends import causal
+
+    pairs = [("", s) for s in sentences] + [("A dog barked.", " " + s) for s in sentences[:3]]
+    gpt2 = scoring.load_model(gpt2_dir, "causal")
+    tok = gpt2.tokenizer
+    for (context, text), got in zip(pairs, causal.encode_many(gpt2, pairs), strict=True):
+        ctx = tok(context, add_special_tokens=False)["input_ids"] if context else []
+        enc = tok(text, add_special_tokens=False, return_offsets_mapping=True)
+        assert got.ids == [tok.bos_token_id, *ctx, *enc["input_ids"]]
+        assert got.tokens == tok.convert_ids_to_tokens(enc["input_ids"])
+        assert got.offsets == [tuple(o) for o in enc["offset_mapping"]]
+    bert = scoring.load_model(bert_dir, "masked")
+    tok = bert.tokenizer
+    for (context, text), got in zip(pairs, masked.encode_many(bert, pairs, word_l2r=True), strict=True):
+        enc = tok(context + text, return_offsets_mapping=True)
+        assert got.ids == enc["input_ids"]
+        assert got.tokens == [tok.convert_ids_to_tokens(enc["input_ids"][i]) for i in got.positions]
+        inside = [i for i, (a, b) in enumerate(enc["offset_mapping"]) if b > len(context) and b > a]
+        assert got.positions == inside
+    assert list(causal.encode_many(gpt2, [])) == []
