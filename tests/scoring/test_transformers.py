@@ -133,8 +133,8 @@ def test_prepacked_linear_layers_compute_what_the_plain_ones_do(request, fixture
 def test_bfloat16_models_are_packed_and_compute_what_plain_bfloat16_layers_do(request, fixture, kind):
     """On a CPU that multiplies bfloat16 natively (AMX / AVX512-BF16) the bfloat16 linear
     layers are packed too. A fused GELU rounds once where the plain layers round before and
-    after it, so the logits agree to a few bfloat16 units (2^-8 relative), far closer than
-    bfloat16 is to float32 on the same model. On one without (an AVX2-only AMD EPYC, which
+    after it, so the logits agree to a few bfloat16 units (2^-8 relative), on average closer
+    than bfloat16 is to float32 on the same model. On one without (an AVX2-only AMD EPYC, which
     this project's machines can be) nothing is packed and the model is the plain one."""
     import torch
 
@@ -146,7 +146,7 @@ def test_bfloat16_models_are_packed_and_compute_what_plain_bfloat16_layers_do(re
     assert native == torch.ops.mkldnn._is_mkldnn_bf16_supported()
     linears = [m for m in packed.modules() if isinstance(m, torch.nn.Linear)]
     assert all(("forward" in vars(m)) == native for m in linears)
-    ids = torch.randint(5, packed.config.vocab_size, (3, 9))
+    ids = torch.randint(5, packed.config.vocab_size, (3, 9), generator=torch.Generator().manual_seed(0))
     with torch.inference_mode():
         expected, got = plain(input_ids=ids).logits.float(), packed(input_ids=ids).logits.float()
         exact = fp32(input_ids=ids).logits
@@ -155,7 +155,10 @@ def test_bfloat16_models_are_packed_and_compute_what_plain_bfloat16_layers_do(re
         return
     scale = expected.abs().max().item()
     assert (got - expected).abs().max().item() <= 4 * 2**-8 * scale
-    assert (got - expected).abs().max() < (exact - expected).abs().max()
+    # on average: the largest single differences of the two are alike on these tiny random
+    # models (the max-based comparison failed for 57 of 200 random inputs; this one for none,
+    # at most 0.71 of bfloat16's distance from float32)
+    assert (got - expected).abs().mean() < (exact - expected).abs().mean()
 
 
 def test_bfloat16_scores_are_float32_scores_to_bfloat16_precision(
