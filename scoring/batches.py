@@ -51,9 +51,26 @@ DEVICE_TOKENS_PER_PASS = 16384
 DEVICE_PAD_MULTIPLE = 8
 
 
+def device_type(lm) -> str:
+    """The kind of device `lm`'s inputs go to: "cpu", "cuda", "mps" ... (of "cuda:1" etc.)."""
+    return str(lm.device).split(":")[0]
+
+
 def on_cpu(lm) -> bool:
-    """Whether `lm`'s inputs go to the CPU (its device: "cpu", "cuda", "cuda:1", "mps" ...)."""
-    return str(lm.device).split(":")[0] == "cpu"
+    """Whether `lm`'s inputs go to the CPU."""
+    return device_type(lm) == "cpu"
+
+
+def pad_id(tokenizer) -> int:
+    """The id padding is filled with: the tokenizer's pad token, else 0 (masked out anyway)."""
+    return tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+
+
+def pass_slices(rows: int, width: int, budget: int | None) -> list[slice]:
+    """`rows` inputs of `width` tokens cut into forward passes of at most `budget` tokens
+    (at least one row a pass); without a budget, one pass."""
+    per_pass = max(1, budget // width) if budget else max(rows, 1)
+    return [slice(s, s + per_pass) for s in range(0, rows, per_pass)]
 
 
 def pad_multiple(lm) -> int:
@@ -126,7 +143,7 @@ def inference(lm):
     import torch
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    device = str(lm.device).split(":")[0]
+    device = device_type(lm)
     with torch.inference_mode():
         if device == "cuda":
             kernels = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]

@@ -28,8 +28,9 @@ Batches = list[list[int]]  # indices of encoded inputs scored together, in scori
 @dataclass
 class Scorer:
     """How to encode inputs (a list of them, in order: tokenizers encode lists at once), group
-    encoded inputs into batches (given a batch size), and score them batch by batch. The batches are fixed before any is scored, so a run split
-    across machines (scoring.distributed) scores exactly the batches one process would."""
+    encoded inputs into batches (given a batch size), and score them batch by batch. The
+    batches are fixed before any is scored, so a run split across machines
+    (scoring.distributed) scores exactly the batches one process would."""
 
     label: str
     method: str

@@ -9,7 +9,14 @@ from typing import Any
 
 import numpy as np
 
-from acceptability.scoring.batches import head_rows, inference, logit_rows, pad, pad_multiple
+from acceptability.scoring.batches import (
+    head_rows,
+    inference,
+    logit_rows,
+    pad,
+    pad_id,
+    pad_multiple,
+)
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
 from acceptability.scoring.overlap import overlaps, pipeline
@@ -122,13 +129,13 @@ def iter_logprobs(
     """
     import torch
 
-    pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
+    padding = pad_id(lm.tokenizer)
     extra = int(word_boundaries)
     table = word_start_classes(lm.tokenizer, _logit_count(lm)) if word_boundaries else None
     classes = None if table is None else torch.as_tensor(table, device=lm.device)
 
     def prepare(batch: list[int]) -> CausalBatch:
-        ids, mask = pad([items[i].ids for i in batch], pad_id, pad_multiple(lm))
+        ids, mask = pad([items[i].ids for i in batch], padding, pad_multiple(lm))
         width = ids.shape[1]
         rows, targets, kinds = [], [], []
         for r, i in enumerate(batch):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from acceptability.scoring.batches import inference, pad
+from acceptability.scoring.batches import inference, pad, pad_id
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
 from acceptability.scoring.results import Scored
@@ -31,9 +31,9 @@ def iter_signed_confidence(
             f"classifier scoring needs a binary classifier and acceptable_label 0 or 1; model "
             f"{lm.name!r} has {n_labels} labels and acceptable_label={acceptable_label}"
         )
-    pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
+    padding = pad_id(lm.tokenizer)
     for batch in batches:
-        ids, mask = pad([items[i] for i in batch], pad_id)
+        ids, mask = pad([items[i] for i in batch], padding)
         with inference(lm):
             logits = lm.model(input_ids=ids.to(lm.device), attention_mask=mask.to(lm.device)).logits
         confidence, label = logits.float().softmax(-1).max(-1)

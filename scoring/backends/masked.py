@@ -18,7 +18,9 @@ from acceptability.scoring.batches import (
     head_rows,
     inference,
     pad,
+    pad_id,
     pad_multiple,
+    pass_slices,
     plan_batches,
     token_budget,
 )
@@ -167,21 +169,19 @@ def iter_pll(
     sentence's copies may be more). Batches go through `overlap.pipeline`.
     """
     mask_id = lm.tokenizer.mask_token_id
-    pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
+    padding = pad_id(lm.tokenizer)
 
     def prepare(batch: list[int]) -> CopyPlan:
-        return copy_plan(items, batch, [items[i].masks for i in batch], pad_id, pad_multiple(lm))
+        return copy_plan(items, batch, [items[i].masks for i in batch], padding, pad_multiple(lm))
 
     def launch(plan: CopyPlan):
         import torch
 
         copies, attention, positions, targets = masked_copies(plan, mask_id, lm.device)
-        # one copy's row is its sentence's padded width; no pass exceeds budget but a sentence's own
-        per_pass = max(1, budget // copies.shape[1]) if budget else len(copies)
+        # no pass exceeds budget but one of a single sentence whose copies alone do
         return torch.cat([
-            _masked_logprobs(lm, copies[s : s + per_pass], attention[s : s + per_pass],
-                             positions[s : s + per_pass] - shift, targets[s : s + per_pass])
-            for s in range(0, len(copies), per_pass)
+            _masked_logprobs(lm, copies[part], attention[part], positions[part] - shift, targets[part])
+            for part in pass_slices(len(copies), copies.shape[1], budget)
         ])
 
     def finish(batch: list[int], logprobs: list[float]) -> list[Scored]:

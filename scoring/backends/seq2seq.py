@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate
 
+from acceptability.scoring import batches as batching
 from acceptability.scoring.backends.causal import too_long
 from acceptability.scoring.backends.masked import CopyPlan, copy_plan, masked_copies, pll_batches
-from acceptability.scoring.batches import head_rows, inference, pad, pad_multiple, plan_batches
+from acceptability.scoring.batches import head_rows, inference, pad, pad_id, pad_multiple
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
 from acceptability.scoring.overlap import overlaps, pipeline
@@ -138,7 +139,7 @@ def batches(lm: LanguageModel, items: list[Seq2SeqInput], batch_size: int, maske
     `batch_size` sentences."""
     if masked:
         return pll_batches(lm, items, batch_size, budget)
-    return plan_batches(lm, [len(it.decoder) for it in items], None, batch_size, budget)
+    return batching.plan_batches(lm, [len(it.decoder) for it in items], None, batch_size, budget)
 
 
 def _exact_head(lm: LanguageModel):
@@ -184,12 +185,12 @@ def iter_seq2seq(
     right-padded), through `overlap.pipeline`: (indices, Scored) per batch."""
     import torch
 
-    pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
+    padding = pad_id(lm.tokenizer)
 
     def prepare(batch: list[int]):
         multiple = pad_multiple(lm)
-        ids, mask = pad([items[i].ids for i in batch], pad_id, multiple)
-        dec, dec_mask = pad([items[i].decoder for i in batch], pad_id, multiple)
+        ids, mask = pad([items[i].ids for i in batch], padding, multiple)
+        dec, dec_mask = pad([items[i].decoder for i in batch], padding, multiple)
         width = dec.shape[1]
         rows = torch.tensor([r * width + p for r, i in enumerate(batch) for p in items[i].positions])
         return ids, mask, dec, dec_mask, rows, torch.tensor([t for i in batch for t in items[i].targets])
@@ -207,22 +208,21 @@ def iter_seq2seq_pll(
     import torch
 
     mask_id, decoder = babylm_mask_tokens(lm)
-    pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
+    padding = pad_id(lm.tokenizer)
 
     def prepare(batch: list[int]) -> CopyPlan:
         masks = [[[p] for p in items[i].positions] for i in batch]
-        return copy_plan(items, batch, masks, pad_id, pad_multiple(lm))
+        return copy_plan(items, batch, masks, padding, pad_multiple(lm))
 
     def launch(plan: CopyPlan):
         copies, attention, _positions, targets = masked_copies(plan, mask_id, lm.device)
-        per_pass = max(1, budget // copies.shape[1]) if budget else len(copies)
         out = []
-        for s in range(0, len(copies), per_pass):
-            n = len(copies[s : s + per_pass])
+        for part in batching.pass_slices(len(copies), copies.shape[1], budget):
+            n = len(copies[part])
             dec = torch.tensor(decoder, device=copies.device).expand(n, -1)
             rows = torch.arange(n, device=copies.device) * len(decoder) + len(decoder) - 1
-            out.append(_forward(lm, copies[s : s + per_pass], attention[s : s + per_pass],
-                                dec, torch.ones_like(dec), rows, targets[s : s + per_pass]))
+            out.append(_forward(lm, copies[part], attention[part], dec, torch.ones_like(dec), rows,
+                                targets[part]))
         return torch.cat(out)
 
     return pipeline(batches, prepare, launch, partial(_scored, items), overlaps(lm))
