@@ -84,8 +84,8 @@ def token_budget(lm, batch_tokens: int | None, cpu_default: int | None = None) -
     `batch_size` sentences a pass), on an accelerator DEVICE_TOKENS_PER_PASS.
 
     Causal models have no CPU default: logprob with budgets of 256 to 2048 tokens ran
-    0.83-1.05x as fast as batches of 16 sentences (gpt2-size, 400 LI-Adger sentences, AMD
-    EPYC, 2 threads, float32 and bfloat16).
+    0.88-1.04x as fast as batches of 16 sentences (benchmarks/bench_batching.py: gpt2-size,
+    400 LI-Adger sentences, AMD EPYC, 2 threads, float32 and bfloat16).
     """
     if batch_tokens is not None:
         if not isinstance(batch_tokens, int) or batch_tokens < 1:

@@ -83,8 +83,8 @@ def tokenize_all(tokenizer, texts: list[str], special_tokens: bool) -> list:
     """The fast tokenizer's encodings (`tokenizers.Encoding`: ids, tokens, offsets, word ids,
     special-token mask) of `texts`, from one call of its Rust backend, which encodes the list
     in parallel, with no conversion of every encoding to Python lists as transformers' call
-    makes: encoding 16,000 BLiMP sentences took 0.45 s for logprob and 1.02 s for PLL against
-    0.94 and 1.56 s a call per text (AMD EPYC, 2 cores). Truncation and padding are switched
+    makes: encoding 16,000 BLiMP sentences took 0.25 s for logprob and 0.65 s for PLL against
+    0.68 and 1.36 s a call per text (benchmarks/bench_batching.py, AMD EPYC, 2 cores). Truncation and padding are switched
     off first, as transformers' own call without them does."""
     backend = tokenizer.backend_tokenizer
     if backend.truncation is not None:
