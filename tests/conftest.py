@@ -176,3 +176,14 @@ def private_cache(tmp_path, monkeypatch) -> Path:
     """A score cache of the test's own, so no test reads another's cached scores."""
     monkeypatch.setenv("ACCEPTABILITY_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "cache"
+
+
+@pytest.fixture(scope="session")
+def latin_square_files(tmp_path_factory) -> dict[str, Path]:
+    """TurBLiMP's human study as a user's three CSV files (tests/latin_square.py): 432
+    sentences, 216 pairs, 6,480 Likert 1-7 ratings whose rater column is ``subject``."""
+    need_module("openpyxl")
+    from tests.latin_square import write_study
+
+    return write_study(need_data("turblimp", "data/human_judgments/base_judgments.xlsx"),
+                       tmp_path_factory.mktemp("latin-square"))
