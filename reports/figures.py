@@ -67,8 +67,9 @@ def plain_text(draw: Callable[..., Figure]) -> Callable[..., Figure]:
     return drawn
 
 
-def _short(name: object, width: int = 28) -> str:
-    """A model name short enough for a tick label (local model paths can be long)."""
+def _short(name: object, width: int = 40) -> str:
+    """A model name short enough for a tick label: whole up to ``width`` characters
+    (``SmolLM2-135M-Instruct_logprob``), a long local path by its end."""
     text = str(name)
     return text if len(text) <= width else "…" + text[-(width - 1):]
 
@@ -112,15 +113,28 @@ def correlation_heatmap(matrix: pd.DataFrame, title: str = "Pearson r") -> Figur
     >>> fig.axes[0].get_title()
     'Pearson r'
     """
-    n = len(matrix)
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.5 + 0.7 * n), max(4.0, 1.0 + 0.6 * n)),
-                           layout="constrained")
-    sns.heatmap(_labelled(matrix), vmin=-1, vmax=1, cmap="RdBu_r", annot=True, fmt=".2f", square=True,
-                cbar_kws={"shrink": 0.7}, ax=ax, annot_kws={"size": 8})
-    ax.set_title(title)
-    ax.tick_params(axis="x", labelrotation=45)
-    plt.setp(ax.get_xticklabels(), ha="right")
+    fig, ax = plt.subplots(figsize=_heatmap_size(matrix), layout="constrained")
+    _heatmap(ax, matrix, title, annot=8)
     return fig
+
+
+def _heatmap_size(matrix: pd.DataFrame, cell: float = 0.55) -> tuple[float, float]:
+    """Inches for a square heatmap of ``matrix``: ``cell`` inches a cell, plus room for the
+    longest label (about 0.6 em a character at 10 pt) at the left and, turned 45°, below."""
+    label = max(len(_short(name)) for name in matrix.index) * 0.6 * 10 / 72
+    side = len(matrix) * cell
+    return max(5.0, label + side + 1.8), max(4.0, 0.75 * label + side + 0.9)
+
+
+def _heatmap(ax, matrix: pd.DataFrame, title: str, annot: int) -> None:
+    """``matrix`` as an annotated heatmap on ``ax``: every name whole (``_short``), the
+    column names turned 45° and ending under their column. Cells are square by the figure's
+    size (``_heatmap_size``), not by a fixed aspect, which constrained layout only settles on
+    a second drawing (a label left the saved figure)."""
+    sns.heatmap(_labelled(matrix), vmin=-1, vmax=1, cmap="RdBu_r", annot=True, fmt=".2f",
+                cbar_kws={"shrink": 0.7}, ax=ax, annot_kws={"size": annot})
+    ax.set(title=title, xlabel="", ylabel="")
+    plt.setp(ax.get_xticklabels(), rotation=45, ha="right", rotation_mode="anchor")
 
 
 def _scatter(frame: pd.DataFrame, x: str, y: str, xlabel: str, ylabel: str,
@@ -130,7 +144,7 @@ def _scatter(frame: pd.DataFrame, x: str, y: str, xlabel: str, ylabel: str,
     fig, axes = _grid(len(models))
     for ax, model in zip(axes, models, strict=False):
         g = frame.loc[frame["model"] == model, [x, y]].dropna()
-        ax.set_title(_short(model, 40), fontsize=9)
+        ax.set_title(_short(model), fontsize=9)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         if len(g) < 2:
@@ -241,7 +255,7 @@ def adc_curve(curve: pd.DataFrame, intervals: pd.DataFrame | None = None,
         if g["pass_rate"].isna().all():
             continue
         area = curve.attrs.get("area", {}).get(model)
-        label = _short(model, 40) + (f" (area {area:.3f})" if area is not None else "")
+        label = _short(model) + (f" (area {area:.3f})" if area is not None else "")
         (line,) = ax.plot(g["delta"], g["pass_rate"], lw=1.5, label=label)
         keys = [(model, f"adc_{d:g}") for d in marks]
         if bounds is not None and all(k in bounds.index for k in keys):
@@ -309,7 +323,7 @@ def accuracy_bars(by_group: pd.DataFrame, by: str, metrics=("blimp", "adc_1")) -
             x = np.arange(len(groups)) + (i - (len(models) - 1) / 2) * width
             err = (_err(rate, g[f"{metric}_lower"], g[f"{metric}_upper"])
                    if f"{metric}_lower" in g else None)
-            ax.bar(x, rate, width, label=_short(model, 40), yerr=err, capsize=2,
+            ax.bar(x, rate, width, label=_short(model), yerr=err, capsize=2,
                    error_kw={"lw": 0.8})
         ax.set_xticks(np.arange(len(groups)), groups, rotation=30 if len(groups) > 6 else 0,
                       ha="right" if len(groups) > 6 else "center", fontsize=8)
@@ -377,15 +391,10 @@ def type_correlations(mean_corr: pd.DataFrame, sd_corr: pd.DataFrame) -> Figure:
     >>> [ax.get_title() for ax in fig.axes[:2]]
     ['Correlation of type means', 'Correlation of type SDs']
     """
-    n = len(mean_corr)
-    fig, axes = plt.subplots(2, 1, figsize=(max(5.0, 1.5 + 0.7 * n), 2 * max(4.0, 1.0 + 0.6 * n)),
-                             layout="constrained")
+    width, height = _heatmap_size(mean_corr)
+    fig, axes = plt.subplots(2, 1, figsize=(width, 2 * height), layout="constrained")
     for ax, matrix, what in zip(axes, (mean_corr, sd_corr), ("means", "SDs"), strict=True):
-        sns.heatmap(_labelled(matrix), vmin=-1, vmax=1, cmap="RdBu_r", annot=True, fmt=".2f", square=True,
-                    ax=ax, cbar_kws={"shrink": 0.7}, annot_kws={"size": 7})
-        ax.set(title=f"Correlation of type {what}", xlabel="", ylabel="")
-        ax.tick_params(axis="x", labelrotation=45)
-        plt.setp(ax.get_xticklabels(), ha="right")
+        _heatmap(ax, matrix, f"Correlation of type {what}", annot=7)
     return fig
 
 
@@ -479,7 +488,7 @@ def shallow_predictors(table: pd.DataFrame) -> Figure:
         for model, g in part.groupby("model", sort=False):
             x = g["low"] if name == "length" else (g["low"] + g["high"]) / 2
             ax.plot(x.to_numpy(float), g["accuracy"].to_numpy(float), marker="o", ms=3,
-                    label=_short(model, 40))
+                    label=_short(model))
         ax.set(title=PREDICTORS[name], ylim=(0, 1), ylabel="accuracy")
         wide = name == "perplexity" and part["high"].max() > 10 * part["low"].min() > 0
         ax.set_xscale("log" if wide else "linear")

@@ -120,3 +120,108 @@ def test_forest_plots_each_difference():
     np.testing.assert_allclose(ys, [1, 0])  # first row on top
     assert [t.get_text() for t in ax.get_yticklabels()] == ["a − b", "a − c"]
     assert [t.get_text() for t in ax.texts] == ["p=0.04", "p=0.5"]
+
+
+# Real model names as long as a user's: the published LI-Adger scores under other labels (the
+# scores are unchanged; only the tick labels, titles and legends grow).
+LONG_NAMES = {"bert-large-uncased_mlm": "bert-large-uncased_pll",
+              "bert-base-uncased_mlm": "bert-base-uncased_pll",
+              "bert-large-cased_mlm": "bert-large-cased_pll",
+              "trigram_logprob": "SmolLM2-135M-Instruct_logprob"}
+
+
+def _drawn_texts(fig) -> list:
+    """The texts ``fig`` draws: visible, not empty, on a visible axes; a tick's labels only
+    where the tick lies inside its axis' view (matplotlib draws no others)."""
+    from matplotlib.text import Text
+
+    undrawn = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            slack = 1e-9 * max(1.0, hi - lo)
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not lo - slack <= tick.get_loc() <= hi + slack:
+                    undrawn.update((tick.label1, tick.label2))
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()
+            and t not in undrawn and (t.axes is None or t.axes.get_visible())]
+
+
+def _outline(text, renderer) -> np.ndarray:
+    """The four corners (pixels) of ``text``'s box as drawn, rotated with it: its window extent
+    is the axis-aligned box around them, whose sides each corner touches."""
+    box = text.get_window_extent(renderer)
+    theta = np.deg2rad(text.get_rotation() % 90)
+    if theta < 1e-6 or "\n" in text.get_text():  # upright, or a quarter turn: the box itself
+        return np.array([[box.x0, box.y0], [box.x1, box.y0], [box.x1, box.y1], [box.x0, box.y1]])
+    w, h, _ = renderer.get_text_width_height_descent(text.get_text(), text.get_fontproperties(),
+                                                     ismath=False)
+    if text.get_rotation() % 180 >= 90:
+        w, h = h, w
+    s, c = np.sin(theta), np.cos(theta)
+    return np.array([[box.x0 + h * s, box.y0], [box.x1, box.y0 + w * s],
+                     [box.x1 - h * s, box.y1], [box.x0, box.y0 + h * c]])
+
+
+def _intersect(a: np.ndarray, b: np.ndarray, slack: float = 0.5) -> bool:
+    """Whether two convex outlines overlap by more than ``slack`` pixels (separating axes)."""
+    for poly in (a, b):
+        for i in range(len(poly)):
+            edge = poly[(i + 1) % len(poly)] - poly[i]
+            normal = np.array([-edge[1], edge[0]]) / np.hypot(*edge)
+            pa, pb = a @ normal, b @ normal
+            if min(pa.max(), pb.max()) - max(pa.min(), pb.min()) <= slack:
+                return False
+    return True
+
+
+def _collisions(fig) -> tuple[list[str], list[tuple[str, str]]]:
+    """The drawn texts that leave the figure, and the pairs of drawn texts that overlap."""
+    import itertools
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    shapes = [(t.get_text(), _outline(t, renderer)) for t in _drawn_texts(fig)]
+    width, height = fig.bbox.width, fig.bbox.height
+    outside = [name for name, p in shapes if p.min() < -0.5 or p[:, 0].max() > width + 0.5
+               or p[:, 1].max() > height + 0.5]
+    overlapping = [(a, b) for (a, pa), (b, pb) in itertools.combinations(shapes, 2)
+                   if _intersect(pa, pb)]
+    return outside, overlapping
+
+
+def test_the_collision_check_sees_overlapping_and_escaping_labels():
+    names = ["SmolLM2-135M-Instruct_logprob", "bert-large-uncased_pll"]
+    for rotation in (0, 45):  # side by side; turned, from the same anchor
+        fig, ax = plt.subplots(figsize=(2, 2))
+        ax.set_xticks([0, 0.02], names, rotation=rotation, ha="right", rotation_mode="anchor")
+        outside, overlapping = _collisions(fig)
+        assert tuple(names) in overlapping and names[0] in outside
+    ax.set_xticks([0, 1], names, rotation=45, ha="right", rotation_mode="anchor")
+    fig.set_layout_engine("constrained")
+    fig.set_size_inches(6, 4)
+    assert _collisions(fig) == ([], [])
+
+
+@pytest.fixture(scope="module")
+def long_named(li_adger, li_adger_scores):
+    scores = li_adger_scores.assign(model=li_adger_scores["model"].replace(LONG_NAMES))
+    return reports.analyse(li_adger, scores, n_boot=20, formula=None)
+
+
+def test_no_label_overlaps_another_or_leaves_the_figure_with_real_model_names(long_named):
+    from acceptability.reports.render import sections
+
+    drawn = {name: make for s in sections(long_named) for name, _, make in s.figures}
+    assert {"corr_sentence", "corr_pair", "type_correlations", "comparisons_forest",
+            "scatter_sentence", "adc_curve", "accuracy_by_group"} <= set(drawn)
+    faults = {}
+    for name, make in drawn.items():
+        fig = make()
+        shown = {t.get_text() for t in _drawn_texts(fig)}
+        if name.startswith("corr_"):  # every name whole, none shortened
+            assert set(long_named.corr_sentence.index) <= shown
+        if (found := _collisions(fig)) != ([], []):
+            faults[name] = found
+        plt.close(fig)
+    assert not faults
