@@ -327,7 +327,10 @@ def _render(parts: list[Section], all_tables: dict, out: Path) -> tuple[list[dic
                        "base64": _write_figure(make(), path)})
         rendered.append({"anchor": s.anchor, "title": s.title, "text": s.text, "notes": s.notes,
                          "tables": ts, "figures": fs,
-                         "pre": [{"title": t, "text": x} for t, x in s.pre]})
+                         # provenance wraps (its command can be long); fit summaries,
+                         # columns of text, scroll in their box
+                         "pre": [{"title": t, "text": x, "wrap": t == "provenance"}
+                                 for t, x in s.pre]})
     return rendered, table_files
 
 

@@ -12,24 +12,41 @@ HTML = """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{ title }}</title>
 <style>
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 1300px;
-       margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+/* One column at any width: tables and program output scroll inside their own boxes (a
+   table's first column stays in view), nothing else is wider than the window. */
+*, *::before, *::after { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; text-size-adjust: 100%; }
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; font-size: 16px;
+       max-width: 1300px; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45;
+       overflow-wrap: break-word; }
 h1 { border-bottom: 2px solid #444; padding-bottom: .2em; }
 h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
 nav ol { columns: 2; }
-table.table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .8em; }
-table.table th, table.table td { padding: .25em .6em; border-bottom: 1px solid #ddd;
-                                 text-align: right; white-space: nowrap; }
-.scroll { overflow-x: auto; }
-table.table th { border-bottom: 2px solid #444; background: #f6f6f6; }
-table.table td:first-child, table.table th:first-child { text-align: left; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table.table { border-collapse: separate; border-spacing: 0; margin: .6em 0 1.2em;
+              font-size: .8em; }
+table.table th, table.table td { padding: .25em .45em; border-bottom: 1px solid #ddd;
+                                 text-align: right; }
+table.table td { white-space: nowrap; }
+table.table th { border-bottom: 2px solid #444; background: #f6f6f6; vertical-align: bottom; }
+table.table td:first-child, table.table th:first-child { text-align: left; position: sticky;
+                                                         left: 0; z-index: 1; }
+table.table td:first-child { background: #fff; box-shadow: inset -1px 0 0 #ddd; }
 figure { margin: 1em 0 2em; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption, .caption { font-size: .9em; color: #444; }
 .note { background: #fff8e1; border-left: 4px solid #f0b400; padding: .4em .8em; }
 pre { background: #f6f6f6; padding: .8em; overflow-x: auto; font-size: .8em; }
+pre.wrap { white-space: pre-wrap; overflow-wrap: anywhere; }
+@media (max-width: 600px) {
+  body { margin: 1em auto; padding: 0 .75em; }
+  h1 { font-size: 1.6em; }
+  nav ol { columns: 1; }
+  table.table td:first-child { white-space: normal; min-width: 9em; max-width: 50vw; }
+}
 </style>
 </head>
 <body>
@@ -53,7 +70,7 @@ pre { background: #f6f6f6; padding: .8em; overflow-x: auto; font-size: .8em; }
 </figure>
 {% endfor %}
 {% for p in s.pre %}<details{% if loop.first %} open{% endif %}><summary>{{ p.title }}</summary>
-<pre>{{ p.text }}</pre></details>
+<pre{% if p.wrap %} class="wrap"{% endif %}>{{ p.text }}</pre></details>
 {% endfor %}
 </section>
 {% endfor %}

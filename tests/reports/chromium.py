@@ -1,0 +1,114 @@
+"""Headless Chromium driven through the DevTools protocol over ``--remote-debugging-pipe``
+(JSON messages ending in NUL on file descriptors 3 and 4): no package beyond the standard
+library. Used by test_browser.py to lay the report out at a phone's and a laptop's width."""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--hide-scrollbars"]
+
+
+class Browser:
+    """One Chromium process; ``open`` a page in it at a given window size."""
+
+    def __init__(self, executable: str, profile: Path) -> None:
+        child_in, self._out = os.pipe()
+        self._in, child_out = os.pipe()
+
+        def on_fds_3_and_4() -> None:  # in the child, before exec
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (child_in, child_out)]
+            os.dup2(high[0], 3)
+            os.dup2(high[1], 4)
+
+        self.process = subprocess.Popen(
+            [executable, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe",
+             "about:blank"], pass_fds=(3, 4, child_in, child_out), preexec_fn=on_fds_3_and_4,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        os.close(child_in)
+        os.close(child_out)
+        self._buffer, self._id, self._events = b"", 0, []
+
+    def _message(self) -> dict:
+        while b"\0" not in self._buffer:
+            chunk = os.read(self._in, 1 << 20)
+            if not chunk:
+                raise RuntimeError("Chromium closed the pipe: "
+                                   + self.process.stderr.read().decode()[-2000:])
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def send(self, method: str, session: str | None = None, **params: Any) -> dict:
+        """Call ``method`` and return its result (events that come first are kept)."""
+        self._id += 1
+        message = {"id": self._id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        os.write(self._out, json.dumps(message).encode() + b"\0")
+        while (reply := self._message()).get("id") != self._id:
+            self._events.append(reply)
+        if "error" in reply:
+            raise RuntimeError(f"{method}: {reply['error']}")
+        return reply["result"]
+
+    def _wait(self, event: str, session: str) -> None:
+        def wanted(m: dict) -> bool:
+            return m.get("method") == event and m.get("sessionId") == session
+
+        if any(wanted(m) for m in self._events):
+            self._events = [m for m in self._events if not wanted(m)]
+            return
+        while not wanted(message := self._message()):
+            self._events.append(message)
+
+    def open(self, url: str, width: int, height: int, mobile: bool) -> Page:
+        """A new tab showing ``url`` in a ``width`` x ``height`` CSS-pixel window, loaded;
+        ``mobile`` as a phone (the page's viewport tag decides its layout width)."""
+        target = self.send("Target.createTarget", url="about:blank")["targetId"]
+        session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.send("Emulation.setDeviceMetricsOverride", session, width=width, height=height,
+                  deviceScaleFactor=1, mobile=mobile)
+        self.send("Page.enable", session)
+        self.send("Page.navigate", session, url=url)
+        self._wait("Page.loadEventFired", session)
+        return Page(self, session)
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close")
+        finally:
+            self.process.wait(60)
+
+
+class Page:
+    """A loaded tab."""
+
+    def __init__(self, browser: Browser, session: str) -> None:
+        self.browser, self.session = browser, session
+
+    def evaluate(self, expression: str) -> Any:
+        """The JSON value of a JavaScript expression."""
+        result = self.browser.send("Runtime.evaluate", self.session, expression=expression,
+                                   returnByValue=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError(json.dumps(result["exceptionDetails"])[:2000])
+        return result["result"].get("value")
+
+    def screenshot(self, path: Path) -> Path:
+        """A PNG of the whole page, as wide as the window."""
+        width, height = self.evaluate("[innerWidth, document.documentElement.scrollHeight]")
+        shot = self.browser.send("Page.captureScreenshot", self.session, format="png",
+                                 captureBeyondViewport=True,
+                                 clip={"x": 0, "y": 0, "width": width, "height": height,
+                                       "scale": 1})
+        path.write_bytes(base64.b64decode(shot["data"]))
+        return path
