@@ -11,8 +11,11 @@ import pandas as pd
 from acceptability.data.errors import DataError
 from acceptability.data.ratings import RatingScale, validate_ratings
 from acceptability.data.tables import (
+    ColumnMap,
+    check_column_map,
     human_on_z_scale,
     member,
+    rename_columns,
     validate_pairs,
     validate_sentences,
     validate_trials,
@@ -145,6 +148,7 @@ class Dataset:
                             fix="pass some pair or sentence ids")
         pairs = self.pairs[keep_pairs].reset_index(drop=True)
         sentences = self.sentences[keep_sents].reset_index(drop=True)
+        sentences.attrs = dict(self.sentences.attrs)  # e.g. the norming behind human
         trials = self.trials
         if trials is not None and "pair_id" in trials:
             trials = trials[member(trials["pair_id"].astype(str), pairs["pair_id"])]
@@ -199,7 +203,7 @@ def _recount(exclusions: pd.DataFrame, before: dict[str, pd.Series],
 def from_frames(sentences: pd.DataFrame, pairs: pd.DataFrame | None = None,
                 trials: pd.DataFrame | None = None, name: str = "user",
                 human_scale: str = "z", ratings: pd.DataFrame | None = None,
-                scale: str | RatingScale | None = None) -> Dataset:
+                scale: str | RatingScale | None = None, columns: ColumnMap = None) -> Dataset:
     """A Dataset from the user's own tables, validated (the columns are defined in docs/tables.md).
 
     Parameters
@@ -222,6 +226,11 @@ def from_frames(sentences: pd.DataFrame, pairs: pd.DataFrame | None = None,
     scale : str or RatingScale, optional
         The ratings' scale (``"likert:1-7"``, ``"me"``, ``"binary"``); needed with
         ``ratings`` unless ``ratings.attrs["scale"]`` declares it.
+    columns : dict of str to str, optional
+        Your column names -> the package's, for every table that has them, e.g.
+        ``{"subject": "participant"}``; a name no table has is an error. Ratings without
+        ``participant`` that hold another column are refused until it is mapped
+        ([validate_ratings][acceptability.data.validate_ratings]).
 
     Returns
     -------
@@ -245,6 +254,11 @@ def from_frames(sentences: pd.DataFrame, pairs: pd.DataFrame | None = None,
     >>> from_frames(sentences, pairs, name="cats")
     <Dataset 'cats': 2 sentences, 1 pairs, 0 rows excluded; from user frames>
     """
+    columns = check_column_map(columns, {"sentences": sentences, "pairs": pairs,
+                                         "trials": trials, "ratings": ratings})
+    sentences, pairs, trials = (rename_columns(t, columns, f"{name} {what}") if t is not None
+                                else None for t, what in ((sentences, "sentences"),
+                                                          (pairs, "pairs"), (trials, "trials")))
     s = validate_sentences(sentences, source=f"{name} sentences")
     s, standardised = human_on_z_scale(s, human_scale, source=f"{name} sentences")
     if pairs is None or len(pairs) == 0:
@@ -252,7 +266,7 @@ def from_frames(sentences: pd.DataFrame, pairs: pd.DataFrame | None = None,
     else:
         p = validate_pairs(pairs, s, source=f"{name} pairs")
     t = validate_trials(trials, source=f"{name} trials") if trials is not None else None
-    r = (validate_ratings(ratings, scale, s, source=f"{name} ratings").reset_index(drop=True)
-         if ratings is not None else None)
+    r = (validate_ratings(ratings, scale, s, source=f"{name} ratings", columns=columns)
+         .reset_index(drop=True) if ratings is not None else None)
     return Dataset(name=name, sentences=s.reset_index(drop=True), pairs=p.reset_index(drop=True),
                    trials=t, ratings=r, human_standardised=standardised)

@@ -19,8 +19,11 @@ from acceptability.data.errors import DataError
 from acceptability.data.ratings import RatingScale, validate_ratings
 from acceptability.data.sources import checksum
 from acceptability.data.tables import (
+    ColumnMap,
     LineOffset,
+    check_column_map,
     human_on_z_scale,
+    rename_columns,
     validate_pairs,
     validate_sentences,
 )
@@ -131,7 +134,7 @@ def check_separator(path: Path, sep: str, what: str = "table") -> None:
 def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None = None,
                  name: str | None = None, human_scale: str = "z",
                  ratings: str | os.PathLike | None = None,
-                 scale: str | RatingScale | None = None) -> Dataset:
+                 scale: str | RatingScale | None = None, columns: ColumnMap = None) -> Dataset:
     """A Dataset from a sentences file and optionally a pairs file and a ratings file (the columns of docs/tables.md).
 
     CSV, TSV or Parquet by suffix (CSV/TSV may be compressed, e.g. ``.csv.gz``), validated
@@ -154,6 +157,10 @@ def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None =
     scale : str or RatingScale, optional
         The ratings' scale (``"likert:1-7"``, ``"me"``, ``"binary"``); required with
         ``ratings``.
+    columns : dict of str to str, optional
+        Your column names -> the package's, for every file that has them, e.g.
+        ``{"subject": "participant"}`` (command line ``--column subject=participant``); a
+        name no file has is an error, as [from_frames][acceptability.data.from_frames].
 
     Returns
     -------
@@ -186,35 +193,39 @@ def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None =
     ...
     acceptability.data.errors.DataError: .../mine_ratings.csv, row 4 (line), column 'response': response 9 is outside the scale likert:1-7...
     """
-    s_path = Path(sentences)
-    s_frame, s_offset = read_table(s_path, "sentences")
-    s_frame = validate_sentences(s_frame, source=str(s_path), line_offset=s_offset)
-    human_on_z_scale(s_frame, human_scale, source=str(s_path),  # the error names the file
-                     line_offset=s_offset)
-    files = {s_path.name: checksum(s_path)}
-    p_frame = None
-    if pairs is not None:
-        p_path = Path(pairs)
-        p_frame, p_offset = read_table(p_path, "pairs")
-        p_frame = validate_pairs(p_frame, s_frame, source=str(p_path), line_offset=p_offset)
-        files[p_path.name] = checksum(p_path)
-    r_frame = None
-    if ratings is not None:
-        r_path = Path(ratings)
-        r_frame = _read_ratings(r_path, scale, s_frame)
-        files[r_path.name] = checksum(r_path)
+    paths = {"sentences": Path(sentences), "pairs": None if pairs is None else Path(pairs),
+             "ratings": None if ratings is None else Path(ratings)}
+    s_frame, p_frame, r_frame = _read_tables(paths, human_scale, scale, columns)
+    s_path = paths["sentences"]
     ds = from_frames(s_frame, p_frame, name=name or s_path.name.split(".")[0],
                      human_scale=human_scale, ratings=r_frame, scale=scale)
-    return replace(ds, source=str(s_path.resolve().parent), checksums=files)
+    return replace(ds, source=str(s_path.resolve().parent),
+                   checksums={p.name: checksum(p) for p in paths.values() if p is not None})
 
 
-def _read_ratings(path: Path, scale: str | RatingScale | None,
-                  sentences: pd.DataFrame) -> pd.DataFrame:
-    """A ratings file validated against its declared scale and the sentences; errors name
-    the file and line."""
-    if scale is None:
+def _read_tables(paths: dict[str, Path | None], human_scale: str,
+                 scale: str | RatingScale | None, columns: ColumnMap
+                 ) -> tuple[pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]:
+    """``read_dataset``'s files read, their columns mapped (``columns``) and validated,
+    errors naming the file and line: sentences, pairs and ratings (None where not given)."""
+    if paths["ratings"] is not None and scale is None:
         raise DataError("a ratings file needs the scale its ratings were given on",
-                        source=str(path), fix="pass scale='likert:1-7' (your range), 'me' "
-                        "(magnitude estimation) or 'binary'")
-    frame, offset = read_table(path, "ratings")
-    return validate_ratings(frame, scale, sentences, source=str(path), line_offset=offset)
+                        source=str(paths["ratings"]), fix="pass scale='likert:1-7' (your "
+                        "range), 'me' (magnitude estimation) or 'binary'")
+    read = {what: read_table(path, what) for what, path in paths.items() if path is not None}
+    columns = check_column_map(columns, {what: frame for what, (frame, _) in read.items()})
+    s_path, (s_frame, s_offset) = paths["sentences"], read["sentences"]
+    s_frame = validate_sentences(rename_columns(s_frame, columns, str(s_path)),
+                                 source=str(s_path), line_offset=s_offset)
+    human_on_z_scale(s_frame, human_scale, source=str(s_path),  # the error names the file
+                     line_offset=s_offset)
+    p_frame = r_frame = None
+    if "pairs" in read:
+        frame, offset = read["pairs"]
+        p_frame = validate_pairs(rename_columns(frame, columns, str(paths["pairs"])), s_frame,
+                                 source=str(paths["pairs"]), line_offset=offset)
+    if "ratings" in read:
+        frame, offset = read["ratings"]
+        r_frame = validate_ratings(frame, scale, s_frame, source=str(paths["ratings"]),
+                                   line_offset=offset, columns=columns)
+    return s_frame, p_frame, r_frame

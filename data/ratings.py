@@ -16,11 +16,13 @@ import pandas as pd
 
 from acceptability.data.errors import DataError
 from acceptability.data.tables import (
+    ColumnMap,
     LineOffset,
     _where,
     id_column,
     member,
     numeric_column,
+    rename_columns,
     require_columns,
 )
 
@@ -116,9 +118,57 @@ def rating_scale(ratings: pd.DataFrame) -> RatingScale:
     return RatingScale.parse(scale)
 
 
+def check_rater_column(ratings: pd.DataFrame, source: str = "ratings") -> None:
+    """Refuse a ratings table without ``participant`` that holds a column of another name
+    (``subject``, ``worker``, ...): it may name the raters, and reading it as a table
+    without them would silently norm by the mean, split halves within sentences and fit
+    no participant term. The fix maps the column (``columns=`` / ``--column``); a table
+    whose ratings name no rater has an empty ``participant`` column or no further column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data.ratings import check_rater_column
+    >>> check_rater_column(pd.DataFrame({"subject": ["P1"], "sentence_id": ["s"],
+    ...                                  "response": [3]}))
+    Traceback (most recent call last):
+    ...
+    acceptability.data.errors.DataError: ratings: the ratings name no participant column and hold column(s) ['subject']: ... Fix: if 'subject' names the raters, map it: columns={'subject': 'participant'} (command line --column subject=participant...
+    """
+    if "participant" in ratings.columns:
+        return
+    other = [str(c) for c in ratings.columns if c not in RATING_COLUMNS]
+    if other:
+        raise DataError(
+            f"the ratings name no participant column and hold column(s) {other}: without "
+            "participants the norming falls back to the mean, split-half reliability splits "
+            "within sentences and trial models have no participant term", source=source,
+            fix=f"if {other[0]!r} names the raters, map it: columns={{{other[0]!r}: "
+                f"'participant'}} (command line --column {other[0]}=participant; experiment "
+                "file [data] columns); if the ratings name no raters, drop the other columns "
+                "or add an empty participant column")
+
+
+def _check_responses(out: pd.DataFrame, scale: RatingScale, source: str,
+                     line_offset: LineOffset) -> None:
+    """A missing response, or one the scale does not allow, is an error naming its row."""
+    missing = out["response"].isna().to_numpy()
+    if missing.any():
+        raise DataError(f"missing response ({int(missing.sum())} rows)", source=source,
+                        row=_where(out, missing, line_offset), column="response",
+                        fix="drop unanswered trials before validating (loaders count them)")
+    bad = scale.outside(out["response"])
+    if bad.any():
+        raise DataError(f"response {out['response'][bad].iloc[0]:g} is outside the scale "
+                        f"{scale} ({int(bad.sum())} such rows)", source=source,
+                        row=_where(out, bad, line_offset), column="response",
+                        fix=f"a response must be {scale.allowed()}; declare the scale the "
+                            "ratings were collected on, or drop the row")
+
+
 def validate_ratings(df: pd.DataFrame, scale: str | RatingScale | None = None,
                      sentences: pd.DataFrame | None = None, source: str = "ratings",
-                     line_offset: LineOffset = None) -> pd.DataFrame:
+                     line_offset: LineOffset = None, columns: ColumnMap = None) -> pd.DataFrame:
     """Check a trial-level ratings table against its declared scale.
 
     The one check of ratings: loaders, [read_dataset][acceptability.data.read_dataset] and
@@ -138,6 +188,9 @@ def validate_ratings(df: pd.DataFrame, scale: str | RatingScale | None = None,
         The name errors give the table.
     line_offset : int, optional
         Added to row positions (a CSV file's header line makes it 2).
+    columns : dict of str to str, optional
+        The table's own column names -> the package's, e.g. ``{"subject": "participant"}``
+        (`data.tables.rename_columns`).
 
     Returns
     -------
@@ -148,7 +201,10 @@ def validate_ratings(df: pd.DataFrame, scale: str | RatingScale | None = None,
     ------
     DataError
         For a missing column or response, a response the scale does not allow, or an
-        unknown sentence; the message names the row.
+        unknown sentence; the message names the row. A table without ``participant``
+        that holds a column of another name is refused (`check_rater_column`): it may
+        name the raters under another name, and without them the norming, the
+        reliability's split and the trial models would fall back silently.
 
     Examples
     --------
@@ -167,25 +223,16 @@ def validate_ratings(df: pd.DataFrame, scale: str | RatingScale | None = None,
     acceptability.data.errors.DataError: ratings, row 0, column 'response': response 4 is outside the scale likert:1-3 (1 such rows). Fix: a response must be a whole number from 1 to 3; declare the scale the ratings were collected on, or drop the row
     """
     scale = RatingScale.parse(scale if scale is not None else rating_scale(df))
-    require_columns(df, ["sentence_id", "response"], source)
-    out = df.copy()
+    require_columns(df, [], source)  # a DataFrame with rows
+    out = rename_columns(df, columns, source).copy()
+    require_columns(out, ["sentence_id", "response"], source)
+    check_rater_column(out, source)
     if "participant" not in out.columns:
         out.insert(0, "participant", pd.Series(pd.NA, index=out.index, dtype=object))
     out["participant"] = id_column(out, "participant", source, line_offset, required=False)
     out["sentence_id"] = id_column(out, "sentence_id", source, line_offset)
     out["response"] = numeric_column(out, "response", source, line_offset)
-    missing = out["response"].isna().to_numpy()
-    if missing.any():
-        raise DataError(f"missing response ({int(missing.sum())} rows)", source=source,
-                        row=_where(out, missing, line_offset), column="response",
-                        fix="drop unanswered trials before validating (loaders count them)")
-    bad = scale.outside(out["response"])
-    if bad.any():
-        raise DataError(f"response {out['response'][bad].iloc[0]:g} is outside the scale "
-                        f"{scale} ({int(bad.sum())} such rows)", source=source,
-                        row=_where(out, bad, line_offset), column="response",
-                        fix=f"a response must be {scale.allowed()}; declare the scale the "
-                            "ratings were collected on, or drop the row")
+    _check_responses(out, scale, source, line_offset)
     if sentences is not None:
         unknown = ~member(out["sentence_id"], sentences["sentence_id"])
         if unknown.any():

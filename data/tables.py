@@ -8,7 +8,7 @@ file line number (2 for a CSV with a header line); without it rows are index lab
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -125,10 +125,80 @@ def require_columns(df: pd.DataFrame, columns: list[str], source: str) -> None:
         raise DataError(
             f"missing column(s) {missing}; found {list(df.columns)}",
             source=source,
-            fix="rename the columns to the names above (the tables are defined in docs/tables.md)",
+            fix="rename the columns to the names above, or map yours to them: columns="
+                "{'yours': 'sentence_id'} (command line --column yours=sentence_id; the "
+                "tables are defined in docs/tables.md)",
         )
     if df.empty:
         raise DataError("the table is empty", source=source, fix="pass at least one row")
+
+
+#: A user's column names -> the package's (``{"subject": "participant"}``), for every table
+ColumnMap = Mapping[str, str] | None
+
+
+def parse_column_map(specs: Iterable[str]) -> dict[str, str]:
+    """``--column NAME=PACKAGE_NAME`` flags as a column map; a malformed one is an error.
+
+    Examples
+    --------
+    >>> from acceptability.data.tables import parse_column_map
+    >>> parse_column_map(["subject=participant", "rating = response"])
+    {'subject': 'participant', 'rating': 'response'}
+    """
+    out = {}
+    for spec in specs:
+        name, sep, target = str(spec).partition("=")
+        if not (sep and name.strip() and target.strip()):
+            raise DataError(f"--column {spec!r} is not NAME=COLUMN",
+                            fix="map a column of your files to the package's name, e.g. "
+                                "--column subject=participant")
+        out[name.strip()] = target.strip()
+    return out
+
+
+def check_column_map(columns: ColumnMap, tables: dict[str, pd.DataFrame]) -> dict[str, str]:
+    """``columns`` checked against the tables it renames (name -> frame): every name it
+    maps must be a column of one of them, and no two names may map to one column."""
+    columns = dict(columns or {})
+    for name, target in columns.items():
+        if not (isinstance(name, str) and isinstance(target, str)):
+            raise DataError(f"column map {name!r}: {target!r} is not text to text",
+                            fix='map column names to column names, e.g. {"subject": '
+                                '"participant"}')
+        if not any(name in t.columns for t in tables.values() if t is not None):
+            found = {k: list(t.columns) for k, t in tables.items() if t is not None}
+            raise DataError(f"the column map names column {name!r}, which no table has "
+                            f"(found {found})", source=", ".join(found),
+                            fix="map a column the files have, e.g. columns={'subject': "
+                                "'participant'} (command line --column subject=participant)")
+    doubled = pd.Series(list(columns.values())).duplicated()
+    if doubled.any():
+        raise DataError(f"two columns are mapped to {list(columns.values())[int(np.flatnonzero(doubled)[0])]!r}",
+                        fix="map one column of a table to each of the package's names")
+    return columns
+
+
+def rename_columns(df: pd.DataFrame, columns: ColumnMap, source: str) -> pd.DataFrame:
+    """``df`` with its columns renamed by ``columns`` (names it lacks are ignored: a map
+    serves every table); renaming onto a column the table already has is an error.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data.tables import rename_columns
+    >>> rename_columns(pd.DataFrame({"subject": ["P1"]}), {"subject": "participant"},
+    ...                "ratings").columns.tolist()
+    ['participant']
+    """
+    used = {k: v for k, v in (columns or {}).items() if k in df.columns and k != v}
+    clash = [v for v in used.values() if v in df.columns and v not in used]
+    if clash:
+        raise DataError(f"the column map renames a column to {clash[0]!r}, which the table "
+                        "already has", source=source, column=clash[0],
+                        fix=f"drop or rename the table's own {clash[0]!r} column, or map "
+                            "another one")
+    return df.rename(columns=used) if used else df
 
 
 def numeric_column(df: pd.DataFrame, column: str, source: str,

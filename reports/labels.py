@@ -45,3 +45,54 @@ def resampled(attrs: dict, adjective: bool = False) -> str:
     if attrs.get("unit", attrs.get("cluster")) == attrs.get("cluster"):
         return "cluster-bootstrap" if adjective else "cluster bootstrap"
     return f"bootstrap (the {attrs['unit']}s within each of too few {attrs['cluster']} clusters)"
+
+
+UNIT_NOUNS = {"sentence_id": "sentence", "pair_id": "pair", "item": "item"}
+
+
+def _plural(unit: str, n: int | None = None) -> str:
+    noun = UNIT_NOUNS.get(unit, unit)
+    return f"{noun}s" if n is None else f"{n:,} {noun}{'s' * (n != 1)}"
+
+
+def resampled_units(attrs: dict) -> str:
+    """What a bootstrap resampled, with how many, from the ``attrs`` the inference engine
+    returns (``stats.bootstrap``: ``unit``, ``cluster``, ``n_units``; a list of counts for
+    several conditions): ``"36 type_id clusters"``, ``"432 sentences"``, or the fallback
+    ``"the pairs within each of 3 type_id clusters"`` where there were too few clusters.
+
+    Examples
+    --------
+    >>> from acceptability.reports.labels import resampled_units
+    >>> resampled_units({"unit": "type_id", "cluster": "type_id", "n_units": 72})
+    '72 type_id clusters'
+    >>> resampled_units({"unit": "sentence_id", "n_units": [250, 250]})
+    '250 sentences (in each condition)'
+    """
+    unit, cluster, n = attrs.get("unit"), attrs.get("cluster"), attrs.get("n_units")
+    counts = sorted(set(n)) if isinstance(n, list | tuple) else [n]
+    each = " (in each condition)" if isinstance(n, list | tuple) and len(n) > 1 else ""
+    k = "/".join(f"{c:,}" for c in counts if c is not None)
+    if cluster and unit not in (None, cluster):
+        return f"the {_plural(unit)} within each of {k} {cluster} clusters{each}"
+    if cluster:
+        return f"{k} {cluster} clusters{each}"
+    return (f"{k} {_plural(unit)}" if k else _plural(unit)) + each
+
+
+def intervals_text(attrs: dict | None) -> str:
+    """Caption text on a table's intervals, from the ``attrs`` of the inference engine's
+    result (``n_boot``, ``ci``, ``method``, and what ``resampled_units`` reads); "no
+    intervals" where none were drawn.
+
+    Examples
+    --------
+    >>> from acceptability.reports.labels import intervals_text
+    >>> intervals_text({"n_boot": 1000, "ci": 0.95, "unit": "type_id", "cluster": "type_id",
+    ...                 "n_units": 36})
+    '95% percentile intervals from 1,000 bootstrap resamples of 36 type_id clusters'
+    """
+    if not attrs or not attrs.get("n_boot"):
+        return "no intervals (n_boot = 0)"
+    return (f"{attrs.get('ci', 0.95):.0%} {attrs.get('method', 'percentile')} intervals from "
+            f"{attrs['n_boot']:,} bootstrap resamples of {resampled_units(attrs)}")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from acceptability.reports import context, rating_figures
-from acceptability.reports.rating_tables import NORMING_TEXT
 from acceptability.reports.section import Section
+from acceptability.stats.ratings.human import NORMING_TEXT
 
 RELIABILITY_TEXT = (
     "Rater reliability says how reproducible the human values are, and so how high a "
@@ -53,8 +53,13 @@ def _correlations(r, generic: Section) -> Section:
             f"model's scores with the human value per sentence{where}, beside the ceiling: "
             "the square root of the split-half reliability (previous section), the "
             "correlation an error-free model could be expected to reach.")
+    tables = ["rating_correlations"]
+    if len(r.dataset.pairs):  # minimal pairs: the pair level too, as without ratings
+        text += (" The second table gives both levels: sentences, and the human delta of each "
+                 "minimal pair against the model's.")
+        tables.append("correlations")
     return replace(generic, title="Correlations with human ratings, beside the human ceiling",
-                   text=text, tables=["rating_correlations"])
+                   text=text, tables=tables)
 
 
 def _context(r) -> Section:

@@ -7,16 +7,8 @@ from __future__ import annotations
 import pandas as pd
 
 from acceptability.data.ratings import rating_scale
-
-NORMING_TEXT = {
-    "z": "each rating z-scored within its participant (sample SD), averaged per sentence "
-         "(Sprouse, Schütze & Almeida 2013)",
-    "rank": "each rating's rank within its participant as a normal score (Blom 1958), "
-            "averaged per sentence",
-    "ordinal": "each sentence's mode under an ordinal (cumulative link) mixed model with "
-               "participant thresholds (White & Rawlins 2020)",
-    "mean": "the mean rating per sentence, on the rating scale",
-}
+from acceptability.reports.labels import intervals_text
+from acceptability.stats.ratings.human import NORMING_TEXT
 
 
 def summary_rows(results) -> list[tuple[str, object]]:
@@ -63,25 +55,33 @@ def norms(results) -> pd.DataFrame | None:
 
 
 def _intervals(results, of: str) -> str:
-    """Caption text on the intervals: the bootstrap's resamples of ``of``, or none."""
+    """Caption text on the intervals of the context tables: the bootstrap's resamples of
+    ``of``, or none."""
     boot = results.provenance.get("n_boot", 0)
     return (f"95% percentile intervals from {boot:,} bootstrap resamples of {of}" if boot
             else "no intervals (n_boot = 0)")
 
 
+def _resampled(table: pd.DataFrame | None) -> str:
+    """Caption text on a table's intervals from what the inference engine returned (its
+    ``attrs["intervals"]``: unit, count, fallback), never from a template."""
+    return intervals_text(None if table is None else table.attrs.get("intervals"))
+
+
 def all_rating_tables(results) -> dict[str, tuple[str, pd.DataFrame | None]]:
     """The rating tables by file stem: (caption, table or None)."""
-    over = _intervals(results, "the sentences")
+    rel, norm, corr = reliability(results), norms(results), _part(results, "correlations")
     return {
         "reliability": ("Rater reliability per condition: split-half (Spearman-Brown "
                         "corrected; ceiling = its square root), one rating against the mean "
-                        f"of the others (Lau et al. 2020), ICC(1) and ICC(k); {over}",
-                        reliability(results)),
+                        f"of the others (Lau et al. 2020), ICC(1) and ICC(k); {_resampled(rel)}",
+                        rel),
         "norms": ("Each norming's value per sentence against the published normalised value "
-                  f"(White & Rawlins 2020); {over}", norms(results)),
+                  f"(White & Rawlins 2020); {_resampled(norm)}", norm),
         "rating_correlations": ("Correlation of each model's scores with the human value per "
-                                f"sentence in each condition, beside the human ceiling; {over}",
-                                _part(results, "correlations")),
+                                "sentence in each condition, beside the human ceiling "
+                                f"(its interval: {_resampled(rel)}); r: {_resampled(corr)}",
+                                corr),
         "condition_means": ("Mean rating per condition (mean of the sentences' means) and its "
                             "shift from the condition without context; " + _intervals(
                                 results, "the sentences, each with all its conditions"),

@@ -17,10 +17,10 @@ from acceptability.reports import context
 from acceptability.stats.inference import resample
 from acceptability.stats.inference.engine import block_size
 from acceptability.stats.metrics import pearson
+from acceptability.stats.ratings.human import AUTO, resolve_norming
 from acceptability.stats.ratings.normalize import METHODS as NORMINGS
 from acceptability.stats.ratings.norming import PER_PARTICIPANT, normed_trials
 
-AUTO = "auto"
 ALL = "all"  # the condition of a dataset without conditions
 RELIABILITY = ("split_half", "one_vs_rest", "icc")
 RELIABILITY_COLUMNS = ("condition", "method", "quantity", "estimate", "estimate_lower",
@@ -28,68 +28,6 @@ RELIABILITY_COLUMNS = ("condition", "method", "quantity", "estimate", "estimate_
                        "split", "n_splits")
 PUBLISHED = "norm_published"  # MegaAcceptability: the authors' normalised value
 N_SPLITS = 200  # random splits of split-half and one-vs-rest (stats.rater_reliability)
-
-
-def default_norming(dataset) -> str:
-    """``"z"`` (per participant, Sprouse et al. 2013) where every rating names its
-    participant, else ``"mean"`` (the plain mean rating: Lau et al. 2020 name no raters).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from acceptability import data
-    >>> from acceptability.reports.ratings import default_norming
-    >>> s = pd.DataFrame({"sentence_id": ["a"], "text": ["A cat sleeps."]})
-    >>> r = pd.DataFrame({"sentence_id": ["a", "a"], "response": [3, 4]})
-    >>> default_norming(data.from_frames(s, ratings=r, scale="likert:1-4"))
-    'mean'
-    """
-    named = dataset.ratings["participant"].notna()
-    return "z" if len(named) and named.all() else "mean"
-
-
-def resolve_norming(dataset, method: str | None) -> str:
-    """``method``, or the dataset's default for ``"auto"``/None (``default_norming``)."""
-    method = default_norming(dataset) if method in (None, AUTO) else method
-    if method not in NORMINGS:
-        raise DataError(f"unknown norming {method!r}", fix=f"use one of {list(NORMINGS)}")
-    return method
-
-
-def with_norming(dataset, method: str | None = AUTO):
-    """``dataset`` with ``human`` = its ratings normed per sentence
-    (``stats.normalize_ratings``: ``"z"``, ``"rank"``, ``"ordinal"`` or ``"mean"``); the
-    ratings the norming sets aside, and sentences left without a value, are added to
-    ``exclusions``. The method is kept in ``sentences.attrs["norming"]``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from acceptability import data
-    >>> from acceptability.reports.ratings import with_norming
-    >>> s = pd.DataFrame({"sentence_id": ["a", "b"], "text": ["A cat sleeps.", "Cat a."]})
-    >>> r = pd.DataFrame({"sentence_id": ["a", "a", "b"], "response": [3, 4, 1]})
-    >>> ds = with_norming(data.from_frames(s, ratings=r, scale="likert:1-4"))
-    >>> ds.sentences["human"].tolist(), ds.sentences.attrs["norming"]
-    ([3.5, 1.0], 'mean')
-    """
-    method = resolve_norming(dataset, method)
-    normed = stats.normalize_ratings(dataset.ratings, method=method)
-    s = dataset.sentences.copy()
-    s["human"] = s["sentence_id"].map(normed.set_index("sentence_id")["human"]).astype(float)
-    s.attrs["norming"] = method
-    rows = [{"table": row["table"], "reason": f"norming {method!r}: {row['reason']}",
-             "n": int(row["n"])}
-            for row in normed.attrs.get("exclusions", pd.DataFrame()).to_dict("records")
-            if row["n"]]
-    missing = s.loc[s["human"].isna(), "sentence_id"]
-    if len(missing):
-        rows.append({"table": "sentences", "reason": f"no normed rating (norming {method!r})",
-                     "n": len(missing), "ids": tuple(missing)})
-    exclusions = dataset.exclusions
-    if rows:
-        exclusions = pd.concat([exclusions, pd.DataFrame(rows)], ignore_index=True)
-    return replace(dataset, sentences=s, exclusions=exclusions)
 
 
 @dataclass
@@ -137,7 +75,19 @@ def reliability(dataset, norming: str, n_boot: int, seed: int) -> pd.DataFrame:
             rows.append(out.assign(condition=condition))
     table = pd.concat(rows, ignore_index=True)
     table = table.rename(columns={"ci_low": "estimate_lower", "ci_high": "estimate_upper"})
-    return table[list(RELIABILITY_COLUMNS)]
+    first = table.drop_duplicates("condition")
+    out = table[list(RELIABILITY_COLUMNS)]
+    out.attrs["intervals"] = {"n_boot": n_boot, "ci": 0.95, "method": "percentile",
+                              "unit": str(table["unit"].iloc[0]),
+                              "n_units": _per_condition(first["n_items"])}
+    return out
+
+
+def _per_condition(counts) -> int | list[int]:
+    """A count per condition as ``labels.resampled_units`` reads it: one number, or a
+    list where there are several conditions."""
+    counts = [int(c) for c in counts]
+    return counts[0] if len(counts) == 1 else counts
 
 
 def correlations(dataset, scores: pd.DataFrame, ceiling: pd.DataFrame | None, n_boot: int,
@@ -145,14 +95,16 @@ def correlations(dataset, scores: pd.DataFrame, ceiling: pd.DataFrame | None, n_
     """Per model and condition: Pearson r of ``human`` and the model's scores with its
     percentile interval over sentences, Spearman's rho, and the condition's ceiling
     (sqrt of the split-half reliability, with its interval) beside them."""
-    rows = []
+    rows, resampled = [], []
     for condition, part in conditions(dataset).items():
         sc = scores[scores["sentence_id"].isin(part.sentences["sentence_id"])]
         # without its ratings: the ceiling shown is ``ceiling`` (of the trials ``human``
         # averages); evaluate's own, of the raw responses, would be computed and dropped
         ev = stats.evaluate(replace(part, ratings=None), sc, ci=n_boot > 0,
                             n_boot=max(n_boot, 1), seed=seed)
-        corr = stats.correlations(part, sc).set_index("model")
+        corr = stats.correlations(part, sc)  # with pairs also a row per model at pair level
+        corr = corr[corr["level"] == "sentence"].set_index("model")
+        resampled.append(ev.attrs.get("intervals", {}))
         for _, e in ev.iterrows():
             c = corr.loc[e["model"]]
             rows.append({"model": e["model"], "condition": condition, "n": int(c["n"]),
@@ -167,6 +119,9 @@ def correlations(dataset, scores: pd.DataFrame, ceiling: pd.DataFrame | None, n_
             table[f"ceiling{end}"] = table["condition"].map(ceil[f"estimate{end}"])
     if n_boot <= 0:
         table = table.drop(columns=[c for c in table if c.endswith(("_lower", "_upper"))])
+    elif resampled and resampled[0]:
+        table.attrs["intervals"] = resampled[0] | {
+            "n_units": _per_condition(a.get("n_units", 0) for a in resampled)}
     return table
 
 
@@ -205,7 +160,10 @@ def published_norms(dataset, n_boot: int, seed: int) -> pd.DataFrame | None:
         rho = pd.Series(x[ok]).corr(pd.Series(y[ok]), method="spearman")
         rows.append({"norming": method, "n": int(ok.sum()), "pearson": r, "pearson_lower": lo,
                      "pearson_upper": hi, "spearman": rho})
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["intervals"] = {"n_boot": n_boot, "ci": 0.95, "method": "percentile",
+                                "unit": "sentence_id", "n_units": int(table["n"].max())}
+    return table
 
 
 def analyse_ratings(dataset, scores: pd.DataFrame, n_boot: int, seed: int) -> RatingsResults:

@@ -12,7 +12,7 @@ from acceptability.data.published import SEED_004_VARIABILITY
 from acceptability.reports.analysis import Results
 from acceptability.reports.benchmark import HUMAN, accuracy_display
 from acceptability.reports.escape import Markdown, escape_markdown, latex_escape
-from acceptability.reports.labels import header, resampled
+from acceptability.reports.labels import header, resampled, resampled_units
 from acceptability.reports.rating_tables import all_rating_tables, summary_rows
 from acceptability.reports.syntaxgym_tables import syntaxgym_summary, syntaxgym_tables
 from acceptability.stats.inference.arrays import missing_for
@@ -185,8 +185,8 @@ def comparisons_caption(results: Results) -> str:
     a = c.attrs
     corrected = f"; p corrected ({a['correction']}) for {len(c)} comparisons" \
         if a.get("correction") else ""
-    return (f"Model comparisons: paired {resampled(a)}, {a['n_boot']:,} resamples (smallest "
-            f"possible p {a['p_min']:.2g}){corrected}")
+    return (f"Model comparisons: paired {resampled(a)}, {a['n_boot']:,} resamples of "
+            f"{resampled_units(a)} (smallest possible p {a['p_min']:.2g}){corrected}")
 
 
 def benchmark_accuracy(results: Results, level: str) -> pd.DataFrame | None:
@@ -263,8 +263,10 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
     thesis = ", with the thesis values (thesis Table 3.1)" if "table_3_1" in results.reference \
         else ""
     sign = f"; ADC sign convention '{results.sign}'" if len(metrics) > 1 else ""
-    boot = resampled(results.bootstrap.attrs if results.bootstrap is not None else {},
-                     adjective=True)
+    attrs = results.bootstrap.attrs if results.bootstrap is not None else {}
+    boot = resampled(attrs, adjective=True)
+    if attrs.get("n_boot"):  # what the engine resampled, not a template's wording
+        boot += f" ({attrs['n_boot']:,} resamples of {resampled_units(attrs)})"
     bench = published = shown = ""  # shown: the published accuracies beside ours, if any
     if results.benchmark is not None:
         published = f"; {published_pairs(results)}"
@@ -277,8 +279,9 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
         "table_3_1": (f"{names} per model{thesis}; 95% {boot} intervals in brackets when "
                       f"computed{sign}", table_3_1(results)),
         "correlations": ("Correlations with human judgments"
-                         + (" (thesis Table 2.3)" if "table_2_3" in results.reference else ""),
-                         correlations(results)),
+                         + (" (thesis Table 2.3)" if "table_2_3" in results.reference else "")
+                         + (f"; Pearson r's 95% {boot} intervals" if attrs.get("n_boot")
+                            else ""), correlations(results)),
         "mcc": ("Matthews correlation coefficient against expert labels", mcc(results)),
         "variability": ("Within-type variability (seed 004)", variability(results)),
         "fits": ("Mixed-model fixed effects", fits(results)),

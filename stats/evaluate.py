@@ -19,6 +19,7 @@ from acceptability.stats.defaults import (
 from acceptability.stats.deltas import sentence_and_pair_frames, z_scoring_once
 from acceptability.stats.inference.arrays import all_metrics
 from acceptability.stats.inference.bootstrap import bootstrap, with_intervals
+from acceptability.stats.ratings.human import norming_note, with_norming
 from acceptability.stats.zscore import exclusion_reason
 
 
@@ -79,8 +80,34 @@ def _row(sent: pd.DataFrame, pairs: pd.DataFrame, deltas, max_delta: float, sign
     labelled = ~(np.isnan(label) | np.isnan(pred))
     row["mcc"] = float(metrics.mcc(pred[labelled], label[labelled])) if labelled.any() else np.nan
     row["n_mcc"] = int(labelled.sum())
-    row["excluded_because"] = exclusion_reason(sent["score"].to_numpy(float), z)
+    row["excluded_because"] = "; ".join(r for r in (
+        exclusion_reason(sent["score"].to_numpy(float), z), undefined_reason(human, dh)) if r)
     return row
+
+
+NO_HUMAN = ("no human judgments (no human values and no trial-level ratings): ADC, "
+            "r_sentence and r_pair undefined")
+NO_PAIR_HUMAN = "no pair has human judgments of both its sentences: ADC and r_pair undefined"
+
+
+def undefined_reason(human: np.ndarray, dh: np.ndarray) -> str:
+    """Why the metrics of human judgments are NaN, for a table's reader: no sentence has
+    a human value, or no pair has one for both its sentences (``""`` otherwise).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from acceptability.stats.evaluate import undefined_reason
+    >>> undefined_reason(np.array([np.nan, np.nan]), np.array([np.nan]))[:18]
+    'no human judgments'
+    >>> undefined_reason(np.array([0.5, -0.5]), np.array([1.0]))
+    ''
+    """
+    if len(human) and np.isnan(human).all():
+        return NO_HUMAN
+    if len(dh) and np.isnan(dh).all():
+        return NO_HUMAN if not len(human) else NO_PAIR_HUMAN
+    return ""
 
 
 @all_metrics  # bootstrap(evaluate, ...) takes the fast path for all these metrics
@@ -88,7 +115,7 @@ def evaluate(dataset: Dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
              by: str | None = None, max_delta: float = DEFAULT_MAX_DELTA,
              ci: bool | float = False, n_boot: int = DEFAULT_N_BOOT,
              cluster: str | None = "type_id", seed: int | None = DEFAULT_SEED,
-             sign: str = "strict") -> pd.DataFrame:
+             sign: str = "strict", norming: str | None = "auto") -> pd.DataFrame:
     """Every metric for every model in one table (thesis Tables 2.3, 3.1).
 
     Scores are z-scored over the whole dataset first; ``by`` then splits pairs and
@@ -114,6 +141,11 @@ def evaluate(dataset: Dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
         When an ADC pair's deltas agree in sign (``stats.metrics.sign_agree``):
         ``"strict"`` (np.sign, thesis eq. 1.1 as written) or ``"thesis"`` ((dh > 0) ==
         (dlm > 0), which reproduces the thesis' tables; they differ on zero deltas only).
+    norming
+        With trial-level ratings: how they become ``human`` (`stats.with_norming`, as the
+        command line's ``--norming``; "auto": the recorded norming, else z per participant
+        where named, else the mean), said in ``attrs["norming"]``; with ``ci``,
+        ``attrs["intervals"]`` holds the bootstrap's (unit, cluster, number of units).
 
     Returns
     -------
@@ -125,9 +157,10 @@ def evaluate(dataset: Dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
         ``n_pairs_no_human`` without one, ``n_pairs_excluded`` pairs without a model
         delta (in no metric), ``n_sentences``, ``n_mcc``; ``excluded_because`` says why
         sentences have no z-score ("constant scores (SD 0): no z-scores", "no score for
-        N sentences"; empty when none lacks one). Where the dataset has trial-level
-        ratings, ``r_ceiling`` follows ``r_sentence``: the human ceiling of r_sentence, see
-        `_with_ceiling`.
+        N sentences") and why the metrics of human judgments are NaN ("no human
+        judgments ...", `undefined_reason`); empty when neither. Where the dataset has
+        trial-level ratings, ``r_ceiling`` follows ``r_sentence``: the human ceiling of
+        r_sentence, see `_with_ceiling`.
 
     Examples
     --------
@@ -146,14 +179,18 @@ def evaluate(dataset: Dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
     deltas = tuple(float(d) for d in deltas)
     if any(not d > 0 for d in deltas):
         raise ValueError(f"deltas must be positive, got {deltas}")
+    dataset = with_norming(dataset, norming)  # ratings -> human, as on the command line
     with z_scoring_once():  # the table and the bootstrap's arrays: one z-scoring
         rows = _with_ceiling(_rows(dataset, scores, deltas, by, max_delta, sign), dataset)
+        rows.attrs |= {"norming": norming_note(dataset)} if dataset.ratings is not None else {}
         if not ci:
             return rows
         boot = bootstrap(evaluate, dataset, scores, n_boot=n_boot, cluster=cluster,
                          ci=0.95 if ci is True else float(ci), seed=seed, deltas=deltas,
                          max_delta=max_delta, by=by, sign=sign)
-    return with_intervals(rows, boot, by)
+    out = with_intervals(rows, boot, by)
+    out.attrs["intervals"] = dict(boot.attrs)  # what was resampled, as the engine says
+    return out
 
 
 CEILING_SEED = 0

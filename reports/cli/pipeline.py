@@ -240,13 +240,13 @@ def _fit(ds, scores, formula: str | None, out: Path) -> list[str]:
 
 
 def _report(ds, formula: str | None, why: str | None, command: str | None,
-            out: Path) -> list[str]:
+            out: Path, title: str | None = None) -> list[str]:
     """Step 4: the report, from what steps 2 and 3 stored."""
     results = with_fits(store.load(out / "analysis.json", dataset=ds),
                         store.load(out / "fits.json"), formula, why)
     if command:
         results.provenance["command"] = command
-    report = build(results, out)
+    report = build(results, out, title=title)
     files = [*report.figures.values(), *report.tables.values()]
     return ["report.html", "report.md", "provenance.json",
             *sorted(p.relative_to(out).as_posix() for p in files)]
@@ -260,7 +260,8 @@ def _steps(exp: Experiment, ds, formula: str | None, why: str | None,
     scores_file = out / "scores.parquet"
     source = {"dataset": exp.dataset, "checksums": ds.checksums, "paradigms": exp.paradigms,
               "max_pairs": exp.max_pairs, "max_sentences": exp.max_sentences,
-              "source": _scores_source(exp)}
+              "source": _scores_source(exp),
+              **({"columns": exp.columns} if exp.columns else {})}  # as before without one
     gym = ds.name == SYNTAXGYM  # region surprisals (reports.cli.syntaxgym_data)
     fp_score = fingerprint(source, exp.scores_settings(), pkg,
                            code_hash("data", "scoring", *(["reports"] if gym else [])))
@@ -282,8 +283,9 @@ def _steps(exp: Experiment, ds, formula: str | None, why: str | None,
          f"mixed models: {formula or 'none'}", settings={"formula": formula},
          document="fits.json")
     fp_report = fingerprint(fp_eval, fp_fit, step.manifest.written("evaluate"),
-                            step.manifest.written("fit"), command, pkg, code_hash("reports"))
-    step(4, "report", fp_report, lambda: _report(ds, formula, why, command, out),
+                            step.manifest.written("fit"), command, pkg, code_hash("reports"),
+                            *([exp.name] if exp.name else []))
+    step(4, "report", fp_report, lambda: _report(ds, formula, why, command, out, exp.title()),
          f"report into {out}", settings={"command": command})
 
 

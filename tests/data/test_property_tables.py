@@ -193,6 +193,12 @@ def _recompute(ds: data.Dataset, tab: dict, model: str) -> dict:
     flat = bool(raw) and len(set(raw.values())) == 1
     reasons = ["constant scores (SD 0): no z-scores"] * flat + [
         f"no score for {unscored} sentence{'s' * (unscored > 1)}"] * bool(unscored)
+    if len(human) and np.isnan(human).all():  # the metrics of human judgments: why NaN
+        reasons.append("no human judgments (no human values and no trial-level ratings): "
+                       "ADC, r_sentence and r_pair undefined")
+    elif len(dh) and np.isnan(dh).all():
+        reasons.append("no pair has human judgments of both its sentences: ADC and r_pair "
+                       "undefined")
     out["excluded_because"] = "; ".join(reasons)
     return out
 

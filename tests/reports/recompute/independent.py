@@ -141,15 +141,26 @@ class Model:
         return self.x if self.fixed else zscore(self.x)
 
 
-def excluded_because(x: np.ndarray, z: np.ndarray) -> str:
+def excluded_because(x: np.ndarray, z: np.ndarray, human: np.ndarray | None = None,
+                     dh: np.ndarray | None = None) -> str:
     """Why sentences have no z-score, in the package's words: a score without a z-score
-    means constant scores; a missing score is counted."""
+    means constant scores; a missing score is counted. Then why the metrics of human
+    judgments are NaN: no sentence has a human value, or no pair one for both sentences."""
     reasons = []
     if (np.isfinite(x) & ~np.isfinite(z)).any():
         reasons.append("constant scores (SD 0): no z-scores")
     missing = int((~np.isfinite(x)).sum())
     if missing:
         reasons.append(f"no score for {missing} sentence{'s' if missing > 1 else ''}")
+    human = np.empty(0) if human is None else human
+    dh = np.empty(0) if dh is None else dh
+    if (len(human) and not np.isfinite(human).any()) or (
+            not len(human) and len(dh) and not np.isfinite(dh).any()):
+        reasons.append("no human judgments (no human values and no trial-level ratings): "
+                       "ADC, r_sentence and r_pair undefined")
+    elif len(dh) and not np.isfinite(dh).any():
+        reasons.append("no pair has human judgments of both its sentences: ADC and r_pair "
+                       "undefined")
     return "; ".join(reasons)
 
 
@@ -197,7 +208,7 @@ class Data:
             row["mcc"] = (float(matthews_corrcoef(ls[labelled].astype(int), pred.astype(int)))
                           if labelled.any() else math.nan)
             row["n_mcc"] = int(labelled.sum())
-            row["excluded_because"] = excluded_because(m.x[s_in], zs)
+            row["excluded_because"] = excluded_because(m.x[s_in], zs, hs, dh)
             rows.append(row)
         return pd.DataFrame(rows).set_index("model")
 
