@@ -1,40 +1,47 @@
 """Datasets as validated tables: sentences, pairs, scores, forced-choice trials, ratings."""
 
-from acceptability.data.blimp import blimp_paradigms, load_blimp
-from acceptability.data.blimp_results import load_blimp_results
-from acceptability.data.childes import childes_corpus_text, childes_tokenize, load_childes
-from acceptability.data.cola import load_cola
-from acceptability.data.dataset import Dataset, from_frames
-from acceptability.data.errors import DataError
-from acceptability.data.example import load_example
-from acceptability.data.files import read_dataset
-from acceptability.data.forced_choice import load_blimp_human_summary, load_blimp_trials
-from acceptability.data.lau2020 import load_lau2020
-from acceptability.data.li_adger import (
-    load_li_adger,
-    load_li_adger_scores,
-    load_li_adger_thesis_labels,
-)
-from acceptability.data.marvin_linzen import load_marvin_linzen, marvin_linzen_constructions
-from acceptability.data.megaacceptability import load_megaacceptability
-from acceptability.data.ratings import RatingScale, rating_scale, validate_ratings
-from acceptability.data.scores_io import read_scores, write_scores
-from acceptability.data.syntaxgym import (
-    load_syntaxgym,
-    read_syntaxgym_surprisals,
-    syntaxgym_circuits,
-    syntaxgym_predictions,
-    syntaxgym_regions,
-    syntaxgym_suites,
-)
-from acceptability.data.syntaxgym_results import load_syntaxgym_results
-from acceptability.data.tables import (
-    validate_pairs,
-    validate_scores,
-    validate_sentences,
-    validate_trials,
-)
-from acceptability.data.zorro import load_zorro, load_zorro_reference_scores, zorro_paradigms
+from typing import TYPE_CHECKING
+
+from acceptability._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from acceptability.data.blimp import blimp_paradigms, load_blimp
+    from acceptability.data.blimp_results import load_blimp_results
+    from acceptability.data.childes import childes_corpus_text, childes_tokenize, load_childes
+    from acceptability.data.cola import load_cola
+    from acceptability.data.dataset import Dataset, from_frames
+    from acceptability.data.errors import DataError
+    from acceptability.data.example import load_example
+    from acceptability.data.files import read_dataset
+    from acceptability.data.forced_choice import load_blimp_human_summary, load_blimp_trials
+    from acceptability.data.lau2020 import load_lau2020
+    from acceptability.data.li_adger import (
+        load_li_adger,
+        load_li_adger_scores,
+        load_li_adger_thesis_labels,
+    )
+    from acceptability.data.marvin_linzen import load_marvin_linzen, marvin_linzen_constructions
+    from acceptability.data.megaacceptability import load_megaacceptability
+    from acceptability.data.ratings import RatingScale, rating_scale, validate_ratings
+    from acceptability.data.scores_io import read_scores, write_scores
+    from acceptability.data.syntaxgym import (
+        load_syntaxgym,
+        read_syntaxgym_surprisals,
+        syntaxgym_circuits,
+        syntaxgym_predictions,
+        syntaxgym_regions,
+        syntaxgym_suites,
+    )
+    from acceptability.data.syntaxgym_results import load_syntaxgym_results
+    from acceptability.data.tables import (
+        validate_pairs,
+        validate_scores,
+        validate_sentences,
+        validate_trials,
+    )
+    from acceptability.data.zorro import load_zorro, load_zorro_reference_scores, zorro_paradigms
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
 
 __all__ = [
     "DataError", "Dataset", "RatingScale", "rating_scale", "validate_ratings", "blimp_paradigms", "childes_corpus_text", "childes_tokenize",

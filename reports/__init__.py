@@ -8,14 +8,19 @@ experiments and the resumable pipeline).
 results stored as Parquet and JSON. Figure functions: ``reports.figures``.
 """
 
-from acceptability._moved import package_getattr
-from acceptability.reports import figures, tables
-from acceptability.reports.analysis import Fits, Results, analyse, fit_models
-from acceptability.reports.cli.experiment import Experiment, from_toml
-from acceptability.reports.cli.pipeline import run
-from acceptability.reports.render import Report, build
+from typing import TYPE_CHECKING
 
-__getattr__ = package_getattr(__name__)  # 0.1's reports.training is scoring.training
+from acceptability._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from acceptability.reports import figures, tables
+    from acceptability.reports.analysis import Fits, Results, analyse, fit_models
+    from acceptability.reports.cli.experiment import Experiment, from_toml
+    from acceptability.reports.cli.pipeline import run
+    from acceptability.reports.render import Report, build
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # 0.1's reports.training is scoring.training
+
 
 __all__ = ["Experiment", "Fits", "Report", "Results", "analyse", "build", "figures",
            "fit_models", "from_toml", "run", "tables"]

@@ -7,41 +7,48 @@ confidence, n-gram models, Lau et al. normalisations and BLiMP prefix methods, w
 torch and transformers are imported only when a model is loaded, so `import scoring` is fast.
 """
 
-from acceptability.data import (  # the scores file format is data's (validated there)
-    read_scores,
-    write_scores,
-)
-from acceptability.scoring.api import score, sentences_frame, token_scores, word_scores
-from acceptability.scoring.baselines.corpus import (
-    CorpusBaselines,
-    baseline_scores,
-    tag_sentences,
-    train_baselines,
-)
-from acceptability.scoring.baselines.ngram import (
-    ArpaModel,
-    KneserNey,
-    UnigramModel,
-    load_arpa,
-    train_ngram,
-    train_unigram,
-    unigram_from_frequencies,
-)
-from acceptability.scoring.baselines.tagger import (
-    Tagger,
-    evaluate_tagger,
-    load_tagger,
-    train_tagger,
-)
-from acceptability.scoring.cache import ScoreCache, default_cache_dir
-from acceptability.scoring.errors import CacheError, CacheWarning, ScoringError
-from acceptability.scoring.models import LanguageModel, load_model
-from acceptability.scoring.normalise import mean_logprob, norm_lp, pen_logprob, slor
-from acceptability.scoring.options import ScoringOptions
-from acceptability.scoring.prefix import prefix_scores
-from acceptability.scoring.regions import region_surprisals
-from acceptability.scoring.registry import METHODS
-from acceptability.scoring.training.lm import finetune, train_lm, train_tokenizer
+from typing import TYPE_CHECKING
+
+from acceptability._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from acceptability.data import (  # the scores file format is data's (validated there)
+        read_scores,
+        write_scores,
+    )
+    from acceptability.scoring.api import score, sentences_frame, token_scores, word_scores
+    from acceptability.scoring.baselines.corpus import (
+        CorpusBaselines,
+        baseline_scores,
+        tag_sentences,
+        train_baselines,
+    )
+    from acceptability.scoring.baselines.ngram import (
+        ArpaModel,
+        KneserNey,
+        UnigramModel,
+        load_arpa,
+        train_ngram,
+        train_unigram,
+        unigram_from_frequencies,
+    )
+    from acceptability.scoring.baselines.tagger import (
+        Tagger,
+        evaluate_tagger,
+        load_tagger,
+        train_tagger,
+    )
+    from acceptability.scoring.cache import ScoreCache, default_cache_dir
+    from acceptability.scoring.errors import CacheError, CacheWarning, ScoringError
+    from acceptability.scoring.models import LanguageModel, load_model
+    from acceptability.scoring.normalise import mean_logprob, norm_lp, pen_logprob, slor
+    from acceptability.scoring.options import ScoringOptions
+    from acceptability.scoring.prefix import prefix_scores
+    from acceptability.scoring.regions import region_surprisals
+    from acceptability.scoring.registry import METHODS
+    from acceptability.scoring.training.lm import finetune, train_lm, train_tokenizer
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
 
 __all__ = [
     "METHODS",

@@ -23,8 +23,8 @@ from acceptability.scoring.baselines.ngram import (
     train_unigram,
     unigram_from_frequencies,
 )
+from acceptability.scoring.registry import NORMALISATIONS as NORMALISATIONS  # re-exported
 
-NORMALISATIONS = ("mean", "slor", "normlp", "penlp")
 PENLP_ALPHA = 0.8  # Lau et al. (2020), table 2 (as in Wu et al. 2016's length penalty)
 UNIGRAM = ("slor", "normlp")  # the normalisations that need a unigram model
 UNIGRAM_FIX = ("give a corpus as .txt (one sentence per line) or word frequencies as .csv or "

@@ -22,6 +22,8 @@ CONTEXT_KINDS = ("causal", "masked", "seq2seq")
 #: The causal scorer both prefix methods run, log P(word | context); its cache entries are
 #: keyed by this name, so `one_prefix` and `two_prefix` share them.
 CONTINUATION = "continuation"
+#: Lau et al.'s normalisations of a sentence's log-probability (`scoring.normalise`).
+NORMALISATIONS = ("mean", "slor", "normlp", "penlp")
 
 
 @dataclass(frozen=True)

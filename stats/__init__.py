@@ -13,95 +13,100 @@ The top level holds the array metrics, z-scores, deltas, the criteria and correl
 Never imports torch or transformers: ``import acceptability.stats`` stays fast.
 """
 
-from acceptability._moved import package_getattr
-from acceptability.stats import benchmarks, inference, metrics, mixed
-from acceptability.stats.benchmarks import (
-    accuracy,
-    accuracy_correlations,
-    accuracy_table,
-    acrobatic_sentences,
-    adjective_effect,
-    attractor_effect,
-    degenerate,
-    elo_ratings,
-    fc_accuracy,
-    fc_elo,
-    feature_mcc,
-    flip_curve,
-    human_outcomes,
-    irregular_effect,
-    learning_slopes,
-    method_comparison,
-    ml_table1,
-    oracle_outcomes,
-    pair_outcomes,
-    pair_preferences,
-    prefix_outcomes,
-    rater_reliability,
-    reference_table,
-    restart_summary,
-    sg_scores,
-    shallow_predictors,
-    spearman_brown,
-    split_half,
-    syntaxgym_accuracy,
-    syntaxgym_outcomes,
-    zorro_accuracy,
-)
-from acceptability.stats.compare import (
-    compare,
-    compare_all,
-    mcnemar_exact,
-    resamples_for,
-    steiger_z,
-)
-from acceptability.stats.correlation import correlation_matrix, correlations
-from acceptability.stats.criteria import adc, adc_curve, blimp_criterion
-from acceptability.stats.defaults import DEFAULT_N_BOOT, DEFAULT_SEED
-from acceptability.stats.deltas import pair_deltas, sentence_frame
-from acceptability.stats.evaluate import evaluate
-from acceptability.stats.inference import bootstrap, resample_dataset, resampling_units
-from acceptability.stats.mixed import (
-    FC_FORMULA,
-    PAIR_FORMULA,
-    SENTENCE_FORMULA,
-    BrmResult,
-    ClmmResult,
-    ClmResult,
-    GlmerResult,
-    LmerResult,
-    SingularFitWarning,
-    anova,
-    anova_clm,
-    brm,
-    clm,
-    clmm,
-    emmeans,
-    fc_model,
-    fc_model_frame,
-    glmer,
-    glmer_nb,
-    lmer,
-    loo_compare,
-    ls_means,
-    pair_model,
-    pair_model_frame,
-    parse_formula,
-    sentence_model,
-    sentence_model_frame,
-)
-from acceptability.stats.overlap import reduced
-from acceptability.stats.ratings import (
-    RATING_CLMM_FORMULA,
-    RATING_FORMULA,
-    normalize_ratings,
-    rating_model,
-    rating_model_frame,
-)
-from acceptability.stats.variability import Variability, variability
-from acceptability.stats.zscore import zscore
+from typing import TYPE_CHECKING
 
-__getattr__ = package_getattr(__name__)  # 0.1 names (the rule baselines moved to scoring)
+from acceptability._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from acceptability.stats import benchmarks, inference, metrics, mixed
+    from acceptability.stats.benchmarks import (
+        accuracy,
+        accuracy_correlations,
+        accuracy_table,
+        acrobatic_sentences,
+        adjective_effect,
+        attractor_effect,
+        degenerate,
+        elo_ratings,
+        fc_accuracy,
+        fc_elo,
+        feature_mcc,
+        flip_curve,
+        human_outcomes,
+        irregular_effect,
+        learning_slopes,
+        method_comparison,
+        ml_table1,
+        oracle_outcomes,
+        pair_outcomes,
+        pair_preferences,
+        prefix_outcomes,
+        rater_reliability,
+        reference_table,
+        restart_summary,
+        sg_scores,
+        shallow_predictors,
+        spearman_brown,
+        split_half,
+        syntaxgym_accuracy,
+        syntaxgym_outcomes,
+        zorro_accuracy,
+    )
+    from acceptability.stats.compare import (
+        compare,
+        compare_all,
+        mcnemar_exact,
+        resamples_for,
+        steiger_z,
+    )
+    from acceptability.stats.correlation import correlation_matrix, correlations
+    from acceptability.stats.criteria import adc, adc_curve, blimp_criterion
+    from acceptability.stats.defaults import DEFAULT_N_BOOT, DEFAULT_SEED
+    from acceptability.stats.deltas import pair_deltas, sentence_frame
+    from acceptability.stats.evaluate import evaluate
+    from acceptability.stats.inference import bootstrap, resample_dataset, resampling_units
+    from acceptability.stats.mixed import (
+        FC_FORMULA,
+        PAIR_FORMULA,
+        SENTENCE_FORMULA,
+        BrmResult,
+        ClmmResult,
+        ClmResult,
+        GlmerResult,
+        LmerResult,
+        SingularFitWarning,
+        anova,
+        anova_clm,
+        brm,
+        clm,
+        clmm,
+        emmeans,
+        fc_model,
+        fc_model_frame,
+        glmer,
+        glmer_nb,
+        lmer,
+        loo_compare,
+        ls_means,
+        pair_model,
+        pair_model_frame,
+        parse_formula,
+        sentence_model,
+        sentence_model_frame,
+    )
+    from acceptability.stats.overlap import reduced
+    from acceptability.stats.ratings import (
+        RATING_CLMM_FORMULA,
+        RATING_FORMULA,
+        normalize_ratings,
+        rating_model,
+        rating_model_frame,
+    )
+    from acceptability.stats.variability import Variability, variability
+    from acceptability.stats.zscore import zscore
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # 0.1 names (the rule baselines moved to scoring)
+
 
 __all__ = [
     "DEFAULT_N_BOOT", "DEFAULT_SEED", "BrmResult", "ClmResult", "ClmmResult",

@@ -26,3 +26,12 @@ metric for 8 models on LI-Adger take ~2 s (README); p-values then resolve down t
 DEFAULT_SEED = 0
 """The random seed wherever none is given: the same call gives the same intervals; ``None``
 draws fresh entropy."""
+
+DEFAULT_FORMULA = "human ~ score + (1 + score | phenomenon)"
+"""The sentence-level judgment model of reports and ``acceptability fit`` where the sentences
+have human judgments and phenomena (``reports.analysis.resolve_formula``)."""
+
+NORMINGS = ("z", "rank", "ordinal", "mean")
+"""How trial-level ratings become one human value per sentence
+([normalize_ratings][acceptability.stats.ratings.normalize.normalize_ratings]; the first is
+the default)."""

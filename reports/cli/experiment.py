@@ -23,32 +23,30 @@ from acceptability.data.sources import checksum
 from acceptability.data.tables import member
 from acceptability.data.zorro import check_paradigms as check_zorro_paradigms
 from acceptability.reports.analysis import AUTO
+from acceptability.reports.cli.choices import DATASETS, DTYPES
 from acceptability.reports.cli.rating_data import head_sentences, lau2020_conditions
+from acceptability.reports.ratings import with_norming
 from acceptability.reports.syntaxgym import SYNTAXGYM
 from acceptability.scoring.normalise import NORMALISATIONS, UNIGRAM, check_unigram_file
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
 
-DATASETS = ("li-adger", "blimp", "zorro", "marvin-linzen", "syntaxgym", "cola", "lau2020",
-            "megaacceptability", "example")
 PARADIGM_DATASETS = ("blimp", "zorro", "marvin-linzen")  # what --paradigm selects in each
 CHECK_PARADIGMS = {"blimp": check_paradigms, "zorro": check_zorro_paradigms,
                    "marvin-linzen": check_constructions}
 USER = "user"  # the dataset of an experiment on the user's own files
 METHOD_NAME = re.compile(r"[a-z][a-z0-9_]*")  # "gpt2:logprob"; not "C:\\models\\x"
 MAX_DELTA = 100.0
-DTYPES = ("float32", "bfloat16")
 BOUNDARIES = ("sum", "corrected")  # SyntaxGym's region surprisal (scoring.word_scores)
 SYNTAXGYM_SCORES = ("give --model to score the suites (e.g. --model gpt2), or --scores FILE: "
                     "region surprisals written by `acceptability score --dataset syntaxgym` "
                     "or a suite that SyntaxGym filled in (.json)")  # scoring precision (README: float32 or bfloat16)
 # TOML layout: table -> {key in the file: Experiment field}
 TOML_KEYS = {
-    "": {"out": "out", "name": "name"},
+    "": {"out": "out"},
     "data": {"dataset": "dataset", "path": "data_path", "paradigms": "paradigms",
              "max_pairs": "max_pairs", "max_sentences": "max_sentences",
              "sentences": "sentences", "pairs": "pairs", "human_scale": "human_scale",
-             "ratings": "ratings", "scale": "scale", "suites": "suites",
-             "columns": "columns"},
+             "ratings": "ratings", "scale": "scale", "suites": "suites"},
     "scores": {"source": "scores", "models": "models", "method": "method",
                "revision": "revision", "dtype": "dtype", "recheck": "recheck",
                "normalise": "normalise", "unigram": "unigram",
@@ -76,12 +74,10 @@ class Experiment:
     (default all). ``max_pairs``: keep the first N pairs of each paradigm (else phenomenon),
     for a quick look at a large benchmark. ``ratings`` (with ``scale``, e.g.
     ``"likert:1-7"``): the user's own trial-level ratings beside ``sentences``.
-    ``columns``: the user's column names -> the package's, for every file
-    (``{"subject": "participant"}``; ``data.read_dataset``).
     ``max_sentences``: keep the first N sentences (of each context condition of lau2020;
     whole lists of MegaAcceptability: ``reports.cli.rating_data.head_sentences``).
     ``norming``: how trial ratings become one human value per sentence
-    (``stats.with_norming``; ``"auto"``: ``stats.ratings.human.default_norming``).
+    (``stats.normalize_ratings``; ``"auto"``: ``reports.ratings.default_norming``).
     ``by="auto"`` picks the
     per-group breakdown; ``formula="auto"`` fits the default mixed model where the data
     can carry it (``reports.analysis.resolve_formula``), ``""`` none; ``compare_metric=
@@ -98,8 +94,6 @@ class Experiment:
     ``device``, ``device_map``, ``max_memory`` and ``batch_tokens``: where and in what
     batches models are scored (``hardware``; ``scoring.load_model``, ``scoring.score``), not
     part of the scores' provenance (they change scores by float rounding at most).
-    ``name``: the report's title, "acceptability report: NAME" (default: the dataset's
-    name; of your own files, the sentences file's name without its suffixes).
     """
 
     dataset: str = "li-adger"
@@ -113,7 +107,6 @@ class Experiment:
     max_sentences: int | None = None
     ratings: str | None = None
     scale: str | None = None
-    columns: dict | None = None
     scores: str | None = "published"
     models: tuple[str, ...] = ()
     method: str = "logprob"
@@ -138,7 +131,6 @@ class Experiment:
     sign: str = "strict"
     norming: str = AUTO
     out: str = "report"
-    name: str | None = None
 
     def __post_init__(self) -> None:
         if self.sentences is not None:
@@ -165,7 +157,6 @@ class Experiment:
             if value is not None and not (isinstance(value, int) and value > 0):
                 raise DataError(f"{key} must be a positive whole number, got {value!r}")
         self._check_ratings()
-        self._check_columns()
         object.__setattr__(self, "deltas", tuple(check_delta(d) for d in self.deltas))
         object.__setattr__(self, "models", tuple(self.models))
         if self.n_boot < 0:
@@ -193,7 +184,7 @@ class Experiment:
     def _check_ratings(self) -> None:
         """Trial-level ratings: a file needs its sentences and scale; a norming must be
         known (``reports.ratings.NORMINGS``)."""
-        from acceptability.stats.ratings.normalize import METHODS as NORMINGS
+        from acceptability.reports.ratings import NORMINGS
 
         if self.ratings is not None and self.sentences is None:
             raise DataError("a ratings file needs its sentences file",
@@ -206,20 +197,6 @@ class Experiment:
         if self.norming not in (AUTO, *NORMINGS):
             raise DataError(f"unknown norming {self.norming!r}",
                             fix=f"use one of {[AUTO, *NORMINGS]}")
-
-    def _check_columns(self) -> None:
-        """A column map: text to text, for the user's own files only."""
-        if not self.columns:
-            object.__setattr__(self, "columns", None)
-            return
-        if self.dataset != USER:
-            raise DataError(f"a column map applies to your own files, not to {self.dataset!r} "
-                            "data", fix="give --sentences FILE (TOML: [data] sentences), or "
-                                        "leave out --column")
-        if not isinstance(self.columns, dict) or not all(
-                isinstance(k, str) and isinstance(v, str) for k, v in self.columns.items()):
-            raise DataError(f"columns must map column names to column names, got "
-                            f"{self.columns!r}", fix='e.g. columns = {subject = "participant"}')
 
     def _check_normalise(self) -> None:
         """A normalisation that cannot run fails here, before any work."""
@@ -267,10 +244,6 @@ class Experiment:
             except ValueError as err:
                 raise DataError(str(err)) from None
         return given
-
-    def title(self) -> str | None:
-        """The report's title where ``name`` sets it (None: ``reports.build``'s default)."""
-        return f"acceptability report: {self.name}" if self.name else None
 
     def replace(self, **changes) -> Experiment:
         """A copy with some settings changed (None values are ignored)."""
@@ -427,15 +400,13 @@ def _is_file_name(entry) -> bool:
 def load_dataset(exp: Experiment):
     """The experiment's dataset: its first ``max_pairs`` pairs per paradigm and first
     ``max_sentences`` sentences when set; trial-level ratings normed into ``human``
-    (``stats.with_norming``, the step ``stats.evaluate`` takes)."""
+    (``reports.ratings.with_norming``)."""
     ds = _load_dataset(exp)
     if exp.max_sentences is not None:
         ds = head_sentences(ds, exp.max_sentences)
     if exp.max_pairs is not None:
         ds = head_pairs(ds, exp.max_pairs)
-    from acceptability.stats.ratings.human import with_norming
-
-    return with_norming(ds, exp.norming)  # as stats.evaluate does in Python
+    return with_norming(ds, exp.norming) if ds.ratings is not None else ds
 
 
 def head_pairs(ds, n: int):
@@ -447,8 +418,10 @@ def head_pairs(ds, n: int):
 
 def _load_dataset(exp: Experiment):
     if exp.dataset == USER:
-        return data.read_dataset(exp.sentences, exp.pairs, human_scale=exp.human_scale,
-                                 ratings=exp.ratings, scale=exp.scale, columns=exp.columns)
+        if exp.ratings is not None:
+            return data.read_dataset(exp.sentences, exp.pairs, human_scale=exp.human_scale,
+                                     ratings=exp.ratings, scale=exp.scale)
+        return data.read_dataset(exp.sentences, exp.pairs, human_scale=exp.human_scale)
     if exp.dataset == "lau2020":
         return lau2020_conditions(exp.data_path)
     if exp.dataset == "example":

@@ -2,6 +2,13 @@
 corpus, a fine-tuned acceptability classifier (`scoring.training.lm`), and the experiments built on
 them: restarts, training order and learning curves (`scoring.training.experiments`)."""
 
-from acceptability.scoring.training.lm import finetune, train_lm, train_tokenizer
+from typing import TYPE_CHECKING
+
+from acceptability._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from acceptability.scoring.training.lm import finetune, train_lm, train_tokenizer
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
 
 __all__ = ["finetune", "train_lm", "train_tokenizer"]

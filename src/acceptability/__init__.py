@@ -12,16 +12,9 @@ One import namespace with four subpackages, loaded on first use so that
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
-from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acceptability import _moved
-
-try:  # the one source of the version number is pyproject.toml
-    __version__ = version("acceptability")
-except PackageNotFoundError:  # pragma: no cover - imported from a tree that was never installed
-    __version__ = "0+unknown"
 
 __all__ = ["__version__", "data", "reports", "scoring", "stats"]
 
@@ -31,8 +24,23 @@ if TYPE_CHECKING:
 _moved.install()  # 0.1 module paths import their new modules, with a DeprecationWarning
 
 
-def __getattr__(name: str) -> ModuleType:
-    """``acceptability.stats`` etc. import their subpackage on first access (PEP 562)."""
+def _version() -> str:
+    """The installed version: its one source is pyproject.toml (importlib.metadata, read on
+    first use: it costs a command's start-up a tenth of a second)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("acceptability")
+    except PackageNotFoundError:  # pragma: no cover - imported from a tree never installed
+        return "0+unknown"
+
+
+def __getattr__(name: str) -> Any:
+    """``acceptability.stats`` etc. import their subpackage on first access (PEP 562), and
+    ``__version__`` is read then."""
     if name in ("data", "reports", "scoring", "stats"):
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "__version__":
+        globals()["__version__"] = _version()
+        return globals()["__version__"]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,44 +5,51 @@ predictors, forced-choice human data and its reliability, rater reliability of r
 and trials, and training curves.
 """
 
-from acceptability.stats.benchmarks.forced_choice import (
-    elo_ratings,
-    fc_accuracy,
-    fc_elo,
-    pair_preferences,
-)
-from acceptability.stats.benchmarks.marvin_linzen import ml_table1
-from acceptability.stats.benchmarks.outcomes import (
-    accuracy,
-    accuracy_correlations,
-    accuracy_table,
-    adjective_effect,
-    attractor_effect,
-    human_outcomes,
-    irregular_effect,
-    method_comparison,
-    oracle_outcomes,
-    pair_outcomes,
-    prefix_outcomes,
-    reference_table,
-)
-from acceptability.stats.benchmarks.raters import rater_reliability
-from acceptability.stats.benchmarks.reliability import spearman_brown, split_half
-from acceptability.stats.benchmarks.shallow import shallow_predictors
-from acceptability.stats.benchmarks.syntaxgym import (
-    sg_scores,
-    syntaxgym_accuracy,
-    syntaxgym_outcomes,
-)
-from acceptability.stats.benchmarks.training import (
-    acrobatic_sentences,
-    degenerate,
-    feature_mcc,
-    flip_curve,
-    learning_slopes,
-    restart_summary,
-)
-from acceptability.stats.benchmarks.zorro import zorro_accuracy
+from typing import TYPE_CHECKING
+
+from acceptability._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from acceptability.stats.benchmarks.forced_choice import (
+        elo_ratings,
+        fc_accuracy,
+        fc_elo,
+        pair_preferences,
+    )
+    from acceptability.stats.benchmarks.marvin_linzen import ml_table1
+    from acceptability.stats.benchmarks.outcomes import (
+        accuracy,
+        accuracy_correlations,
+        accuracy_table,
+        adjective_effect,
+        attractor_effect,
+        human_outcomes,
+        irregular_effect,
+        method_comparison,
+        oracle_outcomes,
+        pair_outcomes,
+        prefix_outcomes,
+        reference_table,
+    )
+    from acceptability.stats.benchmarks.raters import rater_reliability
+    from acceptability.stats.benchmarks.reliability import spearman_brown, split_half
+    from acceptability.stats.benchmarks.shallow import shallow_predictors
+    from acceptability.stats.benchmarks.syntaxgym import (
+        sg_scores,
+        syntaxgym_accuracy,
+        syntaxgym_outcomes,
+    )
+    from acceptability.stats.benchmarks.training import (
+        acrobatic_sentences,
+        degenerate,
+        feature_mcc,
+        flip_curve,
+        learning_slopes,
+        restart_summary,
+    )
+    from acceptability.stats.benchmarks.zorro import zorro_accuracy
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
 
 __all__ = ["accuracy", "accuracy_correlations", "accuracy_table", "acrobatic_sentences",
            "adjective_effect", "attractor_effect", "degenerate", "elo_ratings", "fc_accuracy",

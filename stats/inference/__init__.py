@@ -10,11 +10,18 @@ parametric bootstrap all draw their resamples and take their intervals here:
 metric path) and ``bootstrap`` puts them together for every metric of every model.
 """
 
-from acceptability.stats.inference.bootstrap import bootstrap
-from acceptability.stats.inference.engine import Resamples, mean_resamples, resample
-from acceptability.stats.inference.intervals import percentile_interval
-from acceptability.stats.inference.pvalues import adjust_p, bootstrap_p
-from acceptability.stats.inference.resample import resample_dataset, resampling_units
+from typing import TYPE_CHECKING
+
+from acceptability._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from acceptability.stats.inference.bootstrap import bootstrap
+    from acceptability.stats.inference.engine import Resamples, mean_resamples, resample
+    from acceptability.stats.inference.intervals import percentile_interval
+    from acceptability.stats.inference.pvalues import adjust_p, bootstrap_p
+    from acceptability.stats.inference.resample import resample_dataset, resampling_units
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
 
 __all__ = ["Resamples", "adjust_p", "bootstrap", "bootstrap_p", "mean_resamples",
            "percentile_interval", "resample", "resample_dataset", "resampling_units"]

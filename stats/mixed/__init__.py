@@ -20,37 +20,49 @@ engine -> result, as lme4's ``lFormula``/``mkLmerDevfun``/``optimizeLmer``/``mkM
   [emmeans][acceptability.stats.mixed.lsmeans.emmeans] the least-squares and marginal means.
 """
 
-from acceptability.stats.mixed.brm import BrmResult, brm, loo_compare
-from acceptability.stats.mixed.cumulative import ClmResult, OrdinalResult, anova_clm, clm
-from acceptability.stats.mixed.cumulative_mixed import ClmmResult, clmm
-from acceptability.stats.mixed.design import MixedDesign
-from acceptability.stats.mixed.engines import ENGINES, choose_engine
-from acceptability.stats.mixed.formula import parse_formula
-from acceptability.stats.mixed.judgment import (
-    FC_FORMULA,
-    PAIR_FORMULA,
-    SENTENCE_FORMULA,
-    fc_model,
-    fc_model_frame,
-    pair_model,
-    pair_model_frame,
-    sentence_model,
-    sentence_model_frame,
-)
-from acceptability.stats.mixed.lmer import (
-    GlmerResult,
-    LmerResult,
-    SingularFitWarning,
-    anova,
-    glmer,
-    glmer_nb,
-    lmer,
-    make_result,
-)
-from acceptability.stats.mixed.lsmeans import emmeans, ls_means
-from acceptability.stats.mixed.protocol import Engine, EngineRefused, FitSettings, FittedParameters
-from acceptability.stats.mixed.results import MixedResult, Summary
-from acceptability.stats.mixed.stages import fit, model_design
+from typing import TYPE_CHECKING
+
+from acceptability._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from acceptability.stats.mixed.brm import BrmResult, brm, loo_compare
+    from acceptability.stats.mixed.cumulative import ClmResult, OrdinalResult, anova_clm, clm
+    from acceptability.stats.mixed.cumulative_mixed import ClmmResult, clmm
+    from acceptability.stats.mixed.design import MixedDesign
+    from acceptability.stats.mixed.engines import ENGINES, choose_engine
+    from acceptability.stats.mixed.formula import parse_formula
+    from acceptability.stats.mixed.judgment import (
+        FC_FORMULA,
+        PAIR_FORMULA,
+        SENTENCE_FORMULA,
+        fc_model,
+        fc_model_frame,
+        pair_model,
+        pair_model_frame,
+        sentence_model,
+        sentence_model_frame,
+    )
+    from acceptability.stats.mixed.lmer import (
+        GlmerResult,
+        LmerResult,
+        SingularFitWarning,
+        anova,
+        glmer,
+        glmer_nb,
+        lmer,
+        make_result,
+    )
+    from acceptability.stats.mixed.lsmeans import emmeans, ls_means
+    from acceptability.stats.mixed.protocol import (
+        Engine,
+        EngineRefused,
+        FitSettings,
+        FittedParameters,
+    )
+    from acceptability.stats.mixed.results import MixedResult, Summary
+    from acceptability.stats.mixed.stages import fit, model_design
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
 
 __all__ = ["ENGINES", "FC_FORMULA", "PAIR_FORMULA", "SENTENCE_FORMULA", "BrmResult", "Engine",
            "ClmResult", "ClmmResult", "EngineRefused", "FitSettings", "FittedParameters",

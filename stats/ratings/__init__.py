@@ -5,14 +5,21 @@ judgment models, one row per rating (``models``: lmer on normed ratings, clmm on
 responses). Built on ``stats.mixed``, which never imports this room.
 """
 
-from acceptability.stats.ratings.models import (
-    RATING_CLMM_FORMULA,
-    RATING_FORMULA,
-    rating_model,
-    rating_model_frame,
-)
-from acceptability.stats.ratings.normalize import normalize_ratings
-from acceptability.stats.ratings.norming import normed_trials
+from typing import TYPE_CHECKING
+
+from acceptability._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from acceptability.stats.ratings.models import (
+        RATING_CLMM_FORMULA,
+        RATING_FORMULA,
+        rating_model,
+        rating_model_frame,
+    )
+    from acceptability.stats.ratings.normalize import normalize_ratings
+    from acceptability.stats.ratings.norming import normed_trials
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
 
 __all__ = ["RATING_CLMM_FORMULA", "RATING_FORMULA", "normalize_ratings", "normed_trials",
            "rating_model", "rating_model_frame"]

@@ -11,6 +11,7 @@ import pandas as pd
 
 from acceptability.data.errors import DataError
 from acceptability.data.ratings import validate_ratings
+from acceptability.stats.defaults import NORMINGS
 from acceptability.stats.ratings.norming import (
     _require_participants,
     _within_participants,
@@ -20,7 +21,7 @@ from acceptability.stats.ratings.ordinal_norm import ordinal_norms
 
 __all__ = ["METHODS", "normalize_ratings"]
 
-METHODS = ("z", "rank", "ordinal", "mean")
+METHODS = NORMINGS
 
 
 def normalize_ratings(ratings: pd.DataFrame, method: str = "z") -> pd.DataFrame:
