@@ -16,12 +16,7 @@ from acceptability.reports.benchmark import BENCHMARKS, Benchmark, analyse_bench
 from acceptability.reports.fits import Fits
 from acceptability.reports.provenance import provenance
 from acceptability.reports.rating_fits import TRIAL_LEVEL, fit_rating_models
-from acceptability.reports.ratings import (
-    RatingsResults,
-    analyse_ratings,
-    resolve_norming,
-    with_norming,
-)
+from acceptability.reports.ratings import RatingsResults, analyse_ratings
 from acceptability.reports.syntaxgym import (
     SYNTAXGYM,
     SyntaxGym,
@@ -38,6 +33,7 @@ from acceptability.stats.defaults import (
 from acceptability.stats.inference.arrays import adc_delta, check_metric, metric_names, missing_for
 from acceptability.stats.inference.bootstrap import WARNINGS, with_intervals
 from acceptability.stats.mixed.judgment import differing_pairs
+from acceptability.stats.ratings.human import with_norming
 
 AUTO = "auto"  # formula and compare_metric: chosen from what the dataset supports
 # scipy warns when a metric is NaN in every resample (a model without human judgments);
@@ -340,17 +336,6 @@ def _descriptives(dataset, scores: pd.DataFrame, sign: str) -> dict:
     }
 
 
-def normed(dataset, norming: str | None = AUTO):
-    """``dataset`` with its ratings normed into ``human`` by ``norming`` (None or "auto":
-    the dataset's default), unless the loader of the command line did so already; a
-    dataset without trial-level ratings as it is."""
-    if dataset.ratings is None:
-        return dataset
-    method = resolve_norming(dataset, norming)
-    return dataset if dataset.sentences.attrs.get("norming") == method \
-        else with_norming(dataset, method)
-
-
 def _checked_formula(dataset, formula: str | None, notes: dict) -> str | None:
     """The mixed-model formula to fit (``resolve_formula``), checked; or None, and why in
     ``notes``."""
@@ -427,9 +412,8 @@ def analyse(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
         The ADC's sign convention, ``"strict"`` or ``"thesis"``
         (``stats.metrics.sign_agree``; "thesis" reproduces the thesis' tables).
     norming : str, optional
-        With trial-level ratings: how they become ``human`` (``reports.ratings.with_norming``;
-        ``"auto"``: per-participant z-scores where the ratings name participants, else the
-        mean rating); the rating sections (``reports.ratings.analyse_ratings``) follow.
+        With trial-level ratings: how they become ``human`` (``stats.with_norming``, as in
+        ``stats.evaluate`` and on the command line); the rating sections follow.
     regions : pandas.DataFrame, optional
         SyntaxGym: region surprisals (``scoring.region_surprisals``; or as ``scores``).
 
@@ -453,7 +437,7 @@ def analyse(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
     """
     stats.metrics.check_sign(sign)
     deltas = tuple(float(d) for d in deltas)
-    dataset = normed(dataset, norming)
+    dataset = with_norming(dataset, norming)
     scores, regions = _regions(dataset, with_display_names(scores), regions)  # folder: name
     notes: dict[str, str] = {}
     formula = _checked_formula(dataset, formula, notes)  # before the slow parts

@@ -102,7 +102,7 @@ def _experiment(args: argparse.Namespace, **fixed):
         base = from_toml(args.config)
         if getattr(args, "dataset", None):  # a flag overrides the file's own data
             base = dataclasses.replace(base, dataset=args.dataset, sentences=None, pairs=None,
-                                       ratings=None, scale=None,
+                                       ratings=None, scale=None, columns=None,
                                        suites=base.suites if args.dataset == base.dataset
                                        else ())
     else:
@@ -114,7 +114,7 @@ def _experiment(args: argparse.Namespace, **fixed):
              "ratings", "scale", "human_scale", "scores", "revision", "norming",
              "dtype", "recheck", "normalise", "unigram", "trust_remote_code", "boundary",
              "device", "device_map", "max_memory", "batch_tokens", "n_boot",
-             "seed", "by", "formula", "compare_metric", "correction", "sign", "out")
+             "seed", "by", "formula", "compare_metric", "correction", "sign", "out", "name")
     changes = {n: getattr(args, n, None) for n in names} | fixed
     models, changes["method"] = _models_and_method(args)
     if models:
@@ -125,6 +125,10 @@ def _experiment(args: argparse.Namespace, **fixed):
         changes["suites"] = tuple(args.suite)
     if getattr(args, "delta", None):
         changes["deltas"] = tuple(args.delta)
+    if getattr(args, "column", None):
+        from acceptability.data.tables import parse_column_map
+
+        changes["columns"] = parse_column_map(args.column)
     return base.replace(**changes)
 
 
@@ -191,6 +195,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if exp.n_boot:
         print(f"95% intervals from {exp.n_boot:,} bootstrap resamples (--n-boot 0: "
               f"none){_resampled(table, args.by)}", file=sys.stderr)
+    if "norming" in table.attrs:  # trial-level ratings: what human is
+        print(table.attrs["norming"], file=sys.stderr)
     for w in dict.fromkeys(str(w.message) for w in caught):
         print(f"warning: {w}", file=sys.stderr)
     return 0
@@ -254,7 +260,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                           compare_metric=exp.compare_metric, correction=exp.correction,
                           command=_command(args), extra=exp.scores_settings(),
                           sign=exp.sign, data_path=exp.data_path, norming=exp.norming)
-        report = build(results, exp.out)
+        report = build(results, exp.out, title=exp.title())
     print(f"wrote {report.html}, {report.markdown}, {len(report.figures)} figures and "
           f"{len(report.tables)} table files in {report.out}")
     return 0
@@ -341,6 +347,9 @@ DATA_OPTIONS = {
                   "row per rating (participant, sentence_id, response; docs/tables.md)"},
     "--scale": {"metavar": "SCALE", "help": "with --ratings: the rating scale, likert:LOW-HIGH "
                 "(e.g. likert:1-7), me (magnitude estimation) or binary"},
+    "--column": {"action": "append", "metavar": "NAME=COLUMN", "help": "with --sentences: "
+                 "read your files' column NAME as the package's COLUMN, e.g. "
+                 "--column subject=participant (repeatable; every file that has NAME)"},
     "--norming": {"choices": ["auto", *NORMINGS], "help": "with trial-level ratings: the "
                   "human value of a sentence is the mean of its ratings z-scored within "
                   "participants (z), or of their normal scores by rank (rank), its mode under "
@@ -372,10 +381,16 @@ def _data_args(p: argparse.ArgumentParser) -> None:
     _options(p, "data", DATA_OPTIONS)
 
 
+def _name_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--name", help="the report's title: 'acceptability report: NAME' (default: "
+                                  "the dataset's name; of your own files, the sentences "
+                                  "file's name without its suffixes)")
+
+
 def _dtype_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dtype", choices=DTYPES,
                    help="weights and matrix products when scoring (default: float32; bfloat16 "
-                        "is faster on AMX CPUs and recent GPUs, see the README's speed table)")
+                        "is faster on AMX CPUs and recent GPUs: docs/scoring-speed.md)")
     p.add_argument("--recheck", action="store_true", default=None,
                    help="with --dtype bfloat16: rescore in float32 the minimal pairs too close "
                         "for bfloat16 to call, so their verdicts are float32's")
@@ -536,6 +551,7 @@ def _analysis_commands(sub) -> None:
     r = _reader(sub, "report", "analyse and write the HTML/Markdown/LaTeX report", cmd_report)
     _analysis_args(r)
     r.add_argument("--out", help="report folder (default: report)")
+    _name_arg(r)
 
 
 def _run_command(sub) -> None:
@@ -551,6 +567,7 @@ def _run_command(sub) -> None:
                      "--model NAME:METHOD)", "model revision for --model without --scores")
     _analysis_args(u)
     u.add_argument("--out", help="output folder (default: report)")
+    _name_arg(u)
     u.add_argument("--force", action="store_true", help="rerun every step")
     u.set_defaults(func=cmd_run)
 

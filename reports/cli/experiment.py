@@ -25,7 +25,6 @@ from acceptability.data.zorro import check_paradigms as check_zorro_paradigms
 from acceptability.reports.analysis import AUTO
 from acceptability.reports.cli.choices import DATASETS, DTYPES
 from acceptability.reports.cli.rating_data import head_sentences, lau2020_conditions
-from acceptability.reports.ratings import with_norming
 from acceptability.reports.syntaxgym import SYNTAXGYM
 from acceptability.scoring.normalise import NORMALISATIONS, UNIGRAM, check_unigram_file
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
@@ -42,11 +41,12 @@ SYNTAXGYM_SCORES = ("give --model to score the suites (e.g. --model gpt2), or --
                     "or a suite that SyntaxGym filled in (.json)")  # scoring precision (README: float32 or bfloat16)
 # TOML layout: table -> {key in the file: Experiment field}
 TOML_KEYS = {
-    "": {"out": "out"},
+    "": {"out": "out", "name": "name"},
     "data": {"dataset": "dataset", "path": "data_path", "paradigms": "paradigms",
              "max_pairs": "max_pairs", "max_sentences": "max_sentences",
              "sentences": "sentences", "pairs": "pairs", "human_scale": "human_scale",
-             "ratings": "ratings", "scale": "scale", "suites": "suites"},
+             "ratings": "ratings", "scale": "scale", "suites": "suites",
+             "columns": "columns"},
     "scores": {"source": "scores", "models": "models", "method": "method",
                "revision": "revision", "dtype": "dtype", "recheck": "recheck",
                "normalise": "normalise", "unigram": "unigram",
@@ -74,10 +74,12 @@ class Experiment:
     (default all). ``max_pairs``: keep the first N pairs of each paradigm (else phenomenon),
     for a quick look at a large benchmark. ``ratings`` (with ``scale``, e.g.
     ``"likert:1-7"``): the user's own trial-level ratings beside ``sentences``.
+    ``columns``: the user's column names -> the package's, for every file
+    (``{"subject": "participant"}``; ``data.read_dataset``).
     ``max_sentences``: keep the first N sentences (of each context condition of lau2020;
     whole lists of MegaAcceptability: ``reports.cli.rating_data.head_sentences``).
     ``norming``: how trial ratings become one human value per sentence
-    (``stats.normalize_ratings``; ``"auto"``: ``reports.ratings.default_norming``).
+    (``stats.with_norming``; ``"auto"``: ``stats.ratings.human.default_norming``).
     ``by="auto"`` picks the
     per-group breakdown; ``formula="auto"`` fits the default mixed model where the data
     can carry it (``reports.analysis.resolve_formula``), ``""`` none; ``compare_metric=
@@ -94,6 +96,8 @@ class Experiment:
     ``device``, ``device_map``, ``max_memory`` and ``batch_tokens``: where and in what
     batches models are scored (``hardware``; ``scoring.load_model``, ``scoring.score``), not
     part of the scores' provenance (they change scores by float rounding at most).
+    ``name``: the report's title, "acceptability report: NAME" (default: the dataset's
+    name; of your own files, the sentences file's name without its suffixes).
     """
 
     dataset: str = "li-adger"
@@ -107,6 +111,7 @@ class Experiment:
     max_sentences: int | None = None
     ratings: str | None = None
     scale: str | None = None
+    columns: dict | None = None
     scores: str | None = "published"
     models: tuple[str, ...] = ()
     method: str = "logprob"
@@ -131,6 +136,7 @@ class Experiment:
     sign: str = "strict"
     norming: str = AUTO
     out: str = "report"
+    name: str | None = None
 
     def __post_init__(self) -> None:
         if self.sentences is not None:
@@ -157,6 +163,7 @@ class Experiment:
             if value is not None and not (isinstance(value, int) and value > 0):
                 raise DataError(f"{key} must be a positive whole number, got {value!r}")
         self._check_ratings()
+        self._check_columns()
         object.__setattr__(self, "deltas", tuple(check_delta(d) for d in self.deltas))
         object.__setattr__(self, "models", tuple(self.models))
         if self.n_boot < 0:
@@ -184,7 +191,7 @@ class Experiment:
     def _check_ratings(self) -> None:
         """Trial-level ratings: a file needs its sentences and scale; a norming must be
         known (``reports.ratings.NORMINGS``)."""
-        from acceptability.reports.ratings import NORMINGS
+        from acceptability.stats.ratings.normalize import METHODS as NORMINGS
 
         if self.ratings is not None and self.sentences is None:
             raise DataError("a ratings file needs its sentences file",
@@ -197,6 +204,20 @@ class Experiment:
         if self.norming not in (AUTO, *NORMINGS):
             raise DataError(f"unknown norming {self.norming!r}",
                             fix=f"use one of {[AUTO, *NORMINGS]}")
+
+    def _check_columns(self) -> None:
+        """A column map: text to text, for the user's own files only."""
+        if not self.columns:
+            object.__setattr__(self, "columns", None)
+            return
+        if self.dataset != USER:
+            raise DataError(f"a column map applies to your own files, not to {self.dataset!r} "
+                            "data", fix="give --sentences FILE (TOML: [data] sentences), or "
+                                        "leave out --column")
+        if not isinstance(self.columns, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in self.columns.items()):
+            raise DataError(f"columns must map column names to column names, got "
+                            f"{self.columns!r}", fix='e.g. columns = {subject = "participant"}')
 
     def _check_normalise(self) -> None:
         """A normalisation that cannot run fails here, before any work."""
@@ -244,6 +265,10 @@ class Experiment:
             except ValueError as err:
                 raise DataError(str(err)) from None
         return given
+
+    def title(self) -> str | None:
+        """The report's title where ``name`` sets it (None: ``reports.build``'s default)."""
+        return f"acceptability report: {self.name}" if self.name else None
 
     def replace(self, **changes) -> Experiment:
         """A copy with some settings changed (None values are ignored)."""
@@ -400,13 +425,15 @@ def _is_file_name(entry) -> bool:
 def load_dataset(exp: Experiment):
     """The experiment's dataset: its first ``max_pairs`` pairs per paradigm and first
     ``max_sentences`` sentences when set; trial-level ratings normed into ``human``
-    (``reports.ratings.with_norming``)."""
+    (``stats.with_norming``, the step ``stats.evaluate`` takes)."""
     ds = _load_dataset(exp)
     if exp.max_sentences is not None:
         ds = head_sentences(ds, exp.max_sentences)
     if exp.max_pairs is not None:
         ds = head_pairs(ds, exp.max_pairs)
-    return with_norming(ds, exp.norming) if ds.ratings is not None else ds
+    from acceptability.stats.ratings.human import with_norming
+
+    return with_norming(ds, exp.norming)  # as stats.evaluate does in Python
 
 
 def head_pairs(ds, n: int):
@@ -418,10 +445,8 @@ def head_pairs(ds, n: int):
 
 def _load_dataset(exp: Experiment):
     if exp.dataset == USER:
-        if exp.ratings is not None:
-            return data.read_dataset(exp.sentences, exp.pairs, human_scale=exp.human_scale,
-                                     ratings=exp.ratings, scale=exp.scale)
-        return data.read_dataset(exp.sentences, exp.pairs, human_scale=exp.human_scale)
+        return data.read_dataset(exp.sentences, exp.pairs, human_scale=exp.human_scale,
+                                 ratings=exp.ratings, scale=exp.scale, columns=exp.columns)
     if exp.dataset == "lau2020":
         return lau2020_conditions(exp.data_path)
     if exp.dataset == "example":
