@@ -225,3 +225,18 @@ def test_no_label_overlaps_another_or_leaves_the_figure_with_real_model_names(lo
             faults[name] = found
         plt.close(fig)
     assert not faults
+
+
+@pytest.mark.needs_data("blimp", "raw_results/models_summary.jsonl")
+def test_bar_labels_stay_apart_on_blimps_twelve_phenomena():
+    """BLiMP's published accuracies (Warstadt et al. 2020) by phenomenon: twelve long group
+    names under the bars, five systems in the legend."""
+    from acceptability.data.blimp_results import load_blimp_results
+    from tests.conftest import DATA_DIR
+
+    published = load_blimp_results(DATA_DIR / "blimp")
+    table = (published.groupby(["system", "phenomenon"], sort=False)["accuracy"].mean()
+             .reset_index().rename(columns={"system": "model", "accuracy": "blimp"}))
+    fig = figures.accuracy_bars(table, "phenomenon", metrics=("blimp",))
+    assert len(fig.axes[0].get_xticklabels()) == 12
+    assert _collisions(fig) == ([], [])
