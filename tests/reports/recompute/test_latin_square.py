@@ -1,0 +1,133 @@
+"""A pairs-with-trial-ratings study (TurBLiMP's human study, Başar et al. 2025, as a user's
+three CSV files with a ``subject`` rater column: tests/latin_square.py) through ``run``
+(issue 42 items 1-4): one report holds the pair sections and the rating sections, the
+numbers of its tables are recomputed here from the raw CSVs (human = each rating z-scored
+within its participant, sample SD, averaged per sentence), and Python's
+``read_dataset`` + ``stats.evaluate`` / ``reports.analyse`` give the command line's numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from tests.reports.recompute import independent as ind
+from tests.reports.recompute import ratings as rat
+from tests.reports.recompute.conftest import cli, once, one_thread
+
+pytestmark = pytest.mark.needs_data("turblimp", "data/human_judgments/base_judgments.xlsx")
+N_BOOT = 200  # the package's resamples here (the intervals' wording is what is checked)
+COLUMNS = ("--column", "subject=participant")
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory, tiny_models, latin_square_files) -> dict:
+    """``run`` on the three files with the tiny GPT-2, and the files."""
+    f = latin_square_files
+
+    def build(out):
+        with one_thread():
+            cli("run", "--sentences", str(f["sentences"]), "--pairs", str(f["pairs"]),
+                "--ratings", str(f["ratings"]), "--scale", "likert:1-7", *COLUMNS,
+                "--model", f"{tiny_models['gpt2']}:logprob", "--n-boot", str(N_BOOT),
+                "--name", "TurBLiMP", "--out", str(out))
+    return {"out": once(tmp_path_factory, "latin-square", build), **f}
+
+
+@pytest.fixture(scope="module")
+def raw(study) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    return (pd.read_csv(study["sentences"], dtype=str), pd.read_csv(study["pairs"], dtype=str),
+            pd.read_csv(study["ratings"], dtype={"subject": str, "sentence_id": str}))
+
+
+@pytest.fixture(scope="module")
+def data(study, raw) -> ind.Data:
+    """Human: the mean per sentence of the ratings z-scored within participant."""
+    s, p, r = raw
+    z = rat.z_within(r.rename(columns={"subject": "participant"}))
+    human = z.groupby(r["sentence_id"]).mean().reindex(s["sentence_id"]).to_numpy(float)
+    rows = pd.Index(s["sentence_id"])
+    scores = pd.read_parquet(study["out"] / "scores.parquet")
+    return ind.Data(human, s["label"].astype(float).to_numpy(), s["type_id"].to_numpy(),
+                    rows.get_indexer(p["good_id"]), rows.get_indexer(p["bad_id"]),
+                    ind.models_of(scores, s["sentence_id"]))
+
+
+def test_one_report_holds_the_pair_and_the_rating_sections(study):
+    md = (study["out"] / "report.md").read_text(encoding="utf-8")
+    assert md.startswith("# acceptability report: TurBLiMP")
+    for title in ("## BLiMP criterion and ADC", "## Human ratings: norming and reliability",
+                  "## Correlations with human ratings, beside the human ceiling", "## MCC",
+                  "## Within-type variability", "## Mixed-effects judgment models"):
+        assert title in md, title
+    tables = set(ind.read_tables(study["out"]))
+    assert {"table_3_1", "correlations", "reliability", "rating_correlations", "variability",
+            "fits", "evaluation", "mcc"} <= tables
+
+
+def test_the_evaluation_is_recomputed_from_the_raw_files(study, data):
+    got = pd.read_csv(study["out"] / "evaluation.csv").set_index("model")
+    ours = data.evaluate()
+    for model in ours.index:
+        for col in ours.columns.drop("excluded_because"):
+            ind.assert_close(got.loc[model, col], ours.loc[model, col],
+                             f"evaluation {model} {col}", atol=1e-9)
+        said = got.loc[model, "excluded_because"]
+        assert ("" if pd.isna(said) else said) == ours.loc[model, "excluded_because"]
+    assert (got["n_pairs_human"] == 216).all() and got["r_ceiling"].notna().all()
+
+
+def test_the_correlation_tables_are_recomputed(study, data):
+    tables = ind.read_tables(study["out"])
+    corr = tables["correlations"].set_index(["model", "level"])
+    rc = tables["rating_correlations"].set_index("model")
+    for name, m in data.models.items():
+        z = m.z()
+        dh = data.human[data.good] - data.human[data.bad]
+        dlm = z[data.good] - z[data.bad]
+        for level, (x, y) in {"sentence": (data.human, z), "pair": (dh, dlm)}.items():
+            ok = np.isfinite(x) & np.isfinite(y)
+            ind.assert_close(corr.loc[(name, level), "pearson"], ind.pearson(x, y), level)
+            ind.assert_close(corr.loc[(name, level), "spearman"],
+                             sps.spearmanr(x[ok], y[ok]).statistic, level)
+        ind.assert_close(rc.loc[name, "pearson"], ind.pearson(data.human, z), "rating r")
+        ok = np.isfinite(z)
+        ind.assert_close(rc.loc[name, "spearman"],
+                         sps.spearmanr(data.human[ok], z[ok]).statistic, "rating rho")
+
+
+def test_captions_name_the_units_the_bootstrap_resampled(study, data):
+    """Item 4: the rating correlations' interval came from type_id clusters (merged
+    through the pairs), and the caption says so with their number, as Table 4's does."""
+    md = (study["out"] / "report.md").read_text(encoding="utf-8")
+    k = len(np.unique(ind.components(data.types, data.good, data.bad)))
+    caption = next(line for line in md.splitlines() if "Correlation of each model" in line)
+    assert f"r: 95% percentile intervals from {N_BOOT} bootstrap resamples of {k} type_id " \
+           "clusters" in caption
+    assert "resamples of the sentences" not in md
+    assert f"resamples of {len(data.human)} sentences" in caption  # the ceiling's
+    table4 = next(line for line in md.splitlines() if "BLiMP accuracy, ADC" in line)
+    assert f"({N_BOOT} resamples of {k} type_id clusters)" in table4
+
+
+def test_python_gives_the_command_lines_numbers(study):
+    """Item 2: read_dataset + stats.evaluate (and reports.analyse) with the defaults give
+    the numbers of the command line's evaluation."""
+    from acceptability import data as acc_data
+    from acceptability import reports, stats
+
+    ds = acc_data.read_dataset(study["sentences"], pairs=study["pairs"],
+                               ratings=study["ratings"], scale="likert:1-7",
+                               columns={"subject": "participant"})
+    scores = acc_data.read_scores(study["out"] / "scores.parquet")
+    cli_table = pd.read_csv(study["out"] / "evaluation.csv")
+    python = stats.evaluate(ds, scores)
+    assert python.attrs["norming"].startswith("human = z")
+    numbers = [c for c in cli_table.columns if c not in ("model", "excluded_because")]
+    np.testing.assert_allclose(python[numbers].to_numpy(float),
+                               cli_table[numbers].to_numpy(float), rtol=0, atol=1e-12)
+    analysed = reports.analyse(ds, scores, n_boot=0, formula=None)
+    np.testing.assert_allclose(analysed.evaluation[numbers].to_numpy(float),
+                               cli_table[numbers].to_numpy(float), rtol=0, atol=1e-12)
+    assert analysed.ratings is not None and analysed.corr_pair is not None
