@@ -15,7 +15,12 @@ from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
 from acceptability.reports.benchmark import BENCHMARKS, Benchmark, analyse_benchmark
 from acceptability.reports.fits import Fits
 from acceptability.reports.provenance import provenance
-from acceptability.reports.rating_fits import TRIAL_LEVEL, fit_rating_models
+from acceptability.reports.rating_fits import (
+    TRIAL_LEVEL,
+    check_trial_formula,
+    fit_rating_models,
+    is_trial_formula,
+)
 from acceptability.reports.ratings import RatingsResults, analyse_ratings
 from acceptability.reports.syntaxgym import (
     SYNTAXGYM,
@@ -193,11 +198,10 @@ def check_formula(dataset, formula: str) -> None:
     pair level a sentence column whose values differ within a pair). The frames carry the
     sentences' own columns (``stats.sentence_model_frame``, ``stats.pair_model_frame``).
     Needs no scores (the frame's columns do not depend on them), so it runs first.
-    ``"trial-level"`` (the rating models' own formulas) needs trial-level ratings."""
-    if formula == TRIAL_LEVEL:
-        if dataset.ratings is None:
-            raise ValueError(f"formula {TRIAL_LEVEL!r} fits trial-level ratings, and "
-                             f"{dataset.name!r} has none")
+    ``"trial-level"`` (the rating models' own formulas) and formulas of ``response_z`` or
+    ``response`` need trial-level ratings (``reports.rating_fits.check_trial_formula``)."""
+    if is_trial_formula(formula):
+        check_trial_formula(dataset, formula)
         return
     parsed = stats.parse_formula(formula)
     frame_of = stats.pair_model_frame if _pair_level(formula) else stats.sentence_model_frame
@@ -253,7 +257,8 @@ def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) ->
         The long scores table (``sentence_id``, ``model``, ``score``).
     formula : str
         An lme4-style formula: ``human ~ score ...`` or ``dh ~ dlm ...``; or
-        ``"trial-level"``: the models of each rating (``reports.rating_fits``).
+        ``"trial-level"`` or a formula of ``response_z`` or ``response``: the models of
+        each rating (``reports.rating_fits``).
 
     Returns
     -------
@@ -281,8 +286,8 @@ def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) ->
     'trigram_slor: not fitted'
     """
     check_formula(dataset, formula)
-    if formula == TRIAL_LEVEL:
-        return fit_rating_models(dataset, scores)
+    if is_trial_formula(formula):
+        return fit_rating_models(dataset, scores, formula)
     fit = stats.pair_model if _pair_level(formula) else stats.sentence_model
     rows, summaries, notes = [], {}, []
     for model in dict.fromkeys(scores["model"]):

@@ -98,6 +98,8 @@ if TYPE_CHECKING:
     from acceptability.stats.ratings import (
         RATING_CLMM_FORMULA,
         RATING_FORMULA,
+        RATING_PAIR_CLMM_FORMULA,
+        RATING_PAIR_FORMULA,
         normalize_ratings,
         rating_model,
         rating_model_frame,
@@ -111,7 +113,8 @@ __getattr__, __dir__ = lazy_exports(__name__, __file__)  # 0.1 names (the rule b
 __all__ = [
     "DEFAULT_N_BOOT", "DEFAULT_SEED", "BrmResult", "ClmResult", "ClmmResult",
     "FC_FORMULA", "GlmerResult", "LmerResult",
-    "PAIR_FORMULA", "RATING_CLMM_FORMULA", "RATING_FORMULA", "SENTENCE_FORMULA",
+    "PAIR_FORMULA", "RATING_CLMM_FORMULA", "RATING_FORMULA", "RATING_PAIR_CLMM_FORMULA",
+    "RATING_PAIR_FORMULA", "SENTENCE_FORMULA",
     "SingularFitWarning", "Variability", "accuracy", "accuracy_correlations", "accuracy_table",
     "acrobatic_sentences",
     "adc", "adc_curve", "adjective_effect", "anova", "anova_clm", "attractor_effect", "benchmarks",

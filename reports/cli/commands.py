@@ -114,7 +114,7 @@ def _experiment(args: argparse.Namespace, **fixed):
              "ratings", "scale", "human_scale", "scores", "revision", "norming",
              "dtype", "recheck", "normalise", "unigram", "trust_remote_code", "boundary",
              "device", "device_map", "max_memory", "batch_tokens", "n_boot",
-             "seed", "by", "formula", "compare_metric", "correction", "sign", "out", "name")
+             "seed", "by", "formula", "level", "compare_metric", "correction", "sign", "out", "name")
     changes = {n: getattr(args, n, None) for n in names} | fixed
     models, changes["method"] = _models_and_method(args)
     if models:
@@ -455,11 +455,20 @@ def _scores_args(p: argparse.ArgumentParser) -> None:
 
 
 def _formula_arg(p, what: str, default: str) -> None:
-    """--formula, its help naming the default mixed model (``reports.analysis``)."""
+    """--formula and --level, the help naming the default mixed models (``reports.analysis``,
+    ``stats.rating_model``)."""
     p.add_argument("--formula", help=f"lme4-style {what}: human ~ score ... (score = the "
-                                     "model's z-score) or dh ~ dlm ... (pair deltas)"
-                                     f"{default}: '{DEFAULT_FORMULA}' where the sentences "
-                                     "have human judgments and phenomena)")
+                                     "model's z-score), dh ~ dlm ... (pair deltas) or "
+                                     "response_z ~ lm_z ... (each rating: the columns of "
+                                     "stats.rating_model_frame, e.g. condition, pair_id, "
+                                     f"participant, item){default}: the trial-level models "
+                                     "where there are trial ratings, else "
+                                     f"'{DEFAULT_FORMULA}' where the sentences have human "
+                                     "judgments and phenomena)")
+    p.add_argument("--level", choices=["auto", "trial", "sentence"],
+                   help="what the mixed model fits: each rating (trial; without --formula "
+                        "the default for the design, docs/ratings.md), each sentence's "
+                        "normed judgment (sentence) or as --formula says (auto, the default)")
 
 
 def _analysis_args(p: argparse.ArgumentParser, report: bool = True) -> None:

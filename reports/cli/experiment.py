@@ -22,9 +22,10 @@ from acceptability.data.names import display_names, with_display_names
 from acceptability.data.sources import checksum
 from acceptability.data.tables import member
 from acceptability.data.zorro import check_paradigms as check_zorro_paradigms
-from acceptability.reports.analysis import AUTO
+from acceptability.reports.analysis import AUTO, DEFAULT_FORMULA
 from acceptability.reports.cli.choices import DATASETS, DTYPES
 from acceptability.reports.cli.rating_data import head_sentences, lau2020_conditions
+from acceptability.reports.rating_fits import level_formula
 from acceptability.reports.syntaxgym import SYNTAXGYM
 from acceptability.scoring.normalise import NORMALISATIONS, UNIGRAM, check_unigram_file
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
@@ -54,7 +55,7 @@ TOML_KEYS = {
                "device": "device", "device_map": "device_map", "max_memory": "max_memory",
                "batch_tokens": "batch_tokens"},
     "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
-                 "formula": "formula", "compare_metric": "compare_metric",
+                 "formula": "formula", "level": "level", "compare_metric": "compare_metric",
                  "correction": "correction", "sign": "sign", "norming": "norming"},
 }
 
@@ -82,7 +83,11 @@ class Experiment:
     (``stats.with_norming``; ``"auto"``: ``stats.ratings.human.default_norming``).
     ``by="auto"`` picks the
     per-group breakdown; ``formula="auto"`` fits the default mixed model where the data
-    can carry it (``reports.analysis.resolve_formula``), ``""`` none; ``compare_metric=
+    can carry it (``reports.analysis.resolve_formula``), ``""`` none; ``level``:
+    ``"trial"`` models each rating (``formula="auto"``: ``stats.rating_model``'s defaults
+    for the design; a formula of ``response_z`` or ``response``), ``"sentence"`` each
+    sentence, ``"auto"`` as the formula says (``reports.rating_fits.level_formula``);
+    ``compare_metric=
     "auto"`` compares models on the ADC, else the BLiMP criterion, else r_sentence,
     whichever the data define first. ``sign``: the ADC's sign convention, ``"strict"`` or
     ``"thesis"`` (``stats.metrics.sign_agree``). ``normalise``: when scoring, one of
@@ -131,6 +136,7 @@ class Experiment:
     seed: int = DEFAULT_SEED
     by: str | None = "auto"
     formula: str = AUTO
+    level: str = AUTO
     compare_metric: str = AUTO
     correction: str = "holm"
     sign: str = "strict"
@@ -163,6 +169,8 @@ class Experiment:
             if value is not None and not (isinstance(value, int) and value > 0):
                 raise DataError(f"{key} must be a positive whole number, got {value!r}")
         self._check_ratings()
+        object.__setattr__(self, "formula", level_formula(self.formula, self.level,
+                                                          DEFAULT_FORMULA))
         self._check_columns()
         object.__setattr__(self, "deltas", tuple(check_delta(d) for d in self.deltas))
         object.__setattr__(self, "models", tuple(self.models))

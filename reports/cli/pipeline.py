@@ -42,7 +42,7 @@ from acceptability.reports.cli.experiment import Experiment, load_dataset, load_
 from acceptability.reports.cli.lock import folder_lock
 from acceptability.reports.cli.syntaxgym_data import REGIONS, read_regions, write_run_scores
 from acceptability.reports.provenance import version
-from acceptability.reports.rating_fits import TRIAL_LEVEL
+from acceptability.reports.rating_fits import is_trial_formula
 from acceptability.reports.render import Report, build
 from acceptability.reports.syntaxgym import SYNTAXGYM
 
@@ -277,7 +277,7 @@ def _steps(exp: Experiment, ds, formula: str | None, why: str | None,
     step(2, "evaluate", fp_eval, lambda: _evaluate(exp, ds, scores, command, out),
          f"statistics for {scores['model'].nunique()} models (bootstrap n={exp.n_boot})",
          settings=exp.analysis_settings() | {"command": command}, document="analysis.json")
-    fitted = ("stats", "reports") if formula == TRIAL_LEVEL else ("stats",)  # rating_fits
+    fitted = ("stats", "reports") if is_trial_formula(formula) else ("stats",)  # rating_fits
     fp_fit = fingerprint(fp_score, scored, formula, pkg, code_hash(*fitted))
     step(3, "fit", fp_fit, lambda: _fit(ds, scores, formula, out),
          f"mixed models: {formula or 'none'}", settings={"formula": formula},

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from acceptability.stats.ratings.models import (
         RATING_CLMM_FORMULA,
         RATING_FORMULA,
+        RATING_PAIR_CLMM_FORMULA,
+        RATING_PAIR_FORMULA,
         rating_model,
         rating_model_frame,
     )
@@ -21,5 +23,6 @@ if TYPE_CHECKING:
 
 __getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
 
-__all__ = ["RATING_CLMM_FORMULA", "RATING_FORMULA", "normalize_ratings", "normed_trials",
-           "rating_model", "rating_model_frame"]
+__all__ = ["RATING_CLMM_FORMULA", "RATING_FORMULA", "RATING_PAIR_CLMM_FORMULA",
+           "RATING_PAIR_FORMULA", "normalize_ratings", "normed_trials", "rating_model",
+           "rating_model_frame"]
