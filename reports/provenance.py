@@ -11,10 +11,12 @@ from importlib import metadata
 import pandas as pd
 
 DEPENDENCIES = ("numpy", "scipy", "pandas", "statsmodels", "glmm", "pingouin", "scikit-learn",
-                "matplotlib", "seaborn", "jinja2", "pyarrow", "torch", "transformers")
+                "matplotlib", "seaborn", "jinja2", "pyarrow", "torch", "transformers", "gguf")
 # Columns a scores table may carry that identify where a model's scores came from;
-# scoring.score writes model_source: the weights' hash (a local folder) or hub commit.
-MODEL_ID_COLUMNS = ("method", "model_source", "model_id", "revision", "checkpoint")
+# scoring.score writes model_source: the weights' hash (a local folder, a GGUF file) or hub
+# commit, and for causal LMs start_token (what the first token was conditioned on).
+MODEL_ID_COLUMNS = ("method", "model_source", "start_token", "model_id", "revision",
+                    "checkpoint")
 
 
 def version(package: str) -> str:

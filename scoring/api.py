@@ -156,8 +156,8 @@ def score(data: Any, model: Any = None, method: str | None = None, *, context: A
         tokenizer's word count; mean and penlp divide by the sentence's model tokens; the
         method column then reads e.g. "logprob_slor"), `unigram`, `batch_size`,
         `device`, `dtype` (float32 on the best available device unless given), `revision`,
-        `prepend_bos`, `acceptable_label`, `text_column` (e.g. POS tags for a tag n-gram
-        model), `model_name`, `cache` (True for $ACCEPTABILITY_CACHE_DIR or
+        `start_token` (`backends.causal.start_token`), `acceptable_label`, `text_column`
+        (e.g. POS tags for a tag n-gram model), `model_name`, `cache` (True for $ACCEPTABILITY_CACHE_DIR or
         ~/.cache/acceptability, a directory, or False), `progress` (a bar on a terminal or
         in a notebook, none in a log file or a pipe), `client` (a `dask.distributed.Client`:
         the sentences are scored in shards on its workers, `scoring.distributed`, each
@@ -172,7 +172,8 @@ def score(data: Any, model: Any = None, method: str | None = None, *, context: A
     DataFrame
         `sentence_id`, `model`, `score`, `method`, `n_tokens`; for the log-probability
         methods `perplexity` = exp(-raw score / n_tokens); for a transformer
-        `model_source`: "dir:<sha256 of the folder's files>" or "hub:<id>@<commit>". The
+        `model_source`: "dir:<sha256 of the folder's files>", "gguf:<sha256 of the file>"
+        or "hub:<id>@<commit>"; causal LMs' `start_token` ("none" for none). The
         model column defaults to "<model>_<method>" (like the published
         "bert-base-uncased_mlm"; a local folder by its own name, not its path), so one
         model scored by two methods stays two systems; `model_name` overrides it. With
@@ -227,6 +228,8 @@ def _scores_table(
         out["perplexity"] = np.exp(-raw / np.maximum(n_tokens, 1))
     if scorer.source:
         out["model_source"] = scorer.source
+    if "start_token" in scorer.options:  # what a causal LM's first token was conditioned on
+        out["start_token"] = scorer.options["start_token"] or "none"
     return out
 
 

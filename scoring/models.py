@@ -10,6 +10,7 @@ from typing import Any
 
 from acceptability._warnings import warn
 from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.gguf import file_sha256, gguf_error, gguf_kind, gguf_path
 from acceptability.scoring.options import parse_max_memory
 from acceptability.scoring.prepack import prepack_linears
 from acceptability.scoring.progress import hf_progress_quiet
@@ -29,7 +30,8 @@ class LanguageModel:
     """A loaded transformer with its tokenizer; `identity` keys the score cache.
 
     `source` says which weights these are, for provenance: "dir:<sha256 of the folder's
-    files>" for a local folder, "hub:<id>@<commit>" for a hub model. `trust_remote_code`:
+    files>" for a local folder, "gguf:<sha256 of the file>" for a GGUF file (`name` is then
+    its path), "hub:<id>@<commit>" for a hub model. `trust_remote_code`:
     the model runs code of its own (`load_model`). `device` is where inputs go;
     `device_map`, for a model loaded with one, says where each of its parts runs (not part
     of `identity`: placement changes scores by float rounding at most).
@@ -192,9 +194,12 @@ def max_tokens(model: Any, tokenizer: Any) -> int:
 
 def check_kind(name: str, kind: str, config: Any) -> None:
     """A ScoringError unless the config's architecture is a `kind` model, naming the
-    methods (`registry.methods_of_kind`) the model it is would serve."""
+    methods (`registry.methods_of_kind`) the model it is would serve. A base model
+    without a head ("BertModel": a sentence encoder) passes here: loading it names the
+    head weights it lacks (`check_loaded`)."""
     actual = model_kind(config)
-    if actual == kind:
+    archs = config.architectures or []
+    if actual == kind or actual is None and archs and all(a.endswith("Model") for a in archs):
         return
     hint = (
         f"use method {' or '.join(map(repr, methods_of_kind(actual)))}"
@@ -208,16 +213,21 @@ def check_kind(name: str, kind: str, config: Any) -> None:
 
 
 def model_source(name: str, revision: str | None) -> str:
-    """Which weights these are: "dir:<sha256 of the folder's files>" or "hub:<id>@<commit>"."""
+    """Which weights these are: "dir:<sha256 of the folder's files>", "gguf:<sha256 of the
+    file>" (`name` a .gguf file) or "hub:<id>@<commit>"."""
     local = Path(name).expanduser()
+    if local.is_file() and local.suffix.lower() == ".gguf":
+        return f"gguf:{file_sha256(local.resolve())}"
     return f"dir:{directory_hash(local)}" if local.is_dir() else f"hub:{name}@{hub_commit(name, revision)}"
 
 
 def _from_pretrained(name: str, kind: str, config: Any, revision: str | None,
-                     trust_remote_code: bool, placement: dict | None = None) -> tuple[Any, Any]:
+                     trust_remote_code: bool, placement: dict | None = None,
+                     gguf: Path | None = None) -> tuple[Any, Any]:
     """The model and its tokenizer, without transformers' progress bars: the model in
     float32 on the CPU, or placed and typed by transformers and accelerate as `placement`
-    (device_map, dtype, max_memory, offload_folder) says."""
+    (device_map, dtype, max_memory, offload_folder) says; from GGUF file `gguf` (in folder
+    `name`) when given. Weights the checkpoint lacks are an error (`check_loaded`)."""
     import torch
     from transformers import (
         AutoModelForCausalLM,
@@ -238,12 +248,35 @@ def _from_pretrained(name: str, kind: str, config: Any, revision: str | None,
     # float rounding, ~1e-7); the five operations took ~15% of a GPT-2 forward pass on CPU here.
     fast_gelu = {"activation_function": "gelu_pytorch_tanh"}
     overrides = fast_gelu if getattr(config, "activation_function", None) == "gelu_new" else {}
+    where = {"gguf_file": gguf.name} if gguf else {}
     with hf_progress_quiet():  # transformers' bars would flood a log file
-        model = auto.from_pretrained(name, revision=revision, trust_remote_code=trust_remote_code,
-                                     **(placement or {"dtype": torch.float32}), **overrides)
+        model, info = auto.from_pretrained(
+            name, revision=revision, trust_remote_code=trust_remote_code, output_loading_info=True,
+            **(placement or {"dtype": torch.float32}), **overrides, **where)
+        check_loaded(str(gguf or name), kind, info)
         tokenizer = AutoTokenizer.from_pretrained(name, revision=revision,
-                                                  trust_remote_code=trust_remote_code)
+                                                  trust_remote_code=trust_remote_code, **where)
     return model, tokenizer
+
+
+def check_loaded(name: str, kind: str, info: dict) -> None:
+    """A ScoringError naming the weights that `from_pretrained` reported missing from the
+    checkpoint or of the wrong shape (`output_loading_info`): transformers initialises them
+    at random, so a masked LM saved without its MLM head (a sentence encoder such as
+    all-MiniLM-L6-v2) would score noise that changes between loads."""
+    missing = sorted(info.get("missing_keys") or ())
+    mismatched = sorted(str(m[0] if isinstance(m, tuple | list) else m)
+                        for m in info.get("mismatched_keys") or ())
+    if not missing and not mismatched:
+        return
+    named = [*missing, *mismatched]
+    shown = ", ".join(named[:8]) + (f" and {len(named) - 8} more" if len(named) > 8 else "")
+    raise ScoringError(
+        f"model {name!r} lacks {len(named)} weight(s) of its {kind} model ({shown}): "
+        f"{'missing from its checkpoint' if missing else 'of another shape'}, transformers "
+        "would initialise them at random and the scores would be noise. Use a checkpoint "
+        f"saved with its {' / '.join(HEAD_SUFFIXES[kind])} head (a model trained for this "
+        "method), not a base model or sentence encoder.")
 
 
 def _load_checked(name: str, kind: str, revision: str | None, trust_remote_code: bool,
@@ -255,6 +288,41 @@ def _load_checked(name: str, kind: str, revision: str | None, trust_remote_code:
     config = load_config(name, revision, trust_remote_code)
     check_kind(name, kind, config)
     return _from_pretrained(name, kind, config, revision, trust_remote_code, placement)
+
+
+def _load_gguf(path: Path, kind: str, revision: str | None,
+               placement: dict | None = None) -> tuple[Any, Any]:
+    """The model and tokenizer of GGUF file `path`, dequantised to float32 by transformers,
+    once its config says it is a `kind` model (`gguf.gguf_kind`)."""
+    from transformers import AutoConfig
+
+    if revision is not None:
+        raise ScoringError(f"revision={revision!r} names a hub commit; GGUF file {str(path)!r} "
+                           "is one set of weights: leave revision out")
+    try:
+        config = AutoConfig.from_pretrained(str(path.parent), gguf_file=path.name)
+        if gguf_kind(config) != kind:
+            raise ScoringError(
+                f"GGUF file {str(path)!r} holds a {gguf_kind(config)} model ({config.model_type}),"
+                f" not the {kind} model this method needs; use method "
+                f"{' or '.join(map(repr, methods_of_kind(gguf_kind(config))))}")
+        return _from_pretrained(str(path.parent), kind, config, None, False, placement, path)
+    except (ImportError, OSError, ValueError, KeyError, RuntimeError) as err:
+        if isinstance(err, ScoringError):
+            raise
+        raise gguf_error(path, err) from None
+
+
+def _load_weights(name: str, kind: str, revision: str | None, trust_remote_code: bool,
+                  placement: dict | None, gguf: Path | None) -> tuple[str, Any, Any]:
+    """The name the model goes by, its model and its tokenizer: from GGUF file `gguf`
+    (llama.cpp's format, dequantised to float32 by transformers and the ``gguf`` package;
+    named by its path, its sha256 in the identity: `scoring.gguf`), else from `name`.
+    Weights the checkpoint lacks (a masked LM without its MLM head) are an error naming
+    them (`check_loaded`)."""
+    if gguf is not None:
+        return str(gguf), *_load_gguf(gguf, kind, revision, placement)
+    return name, *_load_checked(name, kind, revision, trust_remote_code, placement)
 
 
 def _placement(device: str | None, device_map: Any, max_memory: Any, offload_folder: Any) -> dict:
@@ -354,18 +422,18 @@ def load_model(
     name: str, kind: str, *, device: str | None = None, dtype: Any = None,
     revision: str | None = None, prepack: bool = True, trust_remote_code: bool = False,
     device_map: str | dict | None = None, max_memory: dict | str | None = None,
-    offload_folder: str | Path | None = None,
+    offload_folder: str | Path | None = None, gguf_file: str | None = None,
 ) -> LanguageModel:
-    """Load `name` (hub id or directory) through `from_pretrained` as a causal, masked,
-    encoder-decoder (seq2seq) or classifier model, on one device or, with `device_map`,
-    spread over several (GPUs, then the CPU and the disk) by transformers and accelerate.
+    """Load `name` (hub id, directory or GGUF file: `_load_weights`) through `from_pretrained`
+    as a causal, masked, encoder-decoder (seq2seq) or classifier model, on one device or,
+    with `device_map`, spread over several (GPUs, then the CPU and the disk) by
+    transformers and accelerate.
 
     On the CPU in float32 or bfloat16 the linear layers run through oneDNN with packed
     weights (`prepack`, see `scoring.prepack`): faster, same scores, about twice the memory
     for the linear weights. In bfloat16 the weights are read in float32 and cast; where the
     output layer runs on the CPU its float32 weights are kept (`head_fp32`) for the exact
-    logits a score reads (`batches.target_logprobs`). On CUDA or MPS bfloat16 is plainly
-    bfloat16: no float32 copy.
+    logits a score reads (`batches.target_logprobs`); not on CUDA or MPS.
 
     With `device_map` the weights load directly in `dtype` where the map says; the model
     is never moved nor packed (offloaded weights wait on 'meta' until accelerate's hooks
@@ -376,7 +444,7 @@ def load_model(
     Parameters
     ----------
     name : str
-        A hub id ("gpt2", "org/name") or a folder saved with `save_pretrained`.
+        A hub id ("gpt2"), a folder saved with `save_pretrained`, or a .gguf file.
     kind : {"causal", "masked", "seq2seq", "classifier"}
         The head the scoring method needs (`scoring.registry.REGISTRY`).
     device : str, optional
@@ -396,6 +464,8 @@ def load_model(
         With `device_map`: ``{0: "70GiB", "cpu": "200GiB"}`` or "0=70GiB,cpu=200GiB".
     offload_folder : str or path, optional
         With `device_map`: where disk-offloaded weights go (safetensors are read in place).
+    gguf_file : str, optional
+        The GGUF file in folder `name` (or its path as `name`).
 
     Returns
     -------
@@ -404,7 +474,7 @@ def load_model(
 
     Examples
     --------
-    A misspelt folder fails before anything is loaded (a real model needs transformers):
+    A misspelt folder fails before anything is loaded:
 
     >>> from acceptability import scoring
     >>> scoring.load_model("./no/such/model", "causal")
@@ -412,13 +482,13 @@ def load_model(
     ...
     acceptability.scoring.errors.ScoringError: model folder './no/such/model' does not exist ...
     """
-    check_local(name)  # before the slow imports
+    gguf = gguf_path(name, gguf_file) or check_local(name)  # before the slow imports
     if kind not in HEAD_SUFFIXES:
         raise ScoringError(f"unknown model kind {kind!r}; use one of {sorted(HEAD_SUFFIXES)}")
     placement = _placement(device, device_map, max_memory, offload_folder)
     torch_dtype = pick_dtype(dtype)
-    model, tokenizer = _load_checked(name, kind, revision, trust_remote_code,
-                                     {**placement, "dtype": torch_dtype} if placement else None)
+    placed_as = {**placement, "dtype": torch_dtype} if placement else None
+    name, model, tokenizer = _load_weights(name, kind, revision, trust_remote_code, placed_as, gguf)
     if not tokenizer.is_fast:
         raise ScoringError(f"model {name!r} has no fast tokenizer; scoring needs token offsets")
     model, device, head_fp32 = _ready(model, device, torch_dtype, prepack, bool(placement))

@@ -59,8 +59,12 @@ class ScoringOptions:
         float32 unless given (e.g. "bfloat16").
     revision : str or None
         The hub revision (branch, tag or commit) of a hub id.
-    prepend_bos : bool
-        Condition a causal LM's first token on BOS, so every token is scored.
+    start_token : str or None
+        What a causal LM's first token is conditioned on (`backends.causal.start_token`):
+        "auto" (BOS, or end-of-text where the tokenizer has no BOS or its BOS opens a chat
+        turn), "bos", "eos" (end-of-text, as GPT-2 and lm-eval-harness), a token of the
+        vocabulary, or None (no start token: the first token is not scored). Part of the
+        cache key and of the scores table (column `start_token`).
     acceptable_label : int
         The classifier's label for acceptable (CoLA: 1).
     text_column : str
@@ -102,7 +106,7 @@ class ScoringOptions:
     max_memory: dict | str | None = None
     dtype: Any = None
     revision: str | None = None
-    prepend_bos: bool = True
+    start_token: str | None = "auto"
     acceptable_label: int = 1
     text_column: str = "text"
     model_name: str | None = None
@@ -123,7 +127,7 @@ FIELDS = tuple(f.name for f in fields(ScoringOptions))
 DEFAULTS = ScoringOptions()
 #: What a worker needs to build the same scorer (`runner.make_scorer`), besides the model.
 SCORER_FIELDS = ("method", "batch_tokens", "device", "device_map", "max_memory", "dtype", "revision",
-                 "prepend_bos", "acceptable_label", "trust_remote_code", "word_boundaries")
+                 "start_token", "acceptable_label", "trust_remote_code", "word_boundaries")
 
 
 def resolve(

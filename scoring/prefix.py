@@ -76,7 +76,7 @@ def prefix_scores(data: Any, model: Any = None, method: str | None = None, *,
         Settings to start from; `model`, `method` and `settings` override them.
     **settings
         Fields of `ScoringOptions` a causal LM uses: `batch_size`, `device`, `dtype`,
-        `revision`, `prepend_bos`, `model_name`, `cache`, `progress`.
+        `revision`, `start_token`, `model_name`, `cache`, `progress`.
 
     Returns
     -------

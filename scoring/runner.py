@@ -66,14 +66,15 @@ def make_scorer(options: ScoringOptions) -> Scorer:
         method = CONTINUATION if method in PREFIX_METHODS else method
         # keyed only when on: plain scores keep their cache entries
         bounds = {"word_boundaries": True} if options.word_boundaries else {}
+        start = causal.start_token(lm.tokenizer, options.start_token, lm.name)
         return Scorer(
             lm.name,
             method,
-            lambda pairs: causal.encode_many(lm, pairs, prepend_bos=options.prepend_bos),
+            lambda pairs: causal.encode_many(lm, pairs, start),
             _by_length(lm, budget),
             lambda items, batches: causal.iter_logprobs(lm, items, batches, **bounds),
             lm.identity,
-            {"prepend_bos": options.prepend_bos, **bounds},
+            {"start_token": start, **bounds},
             source=lm.source,
         )
     if lm.kind == "masked":

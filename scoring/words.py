@@ -252,9 +252,10 @@ def _check_corrected(frame: pd.DataFrame, contexts: list[str], options: ScoringO
     if len(trailing):
         raise ScoringError(f"sentence(s) {', '.join(trailing[:5])} end in whitespace, after "
                            "which no word ends; strip it (text.rstrip()) for boundary='corrected'")
-    if not options.prepend_bos and not all(contexts):
+    if options.start_token in (None, "none") and not all(contexts):
         raise ScoringError("boundary='corrected' needs the first word's first token scored: "
-                           "keep prepend_bos=True (or give every sentence a context)")
+                           "give a start token (start_token='auto', the default), or give "
+                           "every sentence a context")
 
 
 def word_table(frame: pd.DataFrame, scored: list[Scored], spans: list[list[Span] | None],

@@ -113,7 +113,7 @@ def _experiment(args: argparse.Namespace, **fixed):
     names = ("dataset", "data_path", "max_pairs", "max_sentences", "sentences", "pairs",
              "ratings", "scale", "human_scale", "scores", "revision", "norming",
              "dtype", "recheck", "normalise", "unigram", "trust_remote_code", "boundary",
-             "device", "device_map", "max_memory", "batch_tokens", "n_boot",
+             "start_token", "device", "device_map", "max_memory", "batch_tokens", "n_boot",
              "seed", "by", "formula", "level", "compare_metric", "correction", "sign", "out", "name")
     changes = {n: getattr(args, n, None) for n in names} | fixed
     models, changes["method"] = _models_and_method(args)
@@ -445,6 +445,12 @@ def _scoring_args(p: argparse.ArgumentParser, method: str, revision: str) -> Non
     p.add_argument("--revision", help=revision)
     _trust_arg(p)
     _boundary_arg(p)
+    p.add_argument("--start-token", metavar="bos|eos|none|TOKEN",
+                   help="what a causal LM's first token is conditioned on: its BOS token, "
+                        "end-of-text (eos, as GPT-2 and lm-eval-harness), a token of its "
+                        "vocabulary, or none (the first token unscored); default auto: bos, "
+                        "or eos where the tokenizer has no BOS or its BOS opens a chat turn "
+                        "(docs/scoring.md)")
     _dtype_arg(p)
     _hardware_args(p)
     _normalise_args(p)
@@ -526,8 +532,8 @@ def _score_command(sub) -> None:
                        description=cmd_score.__doc__)
     _data_args(s)
     s.add_argument("--model", action="append", required=True, metavar="MODEL[:METHOD]",
-                   help="model to score with: a hub id, a local folder or (ngram) an ARPA "
-                        "file, optionally with its method, e.g. gpt2:logprob or "
+                   help="model to score with: a hub id, a local folder, a .gguf file or "
+                        "(ngram) an ARPA file, optionally with its method, e.g. gpt2:logprob or "
                         "bert-base-uncased:pll (repeatable)")
     _scoring_args(s, f"{', '.join(METHODS)}: for every --model without its own; or "
                      "repeated, one per --model in order (default: logprob; "

@@ -52,7 +52,8 @@ TOML_KEYS = {
                "revision": "revision", "dtype": "dtype", "recheck": "recheck",
                "normalise": "normalise", "unigram": "unigram",
                "trust_remote_code": "trust_remote_code", "boundary": "boundary",
-               "device": "device", "device_map": "device_map", "max_memory": "max_memory",
+               "start_token": "start_token", "device": "device", "device_map": "device_map",
+               "max_memory": "max_memory",
                "batch_tokens": "batch_tokens"},
     "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
                  "formula": "formula", "level": "level", "compare_metric": "compare_metric",
@@ -98,6 +99,8 @@ class Experiment:
     file (default all 34; ``data.load_syntaxgym``); their scores are region surprisals
     (``reports.cli.syntaxgym_data``), summed over tokens (``boundary="sum"``) or with the
     word-boundary correction (``"corrected"``; ``scoring.region_surprisals``).
+    ``start_token``: what a causal LM's first token is conditioned on (``"bos"``, ``"eos"``,
+    a token, ``"none"``; default ``"auto"``: ``scoring.backends.causal.start_token``).
     ``device``, ``device_map``, ``max_memory`` and ``batch_tokens``: where and in what
     batches models are scored (``hardware``; ``scoring.load_model``, ``scoring.score``), not
     part of the scores' provenance (they change scores by float rounding at most).
@@ -127,6 +130,7 @@ class Experiment:
     unigram: str | None = None
     trust_remote_code: bool = False
     boundary: str = "sum"
+    start_token: str | None = None
     device: str | None = None
     device_map: str | None = None
     max_memory: str | dict | None = None
@@ -258,15 +262,16 @@ class Experiment:
 
     def hardware(self) -> dict:
         """The device, device_map, max_memory and batch_tokens given, as ``scoring.score``
-        takes them (max_memory read by ``scoring.options.parse_max_memory``)."""
+        takes them (max_memory read by ``scoring.options.parse_max_memory``), and the
+        start token when given (which is in the scores' provenance: ``scores_settings``)."""
         from acceptability.scoring.options import parse_max_memory
 
         if self.batch_tokens is not None and (not isinstance(self.batch_tokens, int)
                                               or self.batch_tokens < 1):
             raise DataError(f"batch_tokens must be a whole number >= 1, got {self.batch_tokens!r}",
                             fix="give tokens per forward pass, e.g. 16384, or leave it out")
-        given = {k: getattr(self, k) for k in ("device", "device_map", "batch_tokens")
-                 if getattr(self, k)}
+        given = {k: getattr(self, k) for k in ("device", "device_map", "batch_tokens",
+                                               "start_token") if getattr(self, k)}
         if self.max_memory is not None:
             try:
                 given["max_memory"] = parse_max_memory(self.max_memory)
@@ -295,6 +300,7 @@ class Experiment:
                 "unigram": self.unigram and {"path": self.unigram,
                                              "sha256": checksum(Path(self.unigram))},
                 **({"trust_remote_code": True} if scored and self.trust_remote_code else {}),
+                **({"start_token": self.start_token} if scored and self.start_token else {}),
                 **({"boundary": self.boundary} if scored and self.dataset == SYNTAXGYM
                    else {})}
 

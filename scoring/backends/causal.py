@@ -1,4 +1,5 @@
-"""Causal LM scores: log P(s) = sum_t log P(w_t | BOS, w_<t), per-token surprisal, prefix continuations."""
+"""Causal LM scores: log P(s) = sum_t log P(w_t | START, w_<t), per-token surprisal, prefix
+continuations; START is the start token (`start_token`: BOS, end-of-text or a given one)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,45 @@ from acceptability.scoring.models import LanguageModel
 from acceptability.scoring.overlap import overlaps, pipeline
 from acceptability.scoring.results import Scored
 
+#: Start-token choices besides a token of the vocabulary given as text; None: no start token.
+START_CHOICES = ("auto", "bos", "eos")
+#: BOS tokens that open a chat turn, not a text: "auto" starts after end-of-text instead.
+CHAT_MARKERS = ("<|im_start|>",)  # ChatML's (SmolLM2-Instruct)
+END_OF_TEXT = "<|endoftext|>"  # the document separator of GPT-2, SmolLM2, Qwen2.5, Pythia
+
+
+def start_token(tokenizer: Any, choice: str | None, name: str = "model") -> str | None:
+    """The token a causal LM's first word is conditioned on, as text, from `choice`:
+
+    - "bos": the tokenizer's BOS token;
+    - "eos": end-of-text, the separator between training documents that GPT-2 and
+      lm-eval-harness condition on: ``<|endoftext|>`` where the vocabulary has it (an
+      instruct model's EOS may end a chat turn instead, SmolLM2's ``<|im_end|>``), else
+      the tokenizer's EOS token;
+    - "auto" (the default): "bos", unless the tokenizer has no BOS (Qwen2.5) or its BOS
+      opens a chat turn (`CHAT_MARKERS`: SmolLM2-Instruct's ``<|im_start|>``); then "eos".
+      GPT-2: ``<|endoftext|>``; Llama: ``<s>``; Gemma: ``<bos>``;
+    - any other text: that token of the vocabulary (e.g. ``"<|endoftext|>"``);
+    - None (or "none"): no start token; the text's first token is then not scored.
+
+    A ScoringError when the token asked for does not exist, saying which would.
+    """
+    if choice is None or choice == "none":
+        return None
+    bos, eos = tokenizer.bos_token, tokenizer.eos_token
+    vocab = tokenizer.get_vocab()
+    if choice == "auto":
+        choice = "bos" if bos is not None and bos not in CHAT_MARKERS else "eos"
+    token = {"bos": bos, "eos": END_OF_TEXT if END_OF_TEXT in vocab else eos}.get(choice, choice)
+    if token is None or token not in vocab:
+        what = f"no {choice.upper()} token" if choice in START_CHOICES else f"no token {choice!r}"
+        offer = [f"{c!r} ({t})" for c, t in (("bos", bos), ("eos", eos)) if t is not None]
+        raise ScoringError(
+            f"model {name!r} has {what} to condition the first word on; give start_token "
+            f"{' or '.join(offer + ['a token of its vocabulary'])}, or None (the first token "
+            "is then not scored)")
+    return token
+
 
 @dataclass
 class CausalInput:
@@ -33,34 +73,29 @@ class CausalInput:
     offsets: list[tuple[int, int]]
 
 
-def encode(lm: LanguageModel, text: str, context: str = "", prepend_bos: bool = True) -> CausalInput:
-    """Tokens of `text` to score after `context` and the BOS token: log P(text | BOS, context).
+def encode(lm: LanguageModel, text: str, context: str = "", start: str | None = "auto") -> CausalInput:
+    """Tokens of `text` to score after the start token and `context`:
+    log P(text | START, context).
 
     The one conditioning mechanism of sentences in context (`scoring.score`, Lau et al. 2020)
     and BLiMP's prefix methods: context and text are tokenized apart (`text` as joined by
     `scoring.context.continuation`) and only the text's tokens are scored.
 
-    With `prepend_bos` (default) the first token is conditioned on the tokenizer's BOS token
-    (GPT-2: `<|endoftext|>`), so every token of the text is scored; without it the first token
-    of context+text has nothing to condition on and is not scored.
+    `start` (`start_token`; default "auto": BOS, or end-of-text where BOS is missing or a
+    chat marker) comes first, so every token of the text is scored; with None the first
+    token of context+text has nothing to condition on and is not scored.
     """
-    return next(encode_many(lm, [(context, text)], prepend_bos))
+    return next(encode_many(lm, [(context, text)], start))
 
 
 def encode_many(lm: LanguageModel, pairs: list[tuple[str, str]],
-                prepend_bos: bool = True) -> Iterator[CausalInput]:
+                start: str | None = "auto") -> Iterator[CausalInput]:
     """`encode` of each (context, text) pair, in order; the texts, and the distinct contexts,
     tokenized in one call each (`tokenize_all`: all of it is done before the first batch
     can start on the device). A ScoringError stops it at the pair it is about."""
     tok = lm.tokenizer
-    bos: list[int] = []
-    if prepend_bos:
-        if tok.bos_token_id is None:
-            raise ScoringError(
-                f"model {lm.name!r} has no BOS token to condition the first word on; "
-                "pass prepend_bos=False (the first token is then not scored)"
-            )
-        bos = [tok.bos_token_id]
+    token = start_token(tok, start, lm.name)
+    bos: list[int] = [] if token is None else [tok.convert_tokens_to_ids(token)]
     encodings = tokenize_all(tok, [text for _, text in pairs], special_tokens=False)
     contexts = sorted({context for context, _ in pairs if context})
     ctx_ids = {c: e.ids for c, e in zip(contexts, tokenize_all(tok, contexts, False), strict=True)}

@@ -60,7 +60,7 @@ def test_cache_key_separates_model_method_options_and_text(tmp_path, gpt2_dir, b
     kw = {"cache": tmp_path, "progress": False}
     scoring.score(sentences[:2], lm, "logprob", **kw)
     calls, handle = _count_forwards(lm)
-    scoring.score(sentences[:2], lm, "logprob", prepend_bos=False, **kw)
+    scoring.score(sentences[:2], lm, "logprob", start_token=None, **kw)
     scoring.score([sentences[2]], lm, "logprob", **kw)
     handle.remove()
     assert len(calls) == 2

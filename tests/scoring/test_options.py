@@ -26,7 +26,7 @@ def test_options_are_frozen_and_default_like_the_keywords():
     opts = scoring.ScoringOptions()
     with pytest.raises(dataclasses.FrozenInstanceError):
         opts.batch_size = 2  # type: ignore[misc]
-    assert (opts.batch_size, opts.cache, opts.progress, opts.prepend_bos) == (16, True, True, True)
+    assert (opts.batch_size, opts.cache, opts.progress, opts.start_token) == (16, True, True, "auto")
 
 
 def test_resolve_layers_the_call_over_the_options():

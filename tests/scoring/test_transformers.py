@@ -36,7 +36,7 @@ def test_logprob_equals_manual_log_softmax_gather(gpt2_dir, sentences):
     np.testing.assert_allclose(got["score"], expected, atol=TOL)
     assert list(got["n_tokens"]) == [len(tok(t)["input_ids"]) for t in sentences]
     assert list(got.columns) == ["sentence_id", "model", "score", "method", "n_tokens",
-                                 "perplexity", "model_source"]
+                                 "perplexity", "model_source", "start_token"]
     np.testing.assert_allclose(got["perplexity"], np.exp(-np.array(expected) / got["n_tokens"]),
                                rtol=1e-5)
     assert got["model_source"].str.fullmatch(r"dir:[0-9a-f]{64}").all()
@@ -44,7 +44,7 @@ def test_logprob_equals_manual_log_softmax_gather(gpt2_dir, sentences):
 
 def test_logprob_without_bos_skips_first_token(gpt2_dir, sentences):
     with_bos = _score(sentences, gpt2_dir, "logprob")
-    without = _score(sentences, gpt2_dir, "logprob", prepend_bos=False)
+    without = _score(sentences, gpt2_dir, "logprob", start_token=None)
     assert list(without["n_tokens"]) == list(with_bos["n_tokens"] - 1)
     assert (without["score"] > with_bos["score"]).all()
 

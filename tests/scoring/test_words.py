@@ -321,7 +321,7 @@ def test_a_tokenizer_without_leading_spaces_is_refused(bert_dir):
 
 @pytest.mark.parametrize(("wrong", "message"), [
     ({"boundary": "bos"}, "boundary must be one of"),
-    ({"boundary": "corrected", "prepend_bos": False}, "needs the first word's first token"),
+    ({"boundary": "corrected", "start_token": None}, "needs the first word's first token"),
     ({"words": "spacy"}, "give 'whitespace'"),
     ({"words": [["The"]]}, "words for 1 sentences, but there are 2"),
     ({"words": {"0": ["The", "cat", "sat."]}}, "no words given for sentence_id"),
