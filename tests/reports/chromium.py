@@ -112,3 +112,66 @@ class Page:
                                        "scale": 1})
         path.write_bytes(base64.b64decode(shot["data"]))
         return path
+
+
+# Run in the page with every <details> opened: what a reader at this width would find wrong.
+LAYOUT = """(() => {
+  document.querySelectorAll("details").forEach(d => { d.open = true; });
+  const scrolls = el => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
+  const inScrollBox = el => {
+    for (let p = el.parentElement; p; p = p.parentElement) if (scrolls(p)) return true;
+    return false;
+  };
+  const name = el => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + ": "
+    + (el.textContent || "").trim().slice(0, 60);
+  const all = [...document.body.querySelectorAll("*")].filter(el => el.getClientRects().length);
+  const wider = all.filter(el => !inScrollBox(el)).filter(el => {
+    const r = el.getBoundingClientRect(), p = el.parentElement.getBoundingClientRect();
+    return r.left < p.left - 0.5 || r.right > p.right + 0.5;
+  }).map(name);
+  const cut = all.filter(el => !scrolls(el) && el.clientWidth > 0
+                         && el.scrollWidth > el.clientWidth + 1).map(name);
+  const withText = all.filter(el => [...el.childNodes].some(
+    n => n.nodeType === Node.TEXT_NODE && n.textContent.trim()));
+  const tables = [...document.querySelectorAll("table")].map(t => {
+    const box = t.parentElement, firsts = [...t.rows].map(r => r.cells[0]);
+    box.scrollLeft = box.scrollWidth;  // scrolled to its end: the first column stays
+    const left = box.getBoundingClientRect().left;
+    const table = {caption: box.previousElementSibling.textContent.trim().slice(0, 40),
+                   scrollBox: scrolls(box), width: box.clientWidth, scrollWidth: box.scrollWidth,
+                   firstColumnStays: firsts.every(
+                     c => Math.abs(c.getBoundingClientRect().left - left) <= 1)};
+    box.scrollLeft = 0;
+    return table;
+  });
+  const pres = [...document.querySelectorAll("pre")].map(p => ({
+    title: p.parentElement.querySelector("summary").textContent, scrollBox: scrolls(p),
+    width: p.clientWidth, scrollWidth: p.scrollWidth}));
+  return {innerWidth, scale: visualViewport.scale,
+          scrollWidth: document.documentElement.scrollWidth,
+          viewport: (document.querySelector("meta[name=viewport]") || {}).content || null,
+          smallestFont: Math.min(...withText.map(el => parseFloat(getComputedStyle(el).fontSize))),
+          wider, cut, tables, pres};
+})()"""
+
+
+def assert_reads_well(layout: dict, width: int) -> None:
+    """What ``LAYOUT`` measured in a ``width``-pixel window (a phone's below 800) is a page
+    that reads there: laid out at the window's width, unscaled (the viewport tag), so text
+    keeps its size; no sideways page; nothing wider than its container or overflowing it,
+    but inside a scroll box; every table in its own scroll box with its first column in
+    view; the provenance block wrapped; at a laptop's width no box needs scrolling."""
+    assert "width=device-width" in (layout["viewport"] or "")
+    assert (layout["innerWidth"], layout["scale"]) == (width, 1)
+    assert layout["scrollWidth"] == width
+    assert layout["smallestFont"] >= 12
+    assert layout["wider"] == [] and layout["cut"] == []
+    for table in layout["tables"]:
+        assert table["scrollBox"] and table["firstColumnStays"], table
+    provenance = [p for p in layout["pres"] if p["title"] == "provenance"]
+    assert len(provenance) == 1 and provenance[0]["scrollWidth"] <= provenance[0]["width"]
+    for pre in layout["pres"]:
+        assert pre["scrollBox"] or pre["scrollWidth"] <= pre["width"], pre
+    if width >= 800:
+        for box in layout["tables"] + layout["pres"]:
+            assert box["scrollWidth"] <= box["width"], box

@@ -11,6 +11,7 @@ from PIL import Image
 
 from acceptability import data, reports
 from tests.conftest import missing
+from tests.reports.chromium import LAYOUT, Browser, assert_reads_well
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -64,46 +65,6 @@ def test_report_renders_in_chromium(tmp_path):
         assert len(im.convert("L").getcolors(maxcolors=1 << 16) or range(1 << 16)) > 20
 
 
-# Run in the page with every <details> opened: what a reader at this width would find wrong.
-LAYOUT = """(() => {
-  document.querySelectorAll("details").forEach(d => { d.open = true; });
-  const scrolls = el => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
-  const inScrollBox = el => {
-    for (let p = el.parentElement; p; p = p.parentElement) if (scrolls(p)) return true;
-    return false;
-  };
-  const name = el => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + ": "
-    + (el.textContent || "").trim().slice(0, 60);
-  const all = [...document.body.querySelectorAll("*")].filter(el => el.getClientRects().length);
-  const wider = all.filter(el => !inScrollBox(el)).filter(el => {
-    const r = el.getBoundingClientRect(), p = el.parentElement.getBoundingClientRect();
-    return r.left < p.left - 0.5 || r.right > p.right + 0.5;
-  }).map(name);
-  const cut = all.filter(el => !scrolls(el) && el.clientWidth > 0
-                         && el.scrollWidth > el.clientWidth + 1).map(name);
-  const withText = all.filter(el => [...el.childNodes].some(
-    n => n.nodeType === Node.TEXT_NODE && n.textContent.trim()));
-  const tables = [...document.querySelectorAll("table")].map(t => {
-    const box = t.parentElement, firsts = [...t.rows].map(r => r.cells[0]);
-    box.scrollLeft = box.scrollWidth;  // scrolled to its end: the first column stays
-    const left = box.getBoundingClientRect().left;
-    const table = {caption: box.previousElementSibling.textContent.trim().slice(0, 40),
-                   scrollBox: scrolls(box), width: box.clientWidth, scrollWidth: box.scrollWidth,
-                   firstColumnStays: firsts.every(
-                     c => Math.abs(c.getBoundingClientRect().left - left) <= 1)};
-    box.scrollLeft = 0;
-    return table;
-  });
-  const pres = [...document.querySelectorAll("pre")].map(p => ({
-    title: p.parentElement.querySelector("summary").textContent, scrollBox: scrolls(p),
-    width: p.clientWidth, scrollWidth: p.scrollWidth}));
-  return {innerWidth, scale: visualViewport.scale,
-          scrollWidth: document.documentElement.scrollWidth,
-          viewport: (document.querySelector("meta[name=viewport]") || {}).content || null,
-          smallestFont: Math.min(...withText.map(el => parseFloat(getComputedStyle(el).fontSize))),
-          wider, cut, tables, pres};
-})()"""
-
 # Real model names as long as a user's: the published LI-Adger scores under other labels.
 LONG_NAMES = {"bert-large-uncased_mlm": "bert-large-uncased_pll",
               "bert-base-uncased_mlm": "bert-base-uncased_pll",
@@ -114,8 +75,6 @@ LONG_NAMES = {"bert-large-uncased_mlm": "bert-large-uncased_pll",
 def long_named_report(li_adger, li_adger_scores, li_adger_dir, tmp_path_factory):
     """The report of LI-Adger's published scores (long model names, fits, 20 resamples, the
     command a user would type) and a Chromium to read it."""
-    from tests.reports.chromium import Browser
-
     scores = li_adger_scores.assign(model=li_adger_scores["model"].replace(LONG_NAMES))
     out = tmp_path_factory.mktemp("long-names")
     command = (f"acceptability report --data {li_adger_dir} --scores {out}/scores.parquet "
@@ -132,22 +91,8 @@ def test_report_reads_at_a_phones_and_a_laptops_width(long_named_report, width, 
     report, browser = long_named_report
     page = browser.open(report.html.as_uri(), width, 844, mobile=width < 800)
     layout = page.evaluate(LAYOUT)
-    assert "width=device-width" in (layout["viewport"] or "")
-    # laid out at the window's width, unscaled, so text keeps its size; no sideways page
-    assert (layout["innerWidth"], layout["scale"]) == (width, 1)
-    assert layout["scrollWidth"] == width
-    assert layout["smallestFont"] >= 12
-    assert layout["wider"] == [] and layout["cut"] == []
+    assert_reads_well(layout, width)
     assert len(layout["tables"]) >= 8 and len(layout["pres"]) >= 2
-    for table in layout["tables"]:  # each scrolls in its own box, its first column in view
-        assert table["scrollBox"] and table["firstColumnStays"], table
-    provenance = [p for p in layout["pres"] if p["title"] == "provenance"]
-    assert len(provenance) == 1 and provenance[0]["scrollWidth"] <= provenance[0]["width"]
-    if width == 1280:  # nothing is cut off: no box needs scrolling
-        for box in layout["tables"] + layout["pres"]:
-            assert box["scrollWidth"] <= box["width"], box
-    for pre in layout["pres"]:
-        assert pre["scrollBox"] or pre["scrollWidth"] <= pre["width"], pre
     shot = page.screenshot(tmp_path / f"report-{width}.png")
     with Image.open(shot) as im:
         assert im.size[0] == width and im.size[1] > 3000
