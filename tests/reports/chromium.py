@@ -8,13 +8,25 @@ import base64
 import fcntl
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import missing
+
+EXECUTABLE = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--hide-scrollbars"]
+
+
+def need_chromium() -> str:
+    """Chromium's executable; required in CI (tests/conftest.py: a failure there, a skip
+    elsewhere)."""
+    if EXECUTABLE is None:
+        missing("headless Chromium not installed (Debian: apt-get install -y chromium)")
+    return EXECUTABLE
 
 
 class Browser:

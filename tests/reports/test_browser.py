@@ -1,23 +1,24 @@
-"""The HTML report in headless Chromium: it renders and no image fails to load."""
+"""The HTML report in headless Chromium: it renders, no image fails to load, and it reads at a
+phone's width (390 px) and a laptop's (1280 px)."""
 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
 from PIL import Image
 
 from acceptability import data, reports
-from tests.conftest import missing
-from tests.reports.chromium import LAYOUT, Browser, assert_reads_well
+from tests.reports.chromium import (
+    EXECUTABLE,
+    FLAGS,
+    LAYOUT,
+    Browser,
+    assert_reads_well,
+    need_chromium,
+)
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--hide-scrollbars"]
 # Appended to a copy of the report: after load, write how many images failed into the DOM.
 CHECK = """<script>
 window.addEventListener("load", function () {
@@ -32,15 +33,13 @@ window.addEventListener("load", function () {
 
 
 def chromium(args: list[str], profile) -> subprocess.CompletedProcess:
-    return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args],
+    return subprocess.run([EXECUTABLE, *FLAGS, f"--user-data-dir={profile}", *args],
                           capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture(autouse=True)
-def need_chromium() -> None:
-    """Required in CI (tests/conftest.py: a failure there, a skip elsewhere)."""
-    if CHROMIUM is None:
-        missing("headless Chromium not installed (Debian: apt-get install -y chromium)")
+def chromium_installed() -> None:
+    need_chromium()
 
 
 def test_report_renders_in_chromium(tmp_path):
@@ -81,7 +80,7 @@ def long_named_report(li_adger, li_adger_scores, li_adger_dir, tmp_path_factory)
                f"--n-boot 20 --out {out}/report --name 'LI-Adger with long model names'")
     results = reports.analyse(li_adger, scores, n_boot=20, command=command)
     report = reports.build(results, out / "report")
-    browser = Browser(CHROMIUM, out / "profile")
+    browser = Browser(EXECUTABLE, out / "profile")
     yield report, browser
     browser.close()
 
