@@ -13,6 +13,8 @@
 #              (1 + condition | pair_id)                (stats.RATING_PAIR_FORMULA, REML)
 #   pair_z_intercept  the same with (1 + condition | participant): the participant intercept
 #              of within-participant z-scores, singular
+#   condition_z  response_z ~ condition + (1 + condition | participant) +
+#              (1 + condition | pair_id): no model score, as docs/ratings.md shows it
 #   crossed_z  response_z ~ lm_z + (1 | participant) + (1 | item), item = sentence (the
 #              package's former default): singular
 #   pair_raw   response ~ condition + lm_z + (1 + condition | participant) +
@@ -67,6 +69,8 @@ fit_lmer <- function(model, formula) {
 fit_lmer("pair_z", response_z ~ condition + lm_z + (0 + condition | participant) +
            (1 + condition | pair_id))
 fit_lmer("pair_z_intercept", response_z ~ condition + lm_z + (1 + condition | participant) +
+           (1 + condition | pair_id))
+fit_lmer("condition_z", response_z ~ condition + (1 + condition | participant) +
            (1 + condition | pair_id))
 fit_lmer("crossed_z", response_z ~ lm_z + (1 | participant) + (1 | item))
 fit_lmer("pair_raw", response ~ condition + lm_z + (1 + condition | participant) +

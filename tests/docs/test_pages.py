@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests import scoring_fixtures as fx
-from tests.conftest import need_data
+from tests.conftest import need_data, need_module
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -49,10 +49,22 @@ LOADER_DATA = {
 LOADER = re.compile(r"\bdata\.(load_\w+)\(")
 # Python blocks followed by the output they print, at least, per page: the numbers each
 # page shows are checked here (a page that loses one fails, rather than passing untested).
+# Files a page reads as a user's own, written into its working folder before it runs:
+# page -> (reference data folder, writer of the files into the working folder).
+PAGE_FILES = {"docs/ratings.md": ("turblimp", lambda work: _latin_square(work / "turblimp-study"))}
 PRINTED = {"README.md": 1, "docs/getting-started.md": 1, "docs/metrics.md": 2,
            "docs/papers.md": 1, "docs/benchmarks.md": 3, "docs/baselines.md": 1,
            "docs/scoring.md": 2, "docs/mixed-models.md": 1, "docs/your-data.md": 1,
            "docs/ratings.md": 4}
+
+
+def _latin_square(folder: Path) -> None:
+    """TurBLiMP's human study as a user's sentences, pairs and ratings files
+    (tests/latin_square.py), for docs/ratings.md's Latin-square example."""
+    need_module("openpyxl")
+    from tests.latin_square import write_study
+
+    write_study(need_data("turblimp", "data/human_judgments/base_judgments.xlsx"), folder)
 
 
 RUNNER = r"""
@@ -120,12 +132,15 @@ def run_script(code: str, folder: Path, name: str, env: dict) -> subprocess.Pope
 def run_page(blocks: list[tuple[str, str | None]], name: str, folder: Path,
              env: dict) -> dict[int, dict]:
     """Run a page's blocks: those that start processes as scripts, beside the rest in one
-    namespace, in order. Returns {block index: {"stdout", "error"}} for the blocks run."""
+    namespace, in order, in a working folder with the page's files (`PAGE_FILES`). Returns
+    {block index: {"stdout", "error"}} for the blocks run."""
     scripts = [i for i, (code, _) in enumerate(blocks) if starts_processes(code)]
     together = [i for i in range(len(blocks)) if i not in scripts]
     (folder / "blocks.json").write_text(json.dumps([blocks[i][0] for i in together]))
     work = folder / "work"
     work.mkdir()
+    if name in PAGE_FILES:
+        PAGE_FILES[name][1](work)
     stem = re.sub(r"\W", "_", Path(name).stem)
     running = {i: run_script(blocks[i][0], work, f"{stem}_block_{i + 1}.py", env)
                for i in scripts}  # beside the namespace run, which they do not need

@@ -31,6 +31,8 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 FRAME = FIXTURES / "rating_models" / "latin_square.csv.gz"
 REFERENCE = FIXTURES / "rating_models_latin_square.csv"
 CROSSED = "response_z ~ lm_z + (1 | participant) + (1 | item)"  # the former default
+CONDITION = ("response_z ~ condition + (1 + condition | participant) + "
+             "(1 + condition | pair_id)")  # docs/ratings.md's, no model score
 WITH_INTERCEPT = ("response_z ~ condition + lm_z + (1 + condition | participant) + "
                   "(1 + condition | pair_id)")
 RAW = "response ~ condition + lm_z + (1 + condition | participant) + (1 + condition | pair_id)"
@@ -140,11 +142,12 @@ def test_frame_of_a_latin_square_pair_experiment(study):
 def test_a_participant_intercept_on_z_scores_is_zero(study):
     """Each participant's z-scores have mean 0 (to 1e-15 here), so their means vary less than
     the residual alone would make them: the participant intercept's variance is 0, ours and
-    lme4's, in the former default and in the maximal model; the default has none."""
+    lme4's (1e-9), in the former default and in the maximal models; the default has none."""
     _, ds, scores = study
     frame = stats.rating_model_frame(ds, scores)
     assert frame.groupby("participant")["response_z"].mean().abs().max() < 1e-15
-    for name, formula in (("crossed_z", CROSSED), ("pair_z_intercept", WITH_INTERCEPT)):
+    for name, formula in (("crossed_z", CROSSED), ("pair_z_intercept", WITH_INTERCEPT),
+                          ("condition_z", CONDITION)):
         with pytest.warns(SingularFitWarning):
             m = stats.rating_model(ds, scores, formula=formula)
         assert vcov_by_name(m)["participant/(Intercept)/"] == 0 and m.singular
@@ -282,3 +285,23 @@ def test_level_and_formula_say_what_is_wrong(study, capsys):
     sentences_only = ["--sentences", folder / "sentences.csv", "--scores", folder / "scores.csv"]
     assert run_cli(["fit", *sentences_only, "--level", "trial"]) == 2
     assert "fits trial-level ratings" in capsys.readouterr().err
+
+
+def test_the_level_of_an_experiment_file():
+    """``[analysis] level``: "trial" turns formula "auto" into the trial-level defaults,
+    "sentence" into the sentence-level default; a formula of the other level, no formula
+    or an unknown level is refused with the fix."""
+    from acceptability.data.errors import DataError
+    from acceptability.reports.analysis import DEFAULT_FORMULA
+    from acceptability.reports.cli.experiment import Experiment
+
+    assert Experiment(level="trial").formula == "trial-level"
+    assert Experiment(level="sentence").formula == DEFAULT_FORMULA
+    given = "response_z ~ condition + (1 | pair_id)"
+    assert Experiment(level="trial", formula=given).formula == given
+    assert Experiment(formula=given).formula == given  # the response says the level
+    for bad, says in ((dict(level="trial", formula=""), "formula is ''"),
+                      (dict(level="sentence", formula=given), "does not fit the sentence level"),
+                      (dict(level="pair"), "unknown level 'pair'")):
+        with pytest.raises(DataError, match=says):
+            Experiment(**bad)
