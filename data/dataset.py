@@ -23,6 +23,8 @@ from acceptability.data.tables import (
 
 # the exclusions reason of what ``Dataset.subset`` leaves out (e.g. ``--max-pairs``)
 SUBSET_REASON = "not in the subset (Dataset.subset)"
+CONDITION = "condition"  # the sentences column that holds a context condition
+LIST = "list"  # the ratings column of a list of sentences one set of participants rated
 
 
 @dataclass
@@ -167,6 +169,41 @@ class Dataset:
             exclusions = pd.concat([exclusions, pd.DataFrame([row])], ignore_index=True)
         return replace(self, sentences=sentences, pairs=pairs, trials=trials, ratings=ratings,
                        exclusions=exclusions)
+
+    def head(self, n: int) -> Dataset:
+        """The dataset with its first ``n`` sentences (as ``--max-sentences N``): of each
+        context condition where the sentences have a ``condition`` column; where the
+        ratings come in lists (a ``list`` column, as MegaAcceptability's: each list's
+        sentences rated by the same participants), whole lists in order, as many as fit in
+        ``n`` (at least one), so that every participant kept keeps all their ratings of a
+        list. Pairs whose two sentences are kept stay; what is left out is counted in
+        ``exclusions``, the ratings too ([subset][acceptability.data.Dataset.subset]).
+
+        Examples
+        --------
+        >>> from acceptability.data import load_example
+        >>> ds = load_example()[0].head(10)
+        >>> len(ds.sentences), ds.exclusions[["table", "n"]].to_dict("records")[-1]
+        (10, {'table': 'sentences', 'n': 47})
+        """
+        keep = _first(self, n)
+        return self if len(keep) == len(self.sentences) else self.subset(sentence_ids=keep)
+
+
+def _first(ds: Dataset, n: int) -> pd.Series:
+    """The sentence ids ``Dataset.head`` keeps."""
+    s, ratings = ds.sentences, ds.ratings
+    if ratings is not None and LIST in ratings:  # whole lists, in order, as many as fit
+        list_of = ratings.drop_duplicates("sentence_id").set_index("sentence_id")[LIST]
+        lists = list_of.reindex(s["sentence_id"]).to_numpy()  # each sentence's list
+        order = pd.unique(lists)
+        fits = pd.Series(lists).value_counts().reindex(order).cumsum().to_numpy() <= n
+        fits[0] = True
+        kept = set(order[fits])
+        return s.loc[[x in kept for x in lists], "sentence_id"]
+    if CONDITION in s:
+        return s.groupby(CONDITION, sort=False).head(n)["sentence_id"]
+    return s["sentence_id"].head(n)
 
 
 def _known(ids: Iterable[str], have: pd.Series, what: str) -> list[str]:

@@ -9,11 +9,12 @@ the raters who gave them.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from acceptability.data.dataset import Dataset
+from acceptability.data.dataset import CONDITION, Dataset, from_frames
 from acceptability.data.errors import DataError
 from acceptability.data.files import read_table
 from acceptability.data.ratings import validate_ratings
@@ -28,6 +29,7 @@ from acceptability.data.tables import (
 
 NAME = "lau2020"
 CONTEXTS = ("none", "random", "real")
+ALL = "all"  # the three conditions as one dataset
 SCALE = "likert:1-4"
 COLUMNS = ["ID", "translated", "source-language", "sentence", "context", "full-ratings",
            "mean-ratings"]
@@ -142,13 +144,17 @@ def load_lau2020(path: str | os.PathLike | None = None, context: str = "none") -
         A folder with the files; default ``$ACCEPTABILITY_DATA_DIR/lau2020``, else a
         checksummed download from github.com/jhlau/acceptability-prediction-in-context
         (pinned commit).
-    context : {"none", "random", "real"}, default "none"
-        The condition.
+    context : {"none", "random", "real", "all"}, default "none"
+        The condition; ``"all"``: the three as one dataset of 750 sentence-condition rows
+        ([combine_conditions][acceptability.data.lau2020.combine_conditions]:
+        ``sentence_id`` "real/10037", ``type_id`` the sentence, so that a sentence's
+        conditions are resampled together), as ``acceptability run --dataset lau2020``
+        analyses them.
 
     Returns
     -------
     Dataset
-        Named ``"lau2020:<context>"``. Sentences: ``sentence_id`` (the ID), ``text``,
+        Named ``"lau2020:<context>"`` (``"lau2020"`` for all three). Sentences: ``sentence_id`` (the ID), ``text``,
         ``dataset`` ("lau2020"), ``condition``, ``translated`` (0/1), ``source_language``
         (``en`` for the originals), ``context`` (the paragraph shown, its sentences joined by a
         space as in the authors' code; "" for none),
@@ -169,10 +175,14 @@ def load_lau2020(path: str | os.PathLike | None = None, context: str = "none") -
     >>> ds = load_lau2020(context="real")  # doctest: +SKIP
     >>> len(ds.sentences), len(ds.ratings), ds.ratings.attrs["scale"]  # doctest: +SKIP
     (250, 4458, 'likert:1-4')
+    >>> len(load_lau2020(context="all").sentences)  # doctest: +SKIP
+    750
     """
+    if context == ALL:
+        return combine_conditions({c: load_lau2020(path, context=c) for c in CONTEXTS}, NAME)
     if context not in CONTEXTS:
         raise DataError(f"unknown context condition {context!r}", source=NAME,
-                        fix=f"use one of {list(CONTEXTS)}")
+                        fix=f"use one of {[*CONTEXTS, ALL]}")
     f = fetch(NAME, f"context-{context}-ratings.csv", path)
     raw, offset = read_table(f, "ratings")
     require_columns(raw, COLUMNS, str(f))
@@ -189,3 +199,50 @@ def load_lau2020(path: str | os.PathLike | None = None, context: str = "none") -
         ratings=ratings, source=str(f.parent),
         checksums={f.name: checksum(f), hit_file: hit_sum}, human_standardised=standardised,
     )
+
+
+def combine_conditions(datasets: dict[str, Dataset], name: str) -> Dataset:
+    """One dataset of the sentence-condition rows of ``datasets`` (condition -> dataset):
+    ``sentence_id`` "<condition>/<id>", ``condition``, and ``type_id`` the sentence's own id,
+    so that a sentence's conditions share a type (a cluster of the bootstrap); ratings and
+    exclusions follow their sentences.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability import data
+    >>> from acceptability.data.lau2020 import combine_conditions
+    >>> one = data.from_frames(pd.DataFrame({"sentence_id": ["s1", "s2"],
+    ...                                      "text": ["A cat sleeps.", "Cat a sleeps."]}),
+    ...                        ratings=pd.DataFrame({"sentence_id": ["s1", "s2"],
+    ...                                              "response": [4, 1]}), scale="likert:1-4")
+    >>> both = combine_conditions({"none": one, "real": one}, "mine")
+    >>> both.sentences[["sentence_id", "type_id", "condition"]].values.tolist()[1:3]
+    [['none/s2', 's2', 'none'], ['real/s1', 's1', 'real']]
+    >>> both.ratings["sentence_id"].tolist()
+    ['none/s1', 'none/s2', 'real/s1', 'real/s2']
+    """
+    sentences, ratings, exclusions, checksums = [], [], [], {}
+    for condition, ds in datasets.items():
+        s = ds.sentences.copy()
+        s["type_id"] = s["sentence_id"]
+        s["sentence_id"] = f"{condition}/" + s["sentence_id"]
+        s[CONDITION] = condition
+        sentences.append(s.drop(columns=["phenomenon"]))  # from_frames: one per type
+        r = ds.ratings.copy()
+        r["sentence_id"] = f"{condition}/" + r["sentence_id"]
+        ratings.append(r)
+        ex = ds.exclusions.copy()
+        ex["reason"] = f"{condition}: " + ex["reason"].astype(str)
+        if "ids" in ex:
+            ex["ids"] = [tuple(f"{condition}/{i}" for i in ids) if isinstance(ids, tuple | list)
+                         else ids for ids in ex["ids"]]
+        exclusions.append(ex)
+        checksums |= ds.checksums
+    first = next(iter(datasets.values()))
+    out = from_frames(pd.concat(sentences, ignore_index=True), name=name,
+                      ratings=pd.concat(ratings, ignore_index=True),
+                      scale=first.ratings.attrs["scale"])
+    ex = pd.concat([e for e in exclusions if len(e)], ignore_index=True) \
+        if any(len(e) for e in exclusions) else out.exclusions
+    return replace(out, source=first.source, checksums=checksums, exclusions=ex)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from acceptability._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from acceptability.reports import figures, tables
+    from acceptability.reports import context, figures, tables
     from acceptability.reports.analysis import Fits, Results, analyse, fit_models
     from acceptability.reports.cli.experiment import Experiment, from_toml
     from acceptability.reports.cli.pipeline import run
@@ -22,5 +22,5 @@ if TYPE_CHECKING:
 __getattr__, __dir__ = lazy_exports(__name__, __file__)  # 0.1's reports.training is scoring.training
 
 
-__all__ = ["Experiment", "Fits", "Report", "Results", "analyse", "build", "figures",
+__all__ = ["Experiment", "Fits", "Report", "Results", "analyse", "build", "context", "figures",
            "fit_models", "from_toml", "run", "tables"]

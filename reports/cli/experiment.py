@@ -24,7 +24,6 @@ from acceptability.data.tables import member
 from acceptability.data.zorro import check_paradigms as check_zorro_paradigms
 from acceptability.reports.analysis import AUTO, DEFAULT_FORMULA
 from acceptability.reports.cli.choices import DATASETS, DTYPES
-from acceptability.reports.cli.rating_data import head_sentences, lau2020_conditions
 from acceptability.reports.rating_fits import level_formula
 from acceptability.reports.syntaxgym import SYNTAXGYM
 from acceptability.scoring.normalise import NORMALISATIONS, UNIGRAM, check_unigram_file
@@ -79,7 +78,7 @@ class Experiment:
     ``columns``: the user's column names -> the package's, for every file
     (``{"subject": "participant"}``; ``data.read_dataset``).
     ``max_sentences``: keep the first N sentences (of each context condition of lau2020;
-    whole lists of MegaAcceptability: ``reports.cli.rating_data.head_sentences``).
+    whole lists of MegaAcceptability: ``data.Dataset.head``).
     ``norming``: how trial ratings become one human value per sentence
     (``stats.with_norming``; ``"auto"``: ``stats.ratings.human.default_norming``).
     ``by="auto"`` picks the
@@ -442,7 +441,7 @@ def load_dataset(exp: Experiment):
     (``stats.with_norming``, the step ``stats.evaluate`` takes)."""
     ds = _load_dataset(exp)
     if exp.max_sentences is not None:
-        ds = head_sentences(ds, exp.max_sentences)
+        ds = ds.head(exp.max_sentences)
     if exp.max_pairs is not None:
         ds = head_pairs(ds, exp.max_pairs)
     from acceptability.stats.ratings.human import with_norming
@@ -462,7 +461,7 @@ def _load_dataset(exp: Experiment):
         return data.read_dataset(exp.sentences, exp.pairs, human_scale=exp.human_scale,
                                  ratings=exp.ratings, scale=exp.scale, columns=exp.columns)
     if exp.dataset == "lau2020":
-        return lau2020_conditions(exp.data_path)
+        return data.load_lau2020(exp.data_path, context="all")
     if exp.dataset == "example":
         return data.load_example()[0]
     if exp.dataset == SYNTAXGYM:
