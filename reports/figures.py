@@ -123,18 +123,19 @@ def _heatmap_size(matrix: pd.DataFrame, cell: float = 0.55) -> tuple[float, floa
     longest label (about 0.6 em a character at 10 pt) at the left and, turned 45°, below."""
     label = max(len(_short(name)) for name in matrix.index) * 0.6 * 10 / 72
     side = len(matrix) * cell
-    return max(5.0, label + side + 1.8), max(4.0, 0.75 * label + side + 0.9)
+    return label + side + 1.8, 0.75 * label + side + 0.9
 
 
 def _heatmap(ax, matrix: pd.DataFrame, title: str, annot: int) -> None:
-    """``matrix`` as an annotated heatmap on ``ax``: every name whole (``_short``), the
-    column names turned 45° and ending under their column. Cells are square by the figure's
+    """``matrix`` as an annotated heatmap on ``ax``: every name whole (``_short``) and
+    level, the column names turned 45° and ending under their column. Cells are square by the figure's
     size (``_heatmap_size``), not by a fixed aspect, which constrained layout only settles on
     a second drawing (a label left the saved figure)."""
     sns.heatmap(_labelled(matrix), vmin=-1, vmax=1, cmap="RdBu_r", annot=True, fmt=".2f",
                 cbar_kws={"shrink": 0.7}, ax=ax, annot_kws={"size": annot})
     ax.set(title=title, xlabel="", ylabel="")
     plt.setp(ax.get_xticklabels(), rotation=45, ha="right", rotation_mode="anchor")
+    plt.setp(ax.get_yticklabels(), rotation=0)  # seaborn turns them upright where they fit
 
 
 def _scatter(frame: pd.DataFrame, x: str, y: str, xlabel: str, ylabel: str,

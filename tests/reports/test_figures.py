@@ -1,6 +1,7 @@
 """The report figures draw their input tables: one point per row, bar heights, line values,
 heatmap cells and axis labels read back from the matplotlib artists and compared with the
-tables (and the fit lines with scipy), on the bundled example."""
+tables (and the fit lines with scipy), on the bundled example; and every label drawn clear of
+the others and inside the figure, with real long model names."""
 
 from __future__ import annotations
 
@@ -240,3 +241,14 @@ def test_bar_labels_stay_apart_on_blimps_twelve_phenomena():
     fig = figures.accuracy_bars(table, "phenomenon", metrics=("blimp",))
     assert len(fig.axes[0].get_xticklabels()) == 12
     assert _collisions(fig) == ([], [])
+
+
+def test_heatmap_names_read_level_with_one_model(example):
+    """With room for them upright, seaborn turned the row names upright (one model of the
+    bundled example and the humans); they stay level, clear and inside the figure."""
+    dataset, scores = example
+    one = stats.correlation_matrix(dataset, scores[scores["model"] == "bert-large-cased_mlm"])
+    fig = figures.correlation_heatmap(one)
+    assert _collisions(fig) == ([], [])
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == list(one.index)
+    assert {t.get_rotation() for t in fig.axes[0].get_yticklabels()} == {0.0}
