@@ -9,7 +9,6 @@ import inspect
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 from itertools import pairwise
@@ -18,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import missing, need_module
+from tests.conftest import need_module
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -185,11 +184,9 @@ def test_every_page_reads_at_a_phones_width(site, tmp_path):
     unscaled; no sideways scrolling of the page; nothing of the article outside the window
     but inside a scroll box: a wide table or code block scrolls in its own box; no text under
     12 px (docs/stylesheets/extra.css)."""
-    from tests.reports.chromium import Browser
+    from tests.reports.chromium import Browser, need_chromium
 
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        missing("headless Chromium not installed (Debian: apt-get install -y chromium)")
+    executable = need_chromium()
     pages = sorted(p for p in site.rglob("index.html")
                    if not {"assets", "search"} & set(p.relative_to(site).parts))
     assert len(pages) == len(nav_pages(yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]))
