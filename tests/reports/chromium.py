@@ -8,6 +8,7 @@ import base64
 import fcntl
 import json
 import os
+import select
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,6 +20,7 @@ EXECUTABLE = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--hide-scrollbars"]
+TIMEOUT = 120  # seconds to wait for any one message from Chromium
 
 
 def need_chromium() -> str:
@@ -51,6 +53,8 @@ class Browser:
 
     def _message(self) -> dict:
         while b"\0" not in self._buffer:
+            if not select.select([self._in], [], [], TIMEOUT)[0]:
+                raise TimeoutError(f"Chromium said nothing for {TIMEOUT} s")
             chunk = os.read(self._in, 1 << 20)
             if not chunk:
                 raise RuntimeError("Chromium closed the pipe: "
