@@ -37,20 +37,30 @@ WITH_INTERCEPT = ("response_z ~ condition + lm_z + (1 + condition | participant)
                   "(1 + condition | pair_id)")
 RAW = "response ~ condition + lm_z + (1 + condition | participant) + (1 + condition | pair_id)"
 CLMM_TOL = 1e-4
+EXPERIMENT = """out = "{folder}/run"
+[data]
+sentences = "{folder}/sentences.csv"
+pairs = "{folder}/pairs.csv"
+ratings = "{folder}/ratings.csv"
+scale = "likert:1-7"
+columns = {{ subject = "participant" }}
+[scores]
+source = "{folder}/scores.csv"
+[analysis]
+level = "trial"
+n_boot = 0
+"""
 LM_Z_TOL = 1e-6  # a float32 model's scores: summation order may move the last digits
 
 
 def latin_square(folder: Path) -> tuple:
     """(dataset, scores): the study's three CSV files read as a user reads them, the rater
-    column ``subject`` renamed ``participant``, and the tiny GPT-2's log-probabilities."""
+    column ``subject`` mapped to ``participant``, and the tiny GPT-2's log-probabilities."""
     need_module("openpyxl")
     files = write_study(need_data("turblimp", "data/human_judgments/base_judgments.xlsx"),
                         folder)
-    ratings = pd.read_csv(files["ratings"]).rename(columns={"subject": "participant"})
-    renamed = folder / "ratings_participant.csv"
-    ratings.to_csv(renamed, index=False)
-    ds = data.read_dataset(files["sentences"], pairs=files["pairs"], ratings=renamed,
-                           scale="likert:1-7")
+    ds = data.read_dataset(files["sentences"], pairs=files["pairs"], ratings=files["ratings"],
+                           scale="likert:1-7", columns={"subject": "participant"})
     model = make_gpt2(folder / "gpt2", positions=512)
     return ds, scoring.score(ds, model, "logprob", cache=False)
 
@@ -216,8 +226,8 @@ def run_cli(args: list) -> int:
 
 def files_args(folder: Path) -> list:
     return ["--sentences", folder / "sentences.csv", "--pairs", folder / "pairs.csv",
-            "--ratings", folder / "ratings_participant.csv", "--scale", "likert:1-7",
-            "--scores", folder / "scores.csv"]
+            "--ratings", folder / "ratings.csv", "--scale", "likert:1-7",
+            "--column", "subject=participant", "--scores", folder / "scores.csv"]
 
 
 def python_table(ds, scores, formula: str | None = None) -> pd.DataFrame:
@@ -253,13 +263,7 @@ def test_python_command_line_and_experiment_file_fit_the_same_models(study, caps
                     "--out", folder / "formula.csv"]) == 0
     same_numbers(pd.read_csv(folder / "formula.csv"), python_table(ds, scores, formula))
     toml = folder / "experiment.toml"
-    paths = {k: (folder / v).as_posix() for k, v in (
-        ("sentences", "sentences.csv"), ("pairs", "pairs.csv"),
-        ("ratings", "ratings_participant.csv"), ("scores", "scores.csv"), ("out", "run"))}
-    toml.write_text(f'out = "{paths["out"]}"\n[data]\nsentences = "{paths["sentences"]}"\n'
-                    f'pairs = "{paths["pairs"]}"\nratings = "{paths["ratings"]}"\n'
-                    f'scale = "likert:1-7"\n[scores]\nsource = "{paths["scores"]}"\n'
-                    '[analysis]\nlevel = "trial"\nn_boot = 0\n')
+    toml.write_text(EXPERIMENT.format(folder=folder.as_posix()))
     assert run_cli(["run", "--config", toml]) == 0
     same_numbers(pd.read_csv(folder / "run" / "fits.csv"), python_table(ds, scores))
     assert run_cli(["report", *files_args(folder), "--level", "trial", "--n-boot", 0,
