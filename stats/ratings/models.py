@@ -111,7 +111,8 @@ def rating_model_frame(dataset, scores: pd.DataFrame, model: str | None = None,
     ``condition`` (+0.5 the pair's good sentence, -0.5 its bad one; missing for a sentence
     in no pair or in several: `pair_conditions`); then the ratings table's other columns
     and the sentences table's (one already taken, such as the sentences' ``item``, as
-    ``sentence_<name>``), so a formula can use them.
+    ``sentence_<name>``, a ratings column such as ``condition`` as ``rating_<name>``), so a
+    formula can use them.
 
     Ratings are normed before any is set aside, over each participant's every rating.
     Set aside and counted in ``attrs["exclusions"]`` (``table``, ``reason``, ``n`` =
@@ -154,7 +155,8 @@ def rating_model_frame(dataset, scores: pd.DataFrame, model: str | None = None,
     one = one_model(scores, model)
     name = str(one["model"].iloc[0])
     scored = zscore(one, dataset).set_index("sentence_id")
-    normed, anonymous = _normed(ratings)
+    normed, anonymous = _normed(ratings.rename(columns={
+        c: f"rating_{c}" for c in ratings.columns if c in OWN_COLUMNS}))
     lm_z = normed["sentence_id"].map(scored["z"])
     unscored = _unscored(normed, scored, name)
     out = normed[lm_z.notna()].assign(item=normed["sentence_id"], lm_z=lm_z,

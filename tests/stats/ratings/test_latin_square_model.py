@@ -309,3 +309,13 @@ def test_the_level_of_an_experiment_file():
                       (dict(level="pair"), "unknown level 'pair'")):
         with pytest.raises(DataError, match=says):
             Experiment(**bad)
+
+
+def test_a_ratings_column_named_as_a_frame_column_is_kept_under_another_name(study):
+    """A ratings file's own ``condition`` (here the Latin-square list each trial came
+    from, read off its sentence id) is not overwritten: it is ``rating_condition``."""
+    _, ds, scores = study
+    lists = ds.ratings["sentence_id"].str[:2]
+    frame = stats.rating_model_frame(ds, scores, ratings=ds.ratings.assign(condition=lists))
+    assert frame["rating_condition"].tolist() == frame["sentence_id"].str[:2].tolist()
+    assert set(frame["condition"]) == {0.5, -0.5}
