@@ -61,10 +61,18 @@ def _with_interval(values: np.ndarray, names: list[str], n_boot: int, seed: int)
     return out
 
 
+def _resampled(n_boot: int, counts: int | list[int]) -> dict:
+    """What ``_with_interval``'s resamples drew, as ``attrs["intervals"]`` (read by
+    ``labels.intervals_text``): sentences, ``counts`` of them (a list: per group)."""
+    return {"n_boot": n_boot, "ci": 0.95, "method": "percentile", "unit": "sentence",
+            "n_units": counts, "per": "group"}
+
+
 def condition_means(dataset, n_boot: int, seed: int) -> pd.DataFrame:
     """Per condition: sentences, ratings, the mean rating (the mean of the sentences'
     means) and its shift from the baseline condition, with percentile intervals from
-    resamples of the sentences (all conditions of a sentence together).
+    resamples of the sentences (all conditions of a sentence together); what was
+    resampled in ``attrs["intervals"]``.
 
     Examples
     --------
@@ -97,7 +105,10 @@ def condition_means(dataset, n_boot: int, seed: int) -> pd.DataFrame:
             for end in ("", "_lower", "_upper"):
                 row[f"{key}{end}"] = est.get(f"{src}{end}", np.nan)
         rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if n_boot > 0 and len(means) >= 2:
+        table.attrs["intervals"] = _resampled(n_boot, len(means))
+    return table
 
 
 def _thirds(x: pd.Series) -> pd.Series:
@@ -138,7 +149,7 @@ def quality_shifts(dataset, n_boot: int, seed: int) -> pd.DataFrame:
     sentences have ``translated``); thirds by the baseline rating, classified and
     measured on the same ratings; thirds classified on one half of each sentence's
     baseline ratings and measured on the other (sentences with two or more). Intervals:
-    resamples of the group's sentences."""
+    resamples of the group's sentences (their numbers in ``attrs["intervals"]``)."""
     means = sentence_means(dataset)
     base = means.columns[0]
     rows = []
@@ -161,4 +172,7 @@ def quality_shifts(dataset, n_boot: int, seed: int) -> pd.DataFrame:
             if keep.sum() >= 2:
                 rows.append(_group_row(means[keep], baseline[keep], f"{label} third", by,
                                        n_boot, seed))
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if n_boot > 0 and len(table):
+        table.attrs["intervals"] = _resampled(n_boot, [int(n) for n in table["n_sentences"]])
+    return table

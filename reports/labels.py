@@ -58,7 +58,8 @@ def _plural(unit: str, n: int | None = None) -> str:
 def resampled_units(attrs: dict) -> str:
     """What a bootstrap resampled, with how many, from the ``attrs`` the inference engine
     returns (``stats.bootstrap``: ``unit``, ``cluster``, ``n_units``; a list of counts for
-    several conditions): ``"36 type_id clusters"``, ``"432 sentences"``, or the fallback
+    several conditions, or groups where ``per`` says so; more than two different counts
+    as their range): ``"36 type_id clusters"``, ``"432 sentences"``, or the fallback
     ``"the pairs within each of 3 type_id clusters"`` where there were too few clusters.
 
     Examples
@@ -68,11 +69,15 @@ def resampled_units(attrs: dict) -> str:
     '72 type_id clusters'
     >>> resampled_units({"unit": "sentence_id", "n_units": [250, 250]})
     '250 sentences (in each condition)'
+    >>> resampled_units({"unit": "sentence", "n_units": [50, 200, 84, 82], "per": "group"})
+    '50 to 200 sentences (in each group)'
     """
     unit, cluster, n = attrs.get("unit"), attrs.get("cluster"), attrs.get("n_units")
     counts = sorted(set(n)) if isinstance(n, list | tuple) else [n]
-    each = " (in each condition)" if isinstance(n, list | tuple) and len(n) > 1 else ""
-    k = "/".join(f"{c:,}" for c in counts if c is not None)
+    each = (f" (in each {attrs.get('per', 'condition')})" if isinstance(n, list | tuple)
+            and len(n) > 1 else "")
+    shown = counts if len(counts) <= 2 else [counts[0], counts[-1]]
+    k = ("/" if len(counts) <= 2 else " to ").join(f"{c:,}" for c in shown if c is not None)
     if cluster and unit not in (None, cluster):
         return f"the {_plural(unit)} within each of {k} {cluster} clusters{each}"
     if cluster:

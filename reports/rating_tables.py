@@ -54,14 +54,6 @@ def norms(results) -> pd.DataFrame | None:
     return None if t is None else t.drop(columns="note", errors="ignore")
 
 
-def _intervals(results, of: str) -> str:
-    """Caption text on the intervals of the context tables: the bootstrap's resamples of
-    ``of``, or none."""
-    boot = results.provenance.get("n_boot", 0)
-    return (f"95% percentile intervals from {boot:,} bootstrap resamples of {of}" if boot
-            else "no intervals (n_boot = 0)")
-
-
 def _resampled(table: pd.DataFrame | None) -> str:
     """Caption text on a table's intervals from what the inference engine returned (its
     ``attrs["intervals"]``: unit, count, fallback), never from a template."""
@@ -71,6 +63,7 @@ def _resampled(table: pd.DataFrame | None) -> str:
 def all_rating_tables(results) -> dict[str, tuple[str, pd.DataFrame | None]]:
     """The rating tables by file stem: (caption, table or None)."""
     rel, norm, corr = reliability(results), norms(results), _part(results, "correlations")
+    means, shifts = _context(results, "condition_means"), _context(results, "quality_shifts")
     return {
         "reliability": ("Rater reliability per condition: split-half (Spearman-Brown "
                         "corrected; ceiling = its square root), one rating against the mean "
@@ -83,11 +76,9 @@ def all_rating_tables(results) -> dict[str, tuple[str, pd.DataFrame | None]]:
                                 f"(its interval: {_resampled(rel)}); r: {_resampled(corr)}",
                                 corr),
         "condition_means": ("Mean rating per condition (mean of the sentences' means) and its "
-                            "shift from the condition without context; " + _intervals(
-                                results, "the sentences, each with all its conditions"),
-                            _context(results, "condition_means")),
+                            "shift from the condition without context, a sentence's conditions "
+                            f"resampled together; {_resampled(means)}", means),
         "quality_shifts": ("Shift of the mean rating from the condition without context, by "
-                           "group of sentences; " + _intervals(
-                               results, "the sentences of each group"),
-                           _context(results, "quality_shifts")),
+                           "group of sentences, each group's sentences resampled; "
+                           f"{_resampled(shifts)}", shifts),
     }

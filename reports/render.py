@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from acceptability.data.atomic import own_folder, safe_name, write_csv, write_figure, write_text
 from acceptability.reports import context, figures, tables
 from acceptability.reports.analysis import Results
-from acceptability.reports.labels import resampled
+from acceptability.reports.labels import resampled, resampled_units
 from acceptability.reports.rating_sections import rating_sections
 from acceptability.reports.section import Section
 from acceptability.reports.syntaxgym_tables import syntaxgym_sections
@@ -73,8 +73,10 @@ def _criteria_section(r: Results, has: dict[str, bool]) -> Section:
                   notes=[r.notes[k] for k in ("bootstrap", "by_group", "by_group_ci")
                          if k in r.notes])
     if has["human"] and len(r.adc_curve):
-        bars = ("" if r.bootstrap is None else f", with the table's 95% "
-                f"{resampled(r.bootstrap.attrs, adjective=True)} intervals at them")
+        a = {} if r.bootstrap is None else r.bootstrap.attrs
+        bars = ("" if not a.get("n_boot") else f", with the table's 95% "
+                f"{resampled(a, adjective=True)} intervals at them ({a['n_boot']:,} resamples "
+                f"of {resampled_units(a)})")
         adc.figures.append(("adc_curve", "ADC pass rate against δ; dotted lines at the deltas "
                             f"of the table above{bars}.",
                             lambda: figures.adc_curve(r.adc_curve, r.bootstrap, marks=r.deltas)))

@@ -16,6 +16,7 @@ from PIL import Image
 
 from acceptability import reports, stats
 from acceptability.reports import figures, tables
+from tests.reports.recompute.independent import components
 
 EXPECTED_FIGURES = {"adc_curve", "corr_sentence", "corr_pair", "scatter_sentence",
                     "scatter_pair", "type_mean_sd", "type_correlations"}
@@ -127,7 +128,7 @@ def li_adger_results(li_adger, li_adger_scores):
     return reports.analyse(li_adger, li_adger_scores, n_boot=1000, by="dataset", formula=None)
 
 
-def test_report_comparisons_can_be_significant_after_correction(li_adger_results):
+def test_report_comparisons_can_be_significant_after_correction(li_adger_results, li_adger):
     """With 1,000 resamples and 28 Holm comparisons no corrected p could fall below 0.056,
     not even for a difference of 0.23 [0.16, 0.30]; the report now draws as many resamples
     as the 28 comparisons need (stats.resamples_for) and says how p was obtained."""
@@ -145,7 +146,12 @@ def test_report_comparisons_can_be_significant_after_correction(li_adger_results
         assert said in text
     assert "55,999" in tables.all_tables(r)["comparisons"][0]
     fig = figures.forest(r.comparisons)
-    assert "holm-adjusted paired cluster bootstrap, 55,999 resamples" in fig.axes[0].get_title()
+    s, p = li_adger.sentences, li_adger.pairs  # the title names the clusters resampled
+    rows = pd.Index(s["sentence_id"])
+    k = len(np.unique(components(s["type_id"].to_numpy(), rows.get_indexer(p["good_id"]),
+                                 rows.get_indexer(p["bad_id"]))))
+    assert (f"holm-adjusted paired cluster bootstrap, 55,999 resamples of {k} type_id "
+            "clusters") in fig.axes[0].get_title()
     plt.close(fig)
 
 

@@ -7,6 +7,10 @@ within its participant, sample SD, averaged per sentence), and Python's
 
 from __future__ import annotations
 
+import shlex
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -19,6 +23,8 @@ from tests.reports.recompute.conftest import cli, once, one_thread
 pytestmark = pytest.mark.needs_data("turblimp", "data/human_judgments/base_judgments.xlsx")
 N_BOOT = 200  # the package's resamples here (the intervals' wording is what is checked)
 COLUMNS = ("--column", "subject=participant")
+PAGE = Path(__file__).resolve().parents[3] / "docs" / "ratings.md"
+SECTION = "## A pairs-with-ratings study, end to end"
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +116,9 @@ def test_captions_name_the_units_the_bootstrap_resampled(study, data):
     assert f"resamples of {len(data.human)} sentences" in caption  # the ceiling's
     table4 = next(line for line in md.splitlines() if "BLiMP accuracy, ADC" in line)
     assert f"({N_BOOT} resamples of {k} type_id clusters)" in table4
+    figure = next(line for line in md.splitlines() if line.startswith("*Figure")
+                  and "ADC pass rate" in line)
+    assert f"intervals at them ({N_BOOT} resamples of {k} type_id clusters)" in figure
 
 
 def test_python_gives_the_command_lines_numbers(study):
@@ -132,3 +141,57 @@ def test_python_gives_the_command_lines_numbers(study):
     np.testing.assert_allclose(analysed.evaluation[numbers].to_numpy(float),
                                cli_table[numbers].to_numpy(float), rtol=0, atol=1e-12)
     assert analysed.ratings is not None and analysed.corr_pair is not None
+
+
+def documented_commands() -> list[list[str]]:
+    """The command lines of docs/ratings.md's end-to-end section (its indented block,
+    continuation lines joined)."""
+    text = PAGE.read_text(encoding="utf-8").split(SECTION, 1)[1].split("\n## ", 1)[0]
+    block = "\n".join(line[4:] for line in text.splitlines() if line.startswith("    "))
+    return [shlex.split(line) for line in block.replace("\\\n", " ").splitlines()
+            if line.startswith("acceptability ")]
+
+
+def test_the_pages_command_lines_give_the_numbers_recomputed_here(latin_square_files, raw,
+                                                                  tmp_path, monkeypatch,
+                                                                  capsys):
+    """docs/ratings.md's end-to-end study as the page runs it: its command lines, in a
+    folder with the three files in turblimp-study/ and the page's length.csv (each
+    sentence's length in characters, negated), print and write the evaluation recomputed
+    here from the raw files; the report is titled by --name and its captions name the
+    clusters the bootstrap resampled."""
+    (tmp_path / "turblimp-study").mkdir()
+    for path in latin_square_files.values():
+        shutil.copy(path, tmp_path / "turblimp-study" / path.name)
+    s, p, r = raw
+    length = pd.DataFrame({"sentence_id": s["sentence_id"], "model": "length",
+                           "score": -s["text"].str.len()})
+    length.to_csv(tmp_path / "length.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    commands = documented_commands()
+    assert [c[:2] for c in commands] == [["acceptability", "evaluate"], ["acceptability", "run"]]
+    capsys.readouterr()
+    with one_thread():
+        cli(*commands[0][1:])
+        printed = capsys.readouterr().out.splitlines()
+        cli(*commands[1][1:])
+    z = rat.z_within(r.rename(columns={"subject": "participant"}))
+    human = z.groupby(r["sentence_id"]).mean().reindex(s["sentence_id"]).to_numpy(float)
+    rows = pd.Index(s["sentence_id"])
+    ours = ind.Data(human, s["label"].astype(float).to_numpy(), s["type_id"].to_numpy(),
+                    rows.get_indexer(p["good_id"]), rows.get_indexer(p["bad_id"]),
+                    ind.models_of(length, s["sentence_id"])).evaluate().loc["length"]
+    out = tmp_path / "report" / "turblimp"
+    got = pd.read_csv(out / "evaluation.csv").set_index("model").loc["length"]
+    header, row = printed[0].split(), printed[1].split()
+    for col in ours.index.drop("excluded_because"):
+        ind.assert_close(got[col], ours[col], f"run's evaluation {col}", atol=1e-9)
+        ind.assert_close(float(row[header.index(col)]), ours[col], f"evaluate {col}",
+                         atol=5e-4 + 1e-12)
+    assert (round(ours["blimp"], 3), round(ours["r_pair"], 3)) == (0.181, -0.204)  # the page's
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert md.startswith("# acceptability report: TurBLiMP")
+    k = len(np.unique(ind.components(s["type_id"].to_numpy(), rows.get_indexer(p["good_id"]),
+                                     rows.get_indexer(p["bad_id"]))))
+    assert k == 36 and f"10,000 resamples of {k} type_id clusters" in md  # as the page says
+    assert f"10,000 bootstrap resamples of {len(s)} sentences" in md

@@ -222,6 +222,23 @@ def test_quality_shifts(tables, raw, means, long):
                         "group"}, "quality_shifts")
 
 
+def test_context_captions_name_the_sentences_resampled(lau_ratings_report, raw, means, long):
+    """Item 4 of issue 42: the context tables' captions say how many sentences the
+    bootstrap resampled, as the engine drew them: every sentence rated in all three
+    conditions for the condition means, each group's sentences (recomputed here) for the
+    shifts, their range where the groups differ in size."""
+    md = (lau_ratings_report / "report.md").read_text(encoding="utf-8").splitlines()
+    caption = {key: next(line for line in md if line.startswith("**Table") and key in line)
+               for key in ("Mean rating per condition", "by group of sentences")}
+    n = len(means.dropna())
+    assert f"{N_BOOT:,} bootstrap resamples of {n} sentences" in \
+        caption["Mean rating per condition"]
+    sizes = [int(keep.sum()) for _, _, keep, _ in _groups(raw, means, long)]
+    assert f"{N_BOOT:,} bootstrap resamples of {min(sizes)} to {max(sizes)} sentences (in " \
+           "each group)" in caption["by group of sentences"]
+    assert "resamples of the sentences" not in "\n".join(md)
+
+
 def test_trial_level_models(tables, long, data, tmp_path):
     """lmer by lme4; clmm by the Laplace likelihood written in ratings.py (ordinal's clmm
     takes minutes on these 12,386 ratings and its Hessian fails there). response_z: the
