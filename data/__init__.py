@@ -41,8 +41,6 @@ if TYPE_CHECKING:
     )
     from acceptability.data.zorro import load_zorro, load_zorro_reference_scores, zorro_paradigms
 
-__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
-
 __all__ = [
     "DataError", "Dataset", "RatingScale", "rating_scale", "validate_ratings", "blimp_paradigms", "childes_corpus_text", "childes_tokenize",
     "from_frames", "load_blimp",
@@ -56,3 +54,5 @@ __all__ = [
     "syntaxgym_circuits", "syntaxgym_predictions", "syntaxgym_regions", "syntaxgym_suites",
     "validate_pairs", "validate_scores", "validate_sentences", "validate_trials",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # the imports above, each on first use

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from acceptability.reports.cli.pipeline import run
     from acceptability.reports.render import Report, build
 
-__getattr__, __dir__ = lazy_exports(__name__, __file__)  # 0.1's reports.training is scoring.training
-
 
 __all__ = ["Experiment", "Fits", "Report", "Results", "analyse", "build", "context", "figures",
            "fit_models", "from_toml", "run", "tables"]
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # 0.1's reports.training is scoring.training

@@ -48,8 +48,6 @@ if TYPE_CHECKING:
     from acceptability.scoring.registry import METHODS
     from acceptability.scoring.training.lm import finetune, train_lm, train_tokenizer
 
-__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
-
 __all__ = [
     "METHODS",
     "ArpaModel",
@@ -91,3 +89,5 @@ __all__ = [
     "word_scores",
     "write_scores",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # the imports above, each on first use

@@ -103,11 +103,10 @@ if TYPE_CHECKING:
         normalize_ratings,
         rating_model,
         rating_model_frame,
+        with_norming,
     )
     from acceptability.stats.variability import Variability, variability
     from acceptability.stats.zscore import zscore
-
-__getattr__, __dir__ = lazy_exports(__name__, __file__)  # 0.1 names (the rule baselines moved to scoring)
 
 
 __all__ = [
@@ -130,6 +129,8 @@ __all__ = [
     "prefix_outcomes", "rater_reliability", "reduced", "reference_table", "restart_summary",
     "resample_dataset", "resamples_for", "resampling_units", "sentence_frame", "sentence_model",
     "sentence_model_frame", "shallow_predictors", "spearman_brown", "split_half",
-    "steiger_z", "variability", "zorro_accuracy", "zscore",
+    "steiger_z", "variability", "with_norming", "zorro_accuracy", "zscore",
     "sg_scores", "syntaxgym_accuracy", "syntaxgym_outcomes",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # 0.1 names (the rule baselines moved to scoring)

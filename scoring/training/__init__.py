@@ -9,6 +9,6 @@ from acceptability._lazy import lazy_exports
 if TYPE_CHECKING:
     from acceptability.scoring.training.lm import finetune, train_lm, train_tokenizer
 
-__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
-
 __all__ = ["finetune", "train_lm", "train_tokenizer"]
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # the imports above, each on first use

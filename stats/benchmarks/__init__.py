@@ -49,8 +49,6 @@ if TYPE_CHECKING:
     )
     from acceptability.stats.benchmarks.zorro import zorro_accuracy
 
-__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
-
 __all__ = ["accuracy", "accuracy_correlations", "accuracy_table", "acrobatic_sentences",
            "adjective_effect", "attractor_effect", "degenerate", "elo_ratings", "fc_accuracy",
            "fc_elo", "feature_mcc", "flip_curve", "human_outcomes", "irregular_effect",
@@ -60,3 +58,5 @@ __all__ = ["accuracy", "accuracy_correlations", "accuracy_table", "acrobatic_sen
            "restart_summary", "sg_scores", "shallow_predictors", "spearman_brown", "split_half",
            "syntaxgym_accuracy", "syntaxgym_outcomes",
            "zorro_accuracy"]
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # the imports above, each on first use

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from acceptability.stats.inference.pvalues import adjust_p, bootstrap_p
     from acceptability.stats.inference.resample import resample_dataset, resampling_units
 
-__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
-
 __all__ = ["Resamples", "adjust_p", "bootstrap", "bootstrap_p", "mean_resamples",
            "percentile_interval", "resample", "resample_dataset", "resampling_units"]
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # the imports above, each on first use

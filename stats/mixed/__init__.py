@@ -62,8 +62,6 @@ if TYPE_CHECKING:
     from acceptability.stats.mixed.results import MixedResult, Summary
     from acceptability.stats.mixed.stages import fit, model_design
 
-__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
-
 __all__ = ["ENGINES", "FC_FORMULA", "PAIR_FORMULA", "SENTENCE_FORMULA", "BrmResult", "Engine",
            "ClmResult", "ClmmResult", "EngineRefused", "FitSettings", "FittedParameters",
            "GlmerResult", "LmerResult", "OrdinalResult", "anova_clm", "clm", "clmm",
@@ -72,3 +70,5 @@ __all__ = ["ENGINES", "FC_FORMULA", "PAIR_FORMULA", "SENTENCE_FORMULA", "BrmResu
            "loo_compare", "ls_means",
            "make_result", "model_design", "pair_model", "pair_model_frame", "parse_formula",
            "sentence_model", "sentence_model_frame"]
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # the imports above, each on first use

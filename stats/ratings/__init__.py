@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from acceptability._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from acceptability.stats.ratings.human import with_norming
     from acceptability.stats.ratings.models import (
         RATING_CLMM_FORMULA,
         RATING_FORMULA,
@@ -21,8 +22,8 @@ if TYPE_CHECKING:
     from acceptability.stats.ratings.normalize import normalize_ratings
     from acceptability.stats.ratings.norming import normed_trials
 
-__getattr__, __dir__ = lazy_exports(__name__, __file__)  # imported on first use
-
 __all__ = ["RATING_CLMM_FORMULA", "RATING_FORMULA", "RATING_PAIR_CLMM_FORMULA",
            "RATING_PAIR_FORMULA", "normalize_ratings", "normed_trials", "rating_model",
-           "rating_model_frame"]
+           "rating_model_frame", "with_norming"]
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # the imports above, each on first use
