@@ -1,6 +1,7 @@
 """The entry points of the study matrix (issue 42, item 12): Python ``evaluate``, ``fit``
 (``reports.fit_models``), ``rating_model`` and ``reports.analyse``; the command line's
-``evaluate``, ``fit``, ``report`` and ``run`` by flags; ``run`` by an experiment file.
+``evaluate``, ``fit`` (sentence level, and ``--level trial``: the trial-level model),
+``report`` and ``run`` by flags; ``run`` by an experiment file.
 
 Each takes a shape's :class:`~tests.matrix.shapes.Inputs` and a folder and returns an
 :class:`Outcome`: the tables it produced, named by kind (``evaluation``: a row per model;
@@ -122,6 +123,15 @@ def _csv(name: str, kind: str) -> Callable[[Path], dict[str, pd.DataFrame]]:
                                              na_values=[""])}
 
 
+def _lmer_rows(folder: Path) -> dict[str, pd.DataFrame]:
+    """`fit --level trial`: the lmer fit's rows (the default of ``stats.rating_model``; the
+    table also holds the clmm fit of the raw responses)."""
+    table = _csv("fixef.csv", "rating_fixef")(folder)["rating_fixef"]
+    lmer = table["fit"].str.endswith("(lmer)")
+    assert lmer.any() and (~lmer).any(), table["fit"].unique()
+    return {"rating_fixef": table[lmer].drop(columns="fit")}
+
+
 def _report_tables(folder: Path) -> dict[str, pd.DataFrame]:
     tables = {p.stem: pd.read_csv(p, keep_default_na=False, na_values=[""])
               for p in sorted((folder / "out" / "tables").glob("*.csv"))}
@@ -184,6 +194,7 @@ ENTRIES: dict[str, Callable[[Inputs, Path], Outcome]] = {
     "py_analyse": _python(_analyse),
     "cli_evaluate": _command(_flags("evaluate"), _syntaxgym_or("evaluation.csv", "evaluation")),
     "cli_fit": _command(_flags("fit"), _csv("fixef.csv", "fixef")),
+    "cli_fit_trial": _command(_flags("fit", "--level", "trial"), _lmer_rows),
     "cli_report": _command(_flags("report"), _report_tables),
     "cli_run": _command(_flags("run"), _report_tables),
     "run_config": _command(_experiment_file, _report_tables),

@@ -27,6 +27,7 @@ pytestmark = [pytest.mark.usefixtures("private_cache"), pytest.mark.slow]
 
 NO_RATINGS = "no ratings"
 NO_GRADIENT = "no gradient human judgments"
+NO_TRIALS = "fits trial-level ratings"
 # (shape, entry point) -> what its refusal says; every other cell produces its outputs.
 REFUSALS: dict[tuple[str, str], str] = {
     ("pairs_human", "py_rating_model"): NO_RATINGS,
@@ -37,8 +38,11 @@ REFUSALS: dict[tuple[str, str], str] = {
     ("forced_choice", "cli_fit"): NO_GRADIENT,
     ("syntaxgym", "py_fit"): NO_GRADIENT,
     ("syntaxgym", "cli_fit"): NO_GRADIENT,
+    **{(shape, "cli_fit_trial"): NO_TRIALS
+       for shape in ("pairs_human", "sentences_human", "forced_choice", "syntaxgym")},
 }
-COMPARED = {"evaluation": ["model"], "fixef": ["model", "term"], "syntaxgym": None}
+COMPARED = {"evaluation": ["model"], "fixef": ["model", "term"],
+            "rating_fixef": ["model", "term"], "syntaxgym": None}
 RTOL = 1e-9  # CSV round trips keep 17 significant digits
 
 _inputs: dict[str, Inputs] = {}
