@@ -146,7 +146,7 @@ def load_lau2020(path: str | os.PathLike | None = None, context: str = "none") -
         (pinned commit).
     context : {"none", "random", "real", "all"}, default "none"
         The condition; ``"all"``: the three as one dataset of 750 sentence-condition rows
-        ([combine_conditions][acceptability.data.lau2020.combine_conditions]:
+        (``data.lau2020.combine_conditions``:
         ``sentence_id`` "real/10037", ``type_id`` the sentence, so that a sentence's
         conditions are resampled together), as ``acceptability run --dataset lau2020``
         analyses them.

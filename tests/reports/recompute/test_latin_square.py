@@ -47,17 +47,21 @@ def raw(study) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
             pd.read_csv(study["ratings"], dtype={"subject": str, "sentence_id": str}))
 
 
-@pytest.fixture(scope="module")
-def data(study, raw) -> ind.Data:
-    """Human: the mean per sentence of the ratings z-scored within participant."""
+def recomputed(raw, scores: pd.DataFrame) -> ind.Data:
+    """The study and ``scores`` as the recompute layer reads them; human: the mean per
+    sentence of the ratings z-scored within participant."""
     s, p, r = raw
     z = rat.z_within(r.rename(columns={"subject": "participant"}))
     human = z.groupby(r["sentence_id"]).mean().reindex(s["sentence_id"]).to_numpy(float)
     rows = pd.Index(s["sentence_id"])
-    scores = pd.read_parquet(study["out"] / "scores.parquet")
     return ind.Data(human, s["label"].astype(float).to_numpy(), s["type_id"].to_numpy(),
                     rows.get_indexer(p["good_id"]), rows.get_indexer(p["bad_id"]),
                     ind.models_of(scores, s["sentence_id"]))
+
+
+@pytest.fixture(scope="module")
+def data(study, raw) -> ind.Data:
+    return recomputed(raw, pd.read_parquet(study["out"] / "scores.parquet"))
 
 
 def test_one_report_holds_the_pair_and_the_rating_sections(study):
@@ -163,7 +167,7 @@ def test_the_pages_command_lines_give_the_numbers_recomputed_here(latin_square_f
     (tmp_path / "turblimp-study").mkdir()
     for path in latin_square_files.values():
         shutil.copy(path, tmp_path / "turblimp-study" / path.name)
-    s, p, r = raw
+    s = raw[0]
     length = pd.DataFrame({"sentence_id": s["sentence_id"], "model": "length",
                            "score": -s["text"].str.len()})
     length.to_csv(tmp_path / "length.csv", index=False)
@@ -175,12 +179,8 @@ def test_the_pages_command_lines_give_the_numbers_recomputed_here(latin_square_f
         cli(*commands[0][1:])
         printed = capsys.readouterr().out.splitlines()
         cli(*commands[1][1:])
-    z = rat.z_within(r.rename(columns={"subject": "participant"}))
-    human = z.groupby(r["sentence_id"]).mean().reindex(s["sentence_id"]).to_numpy(float)
-    rows = pd.Index(s["sentence_id"])
-    ours = ind.Data(human, s["label"].astype(float).to_numpy(), s["type_id"].to_numpy(),
-                    rows.get_indexer(p["good_id"]), rows.get_indexer(p["bad_id"]),
-                    ind.models_of(length, s["sentence_id"])).evaluate().loc["length"]
+    study = recomputed(raw, length)
+    ours = study.evaluate().loc["length"]
     out = tmp_path / "report" / "turblimp"
     got = pd.read_csv(out / "evaluation.csv").set_index("model").loc["length"]
     header, row = printed[0].split(), printed[1].split()
@@ -191,7 +191,6 @@ def test_the_pages_command_lines_give_the_numbers_recomputed_here(latin_square_f
     assert (round(ours["blimp"], 3), round(ours["r_pair"], 3)) == (0.181, -0.204)  # the page's
     md = (out / "report.md").read_text(encoding="utf-8")
     assert md.startswith("# acceptability report: TurBLiMP")
-    k = len(np.unique(ind.components(s["type_id"].to_numpy(), rows.get_indexer(p["good_id"]),
-                                     rows.get_indexer(p["bad_id"]))))
+    k = len(np.unique(ind.components(study.types, study.good, study.bad)))
     assert k == 36 and f"10,000 resamples of {k} type_id clusters" in md  # as the page says
     assert f"10,000 bootstrap resamples of {len(s)} sentences" in md
