@@ -298,6 +298,26 @@ def _write_figure(fig: Figure, path: Path) -> str:
     return base64.b64encode(path.read_bytes()).decode("ascii")
 
 
+# A cell read as a number: a value, an interval after it, "< 1e-300" or the missing dash
+# (tables.formatted); a column with any other cell is text, left-aligned like the first.
+NUMBER = re.compile(r"(< )?[-−]?(\d+(\.\d+)?(e[-+]?\d+)?|inf)( \[[^\]]*\])?|–", re.IGNORECASE)
+
+
+def _text_columns(table: pd.DataFrame) -> list[int]:
+    """The 1-based positions, after the first, of ``table``'s columns that hold text as
+    the report shows them (tables.display_table)."""
+    shown = tables.display_table(table)
+    return [i for i, c in enumerate(shown.columns, 1)
+            if i > 1 and not shown.iloc[:, i - 1].str.fullmatch(NUMBER).all()]
+
+
+def _alignment_css(rendered: list[dict]) -> Markup:
+    """CSS that left-aligns the text columns of each table (numbers stay right-aligned)."""
+    cells = [f"#table-{t['number']} + .scroll :is(td, th):nth-child({k})"
+             for s in rendered for t in s["tables"] for k in t["text_columns"]]
+    return Markup(",\n".join(cells) + " { text-align: left; }" if cells else "")
+
+
 def _render(parts: list[Section], all_tables: dict, out: Path) -> tuple[list[dict], dict]:
     """Each section's tables (CSV and LaTeX files) and figures (PNG files) written into
     ``out``, numbered through the report; the sections as the templates take them, and
@@ -320,6 +340,7 @@ def _render(parts: list[Section], all_tables: dict, out: Path) -> tuple[list[dic
             ts.append({"number": n_tables, "caption": caption,
                        "html": Markup(tables.to_html(table)),  # escaped
                        "markdown": tables.to_markdown(table),
+                       "text_columns": _text_columns(table),
                        "files": {"csv": f"tables/{key}.csv", "tex": f"tables/{key}.tex"}})
         fs = []
         for name, caption, make in s.figures:
@@ -390,6 +411,7 @@ def build(results: Results, out: str | os.PathLike = "report",
                      f"{results.provenance.get('created')} "
                      f"by acceptability {results.provenance.get('acceptability')}."),
         "sections": rendered,
+        "table_css": _alignment_css(rendered),
     }
     env = jinja2.Environment(autoescape=jinja2.select_autoescape(default=True),
                              undefined=jinja2.StrictUndefined)

@@ -47,6 +47,7 @@ pre.wrap { white-space: pre-wrap; overflow-wrap: anywhere; }
   nav ol { columns: 1; }
   table.table td:first-child { white-space: normal; min-width: 9em; max-width: 50vw; }
 }
+{{ table_css }}
 </style>
 </head>
 <body>

@@ -131,7 +131,7 @@ class Page:
 
 
 # Run in the page with every <details> opened: what a reader at this width would find wrong.
-LAYOUT = """(() => {
+LAYOUT = r"""(() => {
   document.querySelectorAll("details").forEach(d => { d.open = true; });
   const scrolls = el => ["auto", "scroll"].includes(getComputedStyle(el).overflowX);
   const inScrollBox = el => {
@@ -149,6 +149,8 @@ LAYOUT = """(() => {
                          && el.scrollWidth > el.clientWidth + 1).map(name);
   const withText = all.filter(el => [...el.childNodes].some(
     n => n.nodeType === Node.TEXT_NODE && n.textContent.trim()));
+  // a number, an interval after it, "< 1e-300" or the missing dash, as the report writes them
+  const NUMBER = /^((< )?[-−]?(\d+(\.\d+)?(e[-+]?\d+)?|inf)( \[[^\]]*\])?|–)$/i;
   const tables = [...document.querySelectorAll("table")].map(t => {
     const box = t.parentElement, firsts = [...t.rows].map(r => r.cells[0]);
     box.scrollLeft = box.scrollWidth;  // scrolled to its end: the first column stays
@@ -156,7 +158,12 @@ LAYOUT = """(() => {
     const table = {caption: box.previousElementSibling.textContent.trim().slice(0, 40),
                    scrollBox: scrolls(box), width: box.clientWidth, scrollWidth: box.scrollWidth,
                    firstColumnStays: firsts.every(
-                     c => Math.abs(c.getBoundingClientRect().left - left) <= 1)};
+                     c => Math.abs(c.getBoundingClientRect().left - left) <= 1),
+                   columns: [...t.rows[0].cells].map((_, k) => {
+                     const cells = [...t.tBodies[0].rows].map(r => r.cells[k]);
+                     return {numeric: cells.every(c => NUMBER.test(c.textContent.trim())),
+                             align: [...new Set(cells.map(c => getComputedStyle(c).textAlign))]};
+                   })};
     box.scrollLeft = 0;
     return table;
   });
@@ -176,7 +183,7 @@ def assert_reads_well(layout: dict, width: int) -> None:
     that reads there: laid out at the window's width, unscaled (the viewport tag), so text
     keeps its size; no sideways page; nothing wider than its container or overflowing it,
     but inside a scroll box; every table in its own scroll box with its first column in
-    view; the provenance block wrapped; at a laptop's width no box needs scrolling."""
+    view, its text columns left-aligned and its numbers right; the provenance block wrapped; at a laptop's width no box needs scrolling."""
     assert "width=device-width" in (layout["viewport"] or "")
     assert (layout["innerWidth"], layout["scale"]) == (width, 1)
     assert layout["scrollWidth"] == width
@@ -184,6 +191,11 @@ def assert_reads_well(layout: dict, width: int) -> None:
     assert layout["wider"] == [] and layout["cut"] == []
     for table in layout["tables"]:
         assert table["scrollBox"] and table["firstColumnStays"], table
+        # the first column and text left, numbers right
+        assert [c["align"] for c in table["columns"][:1]] == [["left"]], table["caption"]
+        for k, column in enumerate(table["columns"][1:], 2):
+            assert column["align"] == ["right" if column["numeric"] else "left"], (
+                table["caption"], k, column)
     provenance = [p for p in layout["pres"] if p["title"] == "provenance"]
     assert len(provenance) == 1 and provenance[0]["scrollWidth"] <= provenance[0]["width"]
     for pre in layout["pres"]:
