@@ -252,3 +252,17 @@ def test_heatmap_names_read_level_with_one_model(example):
     assert _collisions(fig) == ([], [])
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == list(one.index)
     assert {t.get_rotation() for t in fig.axes[0].get_yticklabels()} == {0.0}
+
+
+@pytest.mark.needs_data("lau2020", "context-real-ratings.csv")
+def test_context_shift_labels_stay_apart_on_lau_et_al():
+    """Lau et al.'s (2020) ratings in three contexts, by the report's eight sentence groups:
+    legends with long group names, three panels side by side."""
+    from acceptability import data
+    from acceptability.reports import context, rating_figures
+    from tests.conftest import DATA_DIR
+
+    shifts = context.quality_shifts(data.load_lau2020(DATA_DIR / "lau2020"), 0, 0)
+    fig = rating_figures.context_shifts(shifts)
+    assert sum(len(ax.get_legend().get_texts()) for ax in fig.axes) == len(shifts) == 8
+    assert _collisions(fig) == ([], [])
