@@ -193,7 +193,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     else:
         print(formatted(table).to_string(index=False))
     if exp.n_boot:
-        print(f"95% intervals from {exp.n_boot:,} bootstrap resamples (--n-boot 0: "
+        from acceptability.reports.labels import resampled_units
+
+        drawn = table.attrs.get("intervals")  # what the engine resampled, and how many
+        of = f" of {resampled_units(drawn)}" if drawn else ""
+        print(f"95% intervals from {exp.n_boot:,} bootstrap resamples{of} (--n-boot 0: "
               f"none){_resampled(table, args.by)}", file=sys.stderr)
     if "norming" in table.attrs:  # trial-level ratings: what human is
         print(table.attrs["norming"], file=sys.stderr)

@@ -125,6 +125,17 @@ def test_captions_name_the_units_the_bootstrap_resampled(study, data):
     assert f"intervals at them ({N_BOOT} resamples of {k} type_id clusters)" in figure
 
 
+def test_evaluate_says_what_its_intervals_resampled(study, data):
+    """``acceptability evaluate`` names the clusters and their number, as the engine drew
+    them, beside its intervals."""
+    k = len(np.unique(ind.components(data.types, data.good, data.bad)))
+    said = cli("evaluate", "--sentences", str(study["sentences"]), "--pairs",
+               str(study["pairs"]), "--ratings", str(study["ratings"]), "--scale",
+               "likert:1-7", *COLUMNS, "--scores", str(study["out"] / "scores.parquet"),
+               "--n-boot", str(N_BOOT))
+    assert f"95% intervals from {N_BOOT} bootstrap resamples of {k} type_id clusters" in said
+
+
 def test_python_gives_the_command_lines_numbers(study):
     """Item 2: read_dataset + stats.evaluate (and reports.analyse) with the defaults give
     the numbers of the command line's evaluation."""
