@@ -55,7 +55,7 @@ PAGE_FILES = {"docs/ratings.md": ("turblimp", lambda work: _latin_square(work / 
 PRINTED = {"README.md": 1, "docs/getting-started.md": 1, "docs/metrics.md": 2,
            "docs/papers.md": 1, "docs/benchmarks.md": 3, "docs/baselines.md": 1,
            "docs/scoring.md": 2, "docs/mixed-models.md": 1, "docs/your-data.md": 1,
-           "docs/ratings.md": 4}
+           "docs/ratings.md": 11}
 
 
 def _latin_square(folder: Path) -> None:
