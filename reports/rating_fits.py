@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -18,6 +19,30 @@ TRIAL_LEVEL = "trial-level"  # the formula setting that means stats.rating_model
 TRIAL_RESPONSES = ("response_z", "response")  # a formula of these is fitted to each rating
 LEVELS = ("auto", "trial", "sentence")  # Experiment.level / --level
 ENGINES = {"lmer": "normed ratings (lmer)", "clmm": "raw ordinal ratings (clmm)"}
+
+
+# What each column of stats.rating_model_frame that a formula may use is, for the report
+COLUMNS = {"response_z": "the rating z-scored within its participant, or over all ratings "
+                         "where they name none",
+           "response": "the rating as given", "lm_z": "the model's z-score of the rated sentence",
+           "condition": "+0.5 for a pair's good sentence, -0.5 for its bad one",
+           "item": "the sentence", "pair_id": "the pair", "participant": "the rater"}
+
+
+def legend(formula: str) -> str:
+    """What the columns of ``stats.rating_model_frame`` in ``formula`` are.
+
+    Examples
+    --------
+    >>> from acceptability.reports.rating_fits import legend
+    >>> for part in legend("response ~ condition + (1 + condition | pair_id)").split("; "):
+    ...     print(part)
+    response = the rating as given
+    condition = +0.5 for a pair's good sentence, -0.5 for its bad one
+    pair_id = the pair
+    """
+    used = [c for c in COLUMNS if re.search(rf"(?<![\w.]){c}(?![\w.])", formula)]
+    return "; ".join(f"{c} = {COLUMNS[c]}" for c in used)
 
 
 def is_trial_formula(formula: str | None) -> bool:

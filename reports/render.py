@@ -20,6 +20,7 @@ from acceptability.data.atomic import own_folder, safe_name, write_csv, write_fi
 from acceptability.reports import context, figures, tables
 from acceptability.reports.analysis import Results
 from acceptability.reports.labels import resampled, resampled_units
+from acceptability.reports.rating_fits import legend
 from acceptability.reports.rating_sections import rating_sections
 from acceptability.reports.section import Section
 from acceptability.reports.syntaxgym_tables import syntaxgym_sections
@@ -142,9 +143,7 @@ def _model_sections(r: Results) -> tuple[Section, Section]:
                   else [])
     if r.fits is not None and "fit" in r.fits.table:  # trial level (reports.rating_fits)
         fit.text = (f"Trial-level models, one row per rating, per language model: "
-                    f"{r.fits.formula} (lm_z = the model's z-score of the rated sentence, "
-                    "item = the sentence; response_z = the rating z-scored within its "
-                    "participant, or over all ratings where they name none). lmer fitted by "
+                    f"{r.fits.formula} ({legend(r.fits.formula)}). lmer fitted by "
                     "REML, clmm (cumulative logit, Laplace) on the raw responses; Wald 95% "
                     "intervals; clmm's thresholds 1|2, 2|3, ... on the logit scale.")
     elif r.fits is not None:

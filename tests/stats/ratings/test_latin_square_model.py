@@ -273,6 +273,9 @@ def test_python_command_line_and_experiment_file_fit_the_same_models(study, caps
         engine = table["fit"].map({"normed ratings (lmer)": "lmer",
                                    "raw ordinal ratings (clmm)": "clmm"})
         same_numbers(table.assign(engine=engine), python_table(ds, scores))
+        text = (report / "report.md").read_text()
+        assert stats.RATING_PAIR_FORMULA in text
+        assert "condition = +0.5 for a pair's good sentence, -0.5 for its bad one" in text
     capsys.readouterr()
 
 
