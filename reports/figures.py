@@ -450,7 +450,7 @@ def forest(comparisons: pd.DataFrame, estimate: str = "difference", lower: str =
         title += (f"\np: {adjusted}paired {resampled(a)}, {a['n_boot']:,} resamples of "
                   f"{resampled_units(a)} (smallest raw p {a['p_min']:.2g})")
     ax.set_xlabel(f"difference in {header(metric)} (a − b)")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(title, fontsize=9, wrap=True)  # broken where it would leave the figure
     return fig
 
 
