@@ -170,6 +170,19 @@ def test_megaacceptability_subset_matches_lme4(datasets):
     assert m.formula.text == CROSSED and m.singular
     check_lmer(m, "mega_40verbs_lmer")
     assert m.VarCorr.set_index("grp").loc["participant", "vcov"] == 0  # z within participant
+    same_without_participants(fit(datasets, "mega_40verbs", "lmer"), "mega_40verbs_lmer")
+
+
+def same_without_participants(m, model: str) -> None:
+    """The default, without (1 | participant), is lme4's crossed fit: the same REML logLik,
+    fixed effects and SEs, since the participant variance there is 0."""
+    assert m.formula.text == stats.RATING_FORMULA == "response_z ~ lm_z + (1 | item)"
+    assert not m.singular
+    assert m.logLik == pytest.approx(reference(model, "logLik").item(), abs=LME4_TOL)
+    for what, ours in (("fixef", m.fixef), ("se", m.se)):
+        theirs = reference(model, what)
+        np.testing.assert_allclose(ours[theirs.index], theirs, rtol=0, atol=LME4_TOL,
+                                   err_msg=what)
     assert "each rating z-scored within its participant" in m.summary()
 
 
@@ -201,6 +214,7 @@ def test_all_of_megaacceptability_matches_lme4(datasets):
     check_lmer(m, "mega_full_lmer")
     assert -2 * m.logLik < reference("mega_full_lmer", "REMLcrit_default").item() - 2600
     assert m.VarCorr.set_index("grp").loc["participant", "vcov"] == 0  # z within participant
+    same_without_participants(stats.rating_model(ds, scores), "mega_full_lmer")
 
 
 @pytest.mark.needs_data("megaacceptability", "mega-acceptability-v1.zip")
