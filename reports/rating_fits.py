@@ -17,7 +17,7 @@ from acceptability.reports.fits import Fits
 
 TRIAL_LEVEL = "trial-level"  # the formula setting that means stats.rating_model's defaults
 TRIAL_RESPONSES = ("response_z", "response")  # a formula of these is fitted to each rating
-LEVELS = ("auto", "trial", "sentence")  # Experiment.level / --level
+LEVELS = ("auto", "trial", "sentence")  # Experiment.level; --level (reports.cli.choices)
 ENGINES = {"lmer": "normed ratings (lmer)", "clmm": "raw ordinal ratings (clmm)"}
 
 

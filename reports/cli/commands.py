@@ -16,7 +16,7 @@ from typing import NoReturn
 
 from acceptability.data.errors import DataError
 from acceptability.reports.cli import training as training_cli
-from acceptability.reports.cli.choices import DATASETS, DTYPES
+from acceptability.reports.cli.choices import DATASETS, DTYPES, LEVELS
 from acceptability.scoring.registry import METHODS, NORMALISATIONS
 from acceptability.stats.defaults import (
     DEFAULT_DELTAS,
@@ -475,7 +475,7 @@ def _formula_arg(p, what: str, default: str) -> None:
                                      "where there are trial ratings, else "
                                      f"'{DEFAULT_FORMULA}' where the sentences have human "
                                      "judgments and phenomena)")
-    p.add_argument("--level", choices=["auto", "trial", "sentence"],
+    p.add_argument("--level", choices=LEVELS,
                    help="what the mixed model fits: each rating (trial; without --formula "
                         "the default for the design, docs/ratings.md), each sentence's "
                         "normed judgment (sentence) or as --formula says (auto, the default)")

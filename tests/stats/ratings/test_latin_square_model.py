@@ -300,7 +300,11 @@ def test_the_level_of_an_experiment_file():
     or an unknown level is refused with the fix."""
     from acceptability.data.errors import DataError
     from acceptability.reports.analysis import DEFAULT_FORMULA
+    from acceptability.reports.cli.choices import LEVELS
     from acceptability.reports.cli.experiment import Experiment
+    from acceptability.reports.rating_fits import LEVELS as LEVELS_CHECKED
+
+    assert LEVELS == LEVELS_CHECKED  # --level offers what the experiment file takes
 
     assert Experiment(level="trial").formula == "trial-level"
     assert Experiment(level="sentence").formula == DEFAULT_FORMULA
