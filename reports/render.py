@@ -402,10 +402,10 @@ def build(results: Results, out: str | os.PathLike = "report",
         write_csv(table, table_files[f"{key}.csv"], index=False)
     figure_files = {f["file"].removeprefix("figures/").removesuffix(".png"): out / f["file"]
                     for s in rendered for f in s["figures"]}
-    ds = results.dataset
+    ds, n = results.dataset, len(results.models)
     context = {
         "title": title or f"acceptability report: {ds.name}",
-        "subtitle": (f"{len(results.models)} models on {ds.name} ({len(ds.sentences)} sentences, "
+        "subtitle": (f"{n} model{'s' * (n != 1)} on {ds.name} ({len(ds.sentences)} sentences, "
                      f"{len(ds.pairs)} minimal pairs{_rated(ds)}); made "
                      f"{results.provenance.get('created')} "
                      f"by acceptability {results.provenance.get('acceptability')}."),

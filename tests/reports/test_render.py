@@ -78,6 +78,14 @@ def test_provenance_block(example_results, tmp_path):
     assert "scores_checksum" in report.html.read_text()
 
 
+def test_subtitle_counts_models_in_the_singular_too(example, tmp_path):
+    ds, sc = example
+    for models, said in ((["bert-large-cased_acc"], "1 model on"),
+                         (["bert-large-cased_acc", "trigram_slor"], "2 models on")):
+        results = reports.analyse(ds, sc[sc["model"].isin(models)], n_boot=0, formula=None)
+        assert said in reports.build(results, tmp_path / said).html.read_text()
+
+
 def test_scatter_jitter_alpha_and_fit_line(example):
     fig = figures.human_vs_model(stats.sentence_frame(*example))
     ax = fig.axes[0]
