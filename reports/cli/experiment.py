@@ -172,9 +172,9 @@ class Experiment:
             if value is not None and not (isinstance(value, int) and value > 0):
                 raise DataError(f"{key} must be a positive whole number, got {value!r}")
         self._check_ratings()
+        self._check_columns()
         object.__setattr__(self, "formula", level_formula(self.formula, self.level,
                                                           DEFAULT_FORMULA))
-        self._check_columns()
         object.__setattr__(self, "deltas", tuple(check_delta(d) for d in self.deltas))
         object.__setattr__(self, "models", tuple(self.models))
         if self.n_boot < 0:
