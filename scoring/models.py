@@ -10,7 +10,7 @@ from typing import Any
 
 from acceptability._warnings import warn
 from acceptability.scoring.errors import ScoringError
-from acceptability.scoring.gguf import file_sha256, gguf_error, gguf_kind, gguf_path
+from acceptability.scoring.gguf import file_sha256, gguf_error, gguf_kind, gguf_path, gguf_unpacked
 from acceptability.scoring.options import parse_max_memory
 from acceptability.scoring.prepack import prepack_linears
 from acceptability.scoring.progress import hf_progress_quiet
@@ -249,10 +249,11 @@ def _from_pretrained(name: str, kind: str, config: Any, revision: str | None,
     fast_gelu = {"activation_function": "gelu_pytorch_tanh"}
     overrides = fast_gelu if getattr(config, "activation_function", None) == "gelu_new" else {}
     where = {"gguf_file": gguf.name} if gguf else {}
+    model_where = {**where, **gguf_unpacked()} if gguf else {}
     with hf_progress_quiet():  # transformers' bars would flood a log file
         model, info = auto.from_pretrained(
             name, revision=revision, trust_remote_code=trust_remote_code, output_loading_info=True,
-            **(placement or {"dtype": torch.float32}), **overrides, **where)
+            **(placement or {"dtype": torch.float32}), **overrides, **model_where)
         check_loaded(str(gguf or name), kind, info)
         tokenizer = AutoTokenizer.from_pretrained(name, revision=revision,
                                                   trust_remote_code=trust_remote_code, **where)
