@@ -291,9 +291,12 @@ def _float32_twin(options: ScoringOptions) -> LanguageModel:
 
 def display_name(name: str) -> str:
     """A model's name in the scores table: a local folder or file by its own name (not
-    where it sits on this machine), a hub id as it is."""
+    where it sits on this machine; a GGUF file without its ``.gguf``), a hub id as it is."""
     path = Path(name).expanduser()
-    return path.resolve().name if path.exists() else name
+    if not path.exists():
+        return name
+    path = path.resolve()
+    return path.stem if path.is_file() and path.suffix.lower() == ".gguf" else path.name
 
 
 def _check_normalise(how: str, unigram: UnigramModel | None) -> None:

@@ -8,6 +8,7 @@ turns theirs off for a block when nobody watches.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Iterator
@@ -30,8 +31,14 @@ def hf_progress_quiet() -> Iterator[None]:
             or not hf_logging.is_progress_bar_enabled():
         yield
         return
+    from transformers import modeling_gguf_pytorch_utils as gguf_loading
+
+    # Its GGUF loader draws a plain tqdm bar that the switch above does not reach.
+    bar = gguf_loading.tqdm
     hf_logging.disable_progress_bar()
+    gguf_loading.tqdm = functools.partial(bar, disable=True)
     try:
         yield
     finally:
+        gguf_loading.tqdm = bar
         hf_logging.enable_progress_bar()
