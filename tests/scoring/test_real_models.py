@@ -24,9 +24,7 @@ import pytest
 from acceptability import data, scoring
 from tests.conftest import missing, need_data
 
-# One xdist worker runs the module (make test: --dist loadgroup), so the model loads and
-# the float64 loop runs once.
-pytestmark = [pytest.mark.real_model, pytest.mark.slow, pytest.mark.xdist_group("smollm2")]
+pytestmark = [pytest.mark.real_model, pytest.mark.slow]
 RECHECKED = 40  # of the study's sentences, rescored alone against the run's scores
 
 SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -59,12 +57,27 @@ def blimp():
     return pairs, pd.DataFrame({"sentence_id": ids, "text": texts.loc[ids].to_numpy()})
 
 
+def computed_once(tmp_path_factory, name: str, compute) -> pd.DataFrame:
+    """``compute()``'s table, computed once per test session even when xdist's workers all
+    ask for it (``once``: a file lock; each load of the model takes 25-60 s)."""
+    from tests.reports.recompute.conftest import once
+
+    def build(folder: Path) -> None:
+        compute().to_csv(folder / "table.csv")
+
+    return pd.read_csv(once(tmp_path_factory, name, build) / "table.csv", index_col=0)
+
+
 @pytest.fixture(scope="module")
-def loops(blimp) -> pd.DataFrame:
+def loops(blimp, tmp_path_factory) -> pd.DataFrame:
     """log P(sentence | <|endoftext|>) of each sentence by plain transformers, one sentence
     at a time, from the same file (dequantised by transformers): in float64 (column
     float64), then with the same weights rounded to bfloat16 (bfloat16: every layer in
     bfloat16, the log-softmax of its logits in float32)."""
+    return computed_once(tmp_path_factory, "smollm2-loops", lambda: _loops(blimp[1]))
+
+
+def _loops(sentences: pd.DataFrame) -> pd.DataFrame:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
@@ -74,7 +87,7 @@ def loops(blimp) -> pd.DataFrame:
         quantization_config=GgufConfig(dequantize=True)).eval()
     tok = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
     start = tok.get_vocab()["<|endoftext|>"]
-    inputs = [[start, *tok(text, add_special_tokens=False)["input_ids"]] for text in blimp[1]["text"]]
+    inputs = [[start, *tok(text, add_special_tokens=False)["input_ids"]] for text in sentences["text"]]
     scores = {}
     for dtype in (torch.float64, torch.bfloat16):
         model = model.to(dtype)
@@ -83,7 +96,7 @@ def loops(blimp) -> pd.DataFrame:
                 sum(lp[t - 1, ids[t]].item() for t in range(1, len(ids)))
                 for ids in inputs
                 for lp in [model(torch.tensor([ids])).logits[0].double().log_softmax(-1)]]
-    return pd.DataFrame(scores, index=blimp[1]["sentence_id"])
+    return pd.DataFrame(scores, index=sentences["sentence_id"])
 
 
 @pytest.fixture(scope="module")
@@ -92,22 +105,26 @@ def loop(loops) -> pd.Series:
 
 
 @pytest.fixture(scope="module")
-def smollm2():
-    """The model loaded once by the package, in float32."""
-    return scoring.load_model(str(smollm2_file()), "causal")
-
-
-@pytest.fixture(scope="module")
-def float32_scores(blimp, smollm2):
-    return scoring.score(blimp[1], smollm2, cache=False, progress=False,
-                         batch_size=16).set_index("sentence_id")
+def float32_scores(blimp, latin_square_files, tmp_path_factory) -> pd.DataFrame:
+    """The package's float32 scores (batches of 16, no cache) of the BLiMP sentences and of
+    a sample of the Latin-square study's, from one load of the model, with their
+    ``model``, ``start_token`` and ``model_source``."""
+    def compute() -> pd.DataFrame:
+        model = scoring.load_model(str(smollm2_file()), "causal")
+        study = pd.read_csv(latin_square_files["sentences"], dtype=str)
+        sentences = pd.concat([blimp[1], study.sample(RECHECKED, random_state=0)[
+            ["sentence_id", "text"]]], ignore_index=True)
+        return scoring.score(sentences, model, cache=False, progress=False,
+                             batch_size=16).set_index("sentence_id")
+    return computed_once(tmp_path_factory, "smollm2-float32", compute)
 
 
 def test_float32_scores_equal_a_float64_loop(float32_scores, loop):
     """Our batched float32 scores, from the GGUF file, equal the loop's to 2e-3 nats; the
     default start token of SmolLM2-Instruct (whose BOS is ChatML's <|im_start|>) is
     end-of-text, and the file's sha256 is the model's source."""
-    diff = (float32_scores["score"] - loop[float32_scores.index]).abs()
+    ours = float32_scores.loc[loop.index]
+    diff = (ours["score"] - loop).abs()
     assert diff.max() < FP32_ATOL, diff.sort_values().tail()
     assert set(float32_scores["start_token"]) == {"<|endoftext|>"}
     digest = hashlib.sha256(smollm2_file().read_bytes()).hexdigest()
@@ -140,8 +157,8 @@ def test_blimp_verdicts_are_the_loops(blimp, float32_scores, loop):
         assert len(rows) == N_PAIRS, paradigm
 
 
-def test_a_full_run_of_the_pairs_with_ratings_study(latin_square_files, smollm2, tmp_path,
-                                                    monkeypatch, capfd):
+def test_a_full_run_of_the_pairs_with_ratings_study(latin_square_files, float32_scores,
+                                                    tmp_path, monkeypatch, capfd):
     """``acceptability run`` on the Latin-square study's three files with the model's
     GGUF file: the report is written, its scores are the model's scores of the study's
     sentences (every sentence scored; a sample rescored here, the BLiMP criterion
@@ -159,8 +176,8 @@ def test_a_full_run_of_the_pairs_with_ratings_study(latin_square_files, smollm2,
     sentences = pd.read_csv(f["sentences"], dtype=str)
     assert sorted(scores.index) == sorted(sentences["sentence_id"])
     assert "de-quantizing" not in capfd.readouterr().err
-    sample = sentences.sample(RECHECKED, random_state=0)
-    again = scoring.score(sample, smollm2, cache=False, progress=False).set_index("sentence_id")
+    again = float32_scores.loc[float32_scores.index.isin(sentences["sentence_id"])]
+    assert len(again) == RECHECKED
     # other batches, other float32 rounding: within the loop's tolerance, not bit-equal
     np.testing.assert_allclose(scores.loc[again.index, "score"], again["score"], atol=FP32_ATOL)
     pairs = pd.read_csv(f["pairs"], dtype=str)
