@@ -141,3 +141,14 @@ def test_the_page_states_the_measured_start_up_times():
     assert f"at most {slowest:.2f} s of CPU" in text
     assert {r["repeats"] for r in rows} == {"7"} and "CPU seconds (median of 7)" in text
     assert "AMD EPYC" in text and "2 cores" in text
+
+
+def test_the_readme_states_the_measured_start_up_times():
+    """The README's start-up sentence is startup.csv's, at the precision it states."""
+    readme = " ".join((REPO / "README.md").read_text().split())
+    rows = stated_rows()
+    slowest = max(float(r["median_cpu_s"]) for r in rows if "--help" in r["command"])
+    (imports,) = [float(r["median_cpu_s"]) for r in rows if "import" in r["command"]]
+    assert f"take at most {slowest:.2f} s of CPU" in readme
+    assert f"`from acceptability import data, stats` {imports:.2f} s" in readme
+    assert "median of 7, AMD EPYC" in readme
