@@ -24,7 +24,7 @@ from acceptability.data.errors import DataError
 from tests.matrix.shapes import Inputs
 
 N_BOOT = 0  # the matrix compares point estimates; intervals have their own tests
-REFUSALS = (DataError, ValueError)  # what the package raises for what it will not do
+REFUSED = (DataError, ValueError)  # what the package raises for what it will not do
 
 
 @dataclass
@@ -45,7 +45,7 @@ def _python(call: Callable[[object, pd.DataFrame], dict[str, pd.DataFrame]]):
         try:
             ds = inputs.dataset()
             return Outcome(tables=call(ds, _scores(inputs)))
-        except REFUSALS as err:
+        except REFUSED as err:
             return Outcome(refusal=str(err))
     return run
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -137,6 +136,5 @@ def test_every_refusal_is_documented():
                 assert refusal in cell, (shape, entry, cell)
 
 
-def test_the_matrix_is_whole():
-    assert np.all([callable(SHAPES[s]) and callable(ENTRIES[e]) for s, e in CELLS])
+def test_every_refusal_names_a_cell():
     assert {s for s, _ in REFUSALS} <= set(SHAPES) and {e for _, e in REFUSALS} <= set(ENTRIES)
