@@ -28,6 +28,7 @@ from acceptability.stats.mixed.ordinal_links import CumulativeLink, cumulative_l
 from acceptability.stats.mixed.pls import one_blas_thread
 from acceptability.stats.mixed.results import FittedRows, Summary
 from acceptability.stats.mixed.thresholds import Thresholds, make_thresholds, ordinal_response
+from acceptability.stats.mixed.transforms import formula_offset
 
 __all__ = ["ClmResult", "OrdinalDesign", "OrdinalResult", "anova_clm", "clm", "ordinal_design"]
 
@@ -40,7 +41,9 @@ class OrdinalDesign:
     place in the model: ``beta`` has the other columns). A row in category j has ends
     a = theta_j - x'beta and b = theta_{j-1} - x'beta, linear in the parameters
     (alpha, beta): a = B1 par, b = B2 par (ordinal's ``B1``, ``B2``), a = +inf in the top
-    category and b = -inf in the bottom one."""
+    category and b = -inf in the bottom one. ``offset`` is the known part of the location,
+    x'beta + offset (the formula's ``offset(...)`` terms, zeros without; ordinal's ``offset``):
+    both ends less it."""
 
     formula: Formula
     frame: pd.DataFrame
@@ -49,6 +52,7 @@ class OrdinalDesign:
     xnames: list[str]
     thresholds: Thresholds
     link: CumulativeLink
+    offset: np.ndarray
     n_dropped: int = 0
 
     @property
@@ -92,8 +96,8 @@ class OrdinalDesign:
     def ends(self, par: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(a, b) of every row at ``par``."""
         top = len(self.levels) - 1
-        a = np.where(self.y == top, np.inf, self.B1 @ par)
-        b = np.where(self.y == 0, -np.inf, self.B2 @ par)
+        a = np.where(self.y == top, np.inf, self.B1 @ par - self.offset)
+        b = np.where(self.y == 0, -np.inf, self.B2 @ par - self.offset)
         return a, b
 
 
@@ -101,8 +105,8 @@ def ordinal_design(formula: str, data: pd.DataFrame, link: str = "logit",
                    threshold: str = "flexible", random: bool = False) -> OrdinalDesign:
     """Check and set up a cumulative link model: the formula (random intercept terms only
     when ``random``), the rows complete in its columns, the ordinal response, the fixed
-    effects without intercept and the threshold structure. Fixed effects are coded as
-    elsewhere in this package (R's ``model.matrix``, treatment contrasts)."""
+    effects without intercept, the offset and the threshold structure. Fixed effects are coded
+    as elsewhere in this package (R's ``model.matrix``, treatment contrasts)."""
     parsed = parse_formula(formula)
     if parsed.random and not random:
         raise ValueError(f"formula {formula!r} has random-effects terms: fit it with clmm")
@@ -122,7 +126,9 @@ def ordinal_design(formula: str, data: pd.DataFrame, link: str = "logit",
             f"fixed part {parsed.fixed!r} has no intercept: in a cumulative link model the "
             "thresholds are the intercepts, so write the formula with its intercept (drop "
             "'0 +' or '- 1')")
-    return OrdinalDesign(parsed, frame, y, x, names, thresholds, link_obj, n_dropped)
+    offset = formula_offset(parsed, frame)
+    offset = np.zeros(len(y)) if offset is None else offset
+    return OrdinalDesign(parsed, frame, y, x, names, thresholds, link_obj, offset, n_dropped)
 
 
 def clm_objective(d: OrdinalDesign, par: np.ndarray, order: int = 0):
@@ -345,10 +351,13 @@ class OrdinalResult(FittedRows):
 
     # --- predictions ------------------------------------------------------------------------
     def _eta(self, newdata: pd.DataFrame | None) -> tuple[np.ndarray, pd.Index]:
+        """x'beta + offset of the fitted rows or of ``newdata`` (there the formula's
+        ``offset(...)`` terms evaluated on it, as ordinal's ``predict``)."""
         if newdata is None:
-            return self.design.X[:, 1:] @ self.beta.to_numpy(), self.frame.index
+            return self.design.X[:, 1:] @ self.beta.to_numpy() + self.design.offset, self.frame.index
         x = LmerResult._new_x(self, newdata)  # the fit's factor levels and contrasts
-        return x[:, 1:] @ self.beta.to_numpy(), newdata.index
+        offset = formula_offset(self.formula, newdata)
+        return x[:, 1:] @ self.beta.to_numpy() + (0.0 if offset is None else offset), newdata.index
 
     def _probabilities(self, eta: np.ndarray, index: pd.Index) -> pd.DataFrame:
         prob = category_probabilities(self.design, self.par, eta)
@@ -394,7 +403,7 @@ class ClmResult(OrdinalResult):
     def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob") -> pd.DataFrame | pd.Series:
         """Category probabilities of the fitted rows or ``newdata`` (one column per
         category; ``type="class"``: the most probable category; ``"linear.predictor"``:
-        x'beta). ordinal's ``predict.clm`` gives the same matrix for new data without the
+        x'beta + offset). ordinal's ``predict.clm`` gives the same matrix for new data without the
         response column; for the fitted rows it gives only the observed category's
         probability, which is ``fitted`` here."""
         eta, index = self._eta(newdata)
@@ -416,11 +425,13 @@ def clm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str = 
     categories), ``equidistant`` or ``symmetric``. The response is an ordered pandas
     Categorical or whole-number ratings; an empty category is an error. Rows with
     missing values in the formula's columns are dropped and counted in ``n_dropped``.
+    ``offset(v)`` terms add a known ``v`` to x'beta (ordinal's offset of the location).
 
     Parameters
     ----------
     formula
-        ``rating ~ x + z``: fixed effects only (use ``clmm`` for random effects).
+        ``rating ~ x + z``, ``rating ~ x + offset(v)``: fixed effects only (use ``clmm``
+        for random effects).
     data
         One row per rating.
     link

@@ -339,8 +339,8 @@ class _Likelihood:
         codes = self.terms.codes[:, 0]
         fe, sigma = xs[:, :d.npar].T, np.asarray(xs[:, d.npar], float)  # (npar, P), (P,)
         top = len(d.levels) - 1
-        a0 = np.where(d.y[:, None] == top, np.inf, d.B1 @ fe)  # (n, P)
-        b0 = np.where(d.y[:, None] == 0, -np.inf, d.B2 @ fe)
+        a0 = np.where(d.y[:, None] == top, np.inf, d.B1 @ fe - d.offset[:, None])  # (n, P)
+        b0 = np.where(d.y[:, None] == 0, -np.inf, d.B2 @ fe - d.offset[:, None])
         out = np.full(len(xs), np.inf)
         live = np.arange(len(xs))
         if self.nagq > 1:
@@ -764,7 +764,7 @@ def clmm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str =
     grouping factor. ``nAGQ = 1``: the Laplace approximation (any number of crossed or
     nested intercept terms); ``nAGQ > 1``: adaptive Gauss-Hermite quadrature with that many
     nodes, ``nAGQ < -1``: non-adaptive quadrature (one grouping factor, as in ordinal).
-    Random slopes are refused. Response, link and thresholds as for
+    Random slopes are refused. Response, link, thresholds and ``offset(...)`` terms as for
     [clm][acceptability.stats.mixed.cumulative.clm].
 
     Parameters

@@ -278,6 +278,16 @@ def test_lmer_offset_matches_lme4():
     assert m.fixef["Days"] == pytest.approx(plain.fixef["Days"] - 10, abs=1e-6)  # 10 * Days moved out
 
 
+def test_lmer_offset_term_in_the_formula_matches_lme4():
+    """``offset(off)`` in the formula is lme4's ``offset = off`` (R's model.offset sums them),
+    in the fit and in the predictions of new rows (issue 43, item 6: clm and clmm dropped it)."""
+    m = quiet(stats.lmer, "Reaction ~ Days + offset(off) + (Days | Subject)", sleep())
+    fe = coefs("sleepstudy_lmer_offset", "lme4", "fixef")
+    assert np.allclose(m.fixef[fe.index], fe, atol=LME4_TOL)
+    assert m.logLik == pytest.approx(ref("sleepstudy_lmer_offset", "lme4", "logLik"), abs=LME4_TOL)
+    assert np.allclose(m.predict(sleep()), m.fitted, atol=1e-9)
+
+
 def test_refit_and_simulate_keep_weights_and_offset():
     m = quiet(stats.lmer, "prop ~ period + (1 | herd)", cbpp(), weights="size")
     again = m.refit(m.design.y)
