@@ -7,6 +7,10 @@ from contextlib import contextmanager
 
 from acceptability.scoring.errors import ScoringError
 
+#: The version of this module's arithmetic, in the cache key of every score it helps compute:
+#: raise it with each change that can alter a score (`scoring.versions`).
+SCORER_VERSION = 1
+
 
 def _length_order(lengths: Sequence[int]) -> list[int]:
     """Indices longest first, ties in input order: the order every batching scores in."""

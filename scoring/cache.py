@@ -1,4 +1,5 @@
-"""On-disk score cache: one SQLite table, key = sha256(model identity, method, options, text).
+"""On-disk score cache: one SQLite table, key = sha256(model identity, scorer version, method,
+options, text).
 
 SQLite (stdlib) gives atomic, crash-safe writes: each batch is committed in one transaction, so
 an interrupted run keeps every finished batch and resumes without recomputing it. One
@@ -11,6 +12,10 @@ in one `CacheWarning`. The checksum catches damage, not forgery (whoever can wri
 can recompute it), so the folder and file must be the user's own and writable by no one else
 (`acceptability.data.folders.check_private`). Scorers sharing a cache split their work through
 a `claims` table (scoring.claims).
+
+A key holds the version of the code that computes its score (`scoring.versions`): after a
+fix that raises it, the entries the old code wrote are no longer matched, and the scores are
+recomputed; the old entries stay in the file, unread, until it is deleted.
 """
 
 from __future__ import annotations
@@ -71,9 +76,11 @@ def default_cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "acceptability"
 
 
-def cache_key(identity: str, method: str, options: Mapping, text: str) -> str:
-    """Stable key of one score: model identity (weights hash or hub revision), method, options, text."""
-    payload = json.dumps([identity, method, dict(sorted(options.items())), text], ensure_ascii=False)
+def cache_key(identity: str, method: str, options: Mapping, text: str, version: str) -> str:
+    """Stable key of one score: model identity (weights hash or hub revision), method, options,
+    text, and the version of the code that computes it (`scoring.versions.scorer_version`)."""
+    payload = json.dumps([identity, version, method, dict(sorted(options.items())), text],
+                         ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

@@ -15,6 +15,10 @@ import pandas as pd
 
 from acceptability.scoring.errors import ScoringError
 
+#: The version of this module's arithmetic, in the cache key of every score it helps compute:
+#: raise it with each change that can alter a score (`scoring.versions`).
+SCORER_VERSION = 1
+
 #: The sentences table's column read as each sentence's context when present.
 CONTEXT_COLUMN = "context"
 #: Separates the context from the text in a cache key (never in either, `cache_key`).

@@ -16,6 +16,10 @@ from acceptability.scoring.prepack import prepack_linears
 from acceptability.scoring.progress import hf_progress_quiet
 from acceptability.scoring.registry import methods_of_kind
 
+#: The version of this module's arithmetic, in the cache key of every score it helps compute:
+#: raise it with each change that can alter a score (`scoring.versions`).
+SCORER_VERSION = 1
+
 # Which model heads each kind of scoring needs, by the suffix of the config's architecture name.
 HEAD_SUFFIXES = {
     "causal": ("ForCausalLM", "LMHeadModel"),

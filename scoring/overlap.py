@@ -23,6 +23,10 @@ from typing import Any
 from acceptability.scoring.batches import on_cpu
 from acceptability.scoring.results import Scored
 
+#: The version of this module's arithmetic, in the cache key of every score it helps compute:
+#: raise it with each change that can alter a score (`scoring.versions`).
+SCORER_VERSION = 1
+
 # Batches prepared ahead of the one running: one to launch next, one in preparation.
 PREFETCH = 2
 

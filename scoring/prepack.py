@@ -22,6 +22,10 @@ from typing import Any
 
 from acceptability._warnings import warn
 
+#: The version of this module's arithmetic, in the cache key of every score it helps compute:
+#: raise it with each change that can alter a score (`scoring.versions`).
+SCORER_VERSION = 1
+
 TORCH_TESTED = ("2.3", "2.14")  # pack on torch >= the first and < the second, else plain layers
 PACK_BATCH_HINT = 64  # rows oneDNN tunes the packed layout for; any number of rows works
 # (linear, activation) attribute pairs of a module computing activation(linear(x)):

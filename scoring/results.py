@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+#: The version of this module's arithmetic, in the cache key of every score it helps compute:
+#: raise it with each change that can alter a score (`scoring.versions`).
+SCORER_VERSION = 1
+
 
 @dataclass
 class Scored:

@@ -18,6 +18,11 @@ from acceptability.scoring.models import LanguageModel, load_model
 from acceptability.scoring.options import ScoringOptions
 from acceptability.scoring.registry import CONTINUATION, METHODS, PREFIX_METHODS, REGISTRY
 from acceptability.scoring.results import Scored
+from acceptability.scoring.versions import scorer_version
+
+#: The version of this module's arithmetic, in the cache key of every score it helps compute:
+#: raise it with each change that can alter a score (`scoring.versions`).
+SCORER_VERSION = 1
 
 NGRAM_CHUNK = 1000  # sentences per progress-bar step for n-gram models
 
@@ -40,6 +45,7 @@ class Scorer:
     identity: str | None = None  # None: not cached (fast n-gram models)
     options: dict = field(default_factory=dict)
     source: str | None = None  # which weights (LanguageModel.source), for provenance
+    version: str = ""  # of the code computing the scores (versions.scorer_version), in their keys
 
 
 def _by_length(lm: LanguageModel, budget: int | None) -> Callable[[list[Any], int], Batches]:
@@ -62,6 +68,7 @@ def make_scorer(options: ScoringOptions) -> Scorer:
         return _ngram_scorer(options.model)
     lm = _language_model(options)
     budget = token_budget(lm, options.batch_tokens)  # the CPU default: batch_size sentences
+    version = scorer_version(REGISTRY[method].backend)
     if lm.kind == "causal":
         method = CONTINUATION if method in PREFIX_METHODS else method
         # keyed only when on: plain scores keep their cache entries
@@ -76,6 +83,7 @@ def make_scorer(options: ScoringOptions) -> Scorer:
             lm.identity,
             {"start_token": start, **bounds},
             source=lm.source,
+            version=version,
         )
     if lm.kind == "masked":
         l2r = method.endswith("_word_l2r")
@@ -91,9 +99,10 @@ def make_scorer(options: ScoringOptions) -> Scorer:
             lambda items, batches: run(lm, items, batches, copies),
             lm.identity,
             source=lm.source,
+            version=version,
         )
     if lm.kind == "seq2seq":
-        return _seq2seq_scorer(lm, method, options.batch_tokens)
+        return _seq2seq_scorer(lm, method, options.batch_tokens, version)
     label = options.acceptable_label
     return Scorer(
         lm.name,
@@ -104,10 +113,11 @@ def make_scorer(options: ScoringOptions) -> Scorer:
         lm.identity,
         {"acceptable_label": label},
         source=lm.source,
+        version=version,
     )
 
 
-def _seq2seq_scorer(lm: LanguageModel, method: str, batch_tokens: int | None) -> Scorer:
+def _seq2seq_scorer(lm: LanguageModel, method: str, batch_tokens: int | None, version: str) -> Scorer:
     """seq2seq (the text as the decoder's target, the context read by the encoder) or
     seq2seq_pll (BabyLM's masked encoder copies): `backends.seq2seq`."""
     pll = method == "seq2seq_pll"
@@ -122,6 +132,7 @@ def _seq2seq_scorer(lm: LanguageModel, method: str, batch_tokens: int | None) ->
         lambda items, batches: run(lm, items, batches),
         lm.identity,
         source=lm.source,
+        version=version,
     )
 
 
@@ -187,7 +198,7 @@ def compute(
 
     use_cache = cache is not None and scorer.identity is not None
     full = [
-        cache_key(scorer.identity or "", scorer.method, scorer.options, k) for k in keys
+        cache_key(scorer.identity or "", scorer.method, scorer.options, k, scorer.version) for k in keys
     ]
     found = cache.get_many(full) if use_cache else {}
     todo = list({k: i for i, k in enumerate(full) if k not in found}.values())  # once per key

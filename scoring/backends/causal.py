@@ -23,6 +23,10 @@ from acceptability.scoring.models import LanguageModel
 from acceptability.scoring.overlap import overlaps, pipeline
 from acceptability.scoring.results import Scored
 
+#: The version of this module's arithmetic, in the cache key of every score it helps compute:
+#: raise it with each change that can alter a score (`scoring.versions`).
+SCORER_VERSION = 1
+
 #: Start-token choices besides a token of the vocabulary given as text; None: no start token.
 START_CHOICES = ("auto", "bos", "eos")
 #: BOS tokens that open a chat turn, not a text: "auto" starts after end-of-text instead.

@@ -9,6 +9,10 @@ from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
 from acceptability.scoring.results import Scored
 
+#: The version of this module's arithmetic, in the cache key of every score it helps compute:
+#: raise it with each change that can alter a score (`scoring.versions`).
+SCORER_VERSION = 1
+
 
 def encode(lm: LanguageModel, text: str) -> list[int]:
     """Token ids with the model's special tokens; errors instead of truncating."""

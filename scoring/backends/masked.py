@@ -29,6 +29,10 @@ from acceptability.scoring.models import LanguageModel
 from acceptability.scoring.overlap import overlaps, pipeline
 from acceptability.scoring.results import Scored
 
+#: The version of this module's arithmetic, in the cache key of every score it helps compute:
+#: raise it with each change that can alter a score (`scoring.versions`).
+SCORER_VERSION = 1
+
 # Tokens of masked copies per forward pass on the CPU in bfloat16 (2 bytes a number); other
 # dtypes take the same bytes (float32: 2048 tokens). Measured on 2 cores (bert-base, 400
 # LI-Adger sentences): in bfloat16 passes of 2048 and 8192 tokens ran 10% and 12% slower

@@ -28,6 +28,10 @@ from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
 from acceptability.scoring.results import Scored
 
+#: The version of this module's arithmetic, in the cache key of every score it helps compute:
+#: raise it with each change that can alter a score (`scoring.versions`).
+SCORER_VERSION = 1
+
 #: How many positions before a masked token its prediction is read (next-token prediction).
 SHIFT = 1
 

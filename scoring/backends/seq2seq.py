@@ -35,6 +35,10 @@ from acceptability.scoring.models import LanguageModel
 from acceptability.scoring.overlap import overlaps, pipeline
 from acceptability.scoring.results import Scored
 
+#: The version of this module's arithmetic, in the cache key of every score it helps compute:
+#: raise it with each change that can alter a score (`scoring.versions`).
+SCORER_VERSION = 1
+
 
 @dataclass
 class Seq2SeqInput:

@@ -142,9 +142,11 @@ def test_a_scorer_waits_for_what_another_claimed_and_reads_it(tmp_path, gpt2_dir
 
     from acceptability.scoring.cache import cache_key
     from acceptability.scoring.results import Scored
+    from acceptability.scoring.versions import scorer_version
 
     lm = scoring.load_model(gpt2_dir, "causal")
-    key = cache_key(lm.identity, "logprob", {"start_token": lm.tokenizer.bos_token}, sentences[0])
+    key = cache_key(lm.identity, "logprob", {"start_token": lm.tokenizer.bos_token}, sentences[0],
+                    scorer_version("backends.causal"))
     other = scoring.ScoreCache(tmp_path)
     assert other.claim([key], "other") == {key}
     writer = threading.Timer(0.5, other.put_many, ({key: Scored(-1.5, 2)}, "other"))

@@ -1,0 +1,49 @@
+"""Scorer versions: which code computed a cached score, in its cache key.
+
+Every module whose code turns a text into the numbers the score cache keeps declares
+``SCORER_VERSION = N`` and raises it with every change that can alter a score. A score's
+cache key holds the versions of the modules its scorer runs (`scorer_version`), so after a
+fix the entries the old code wrote are no longer matched: the scores are recomputed (the old
+entries stay in the file, unread, until it is deleted). ``tests/scoring/test_scorer_versions.py``
+records each module's code hash with its version and fails when the code changed and the
+version did not; it also checks that these lists name every module a backend's numbers come
+from.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+PACKAGE = "acceptability.scoring"
+#: The modules every transformer scorer runs: batching and padding (`batches`), loading and
+#: weight packing (`models`, `gguf`, `prepack`), the device pipeline (`overlap`), sums
+#: (`results`), a context's join to its text (`context`) and the choice of functions and
+#: settings per method (`runner`).
+SHARED = ("batches", "context", "gguf", "models", "overlap", "prepack", "results", "runner")
+#: Each backend module (`registry.Method.backend`, in the package) with the backends it borrows from.
+BACKENDS = {
+    "backends.causal": ("backends.causal",),
+    "backends.masked": ("backends.masked", "backends.causal"),
+    "backends.mntp": ("backends.mntp", "backends.masked", "backends.causal"),
+    "backends.seq2seq": ("backends.seq2seq", "backends.masked", "backends.causal"),
+    "backends.classifier": ("backends.classifier",),
+}
+
+
+def scorer_version(backend: str) -> str:
+    """The versions of the modules whose code computes `backend`'s scores, as one string
+    for its cache keys, e.g. ``"backends.causal=1 batches=1 ..."``.
+
+    Parameters
+    ----------
+    backend : str
+        A key of `BACKENDS`, or a backend's full module name (``registry.Method.backend``).
+
+    Examples
+    --------
+    >>> from acceptability.scoring.versions import scorer_version
+    >>> scorer_version("backends.causal").split()[0]
+    'backends.causal=1'
+    """
+    names = sorted({*BACKENDS[backend.removeprefix(f"{PACKAGE}.")], *SHARED})
+    return " ".join(f"{name}={import_module(f'{PACKAGE}.{name}').SCORER_VERSION}" for name in names)
