@@ -7,13 +7,14 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 from pandas.io.common import get_handle
 
+from acceptability.data.cells import unescape_frame
 from acceptability.data.dataset import Dataset, from_frames
 from acceptability.data.errors import DataError
 from acceptability.data.ratings import RatingScale, validate_ratings
@@ -33,6 +34,16 @@ PARQUET = (".parquet", ".pq")
 COMPRESSION = (".gz", ".bz2", ".xz", ".zip", ".zst")
 # read as text whatever they look like: "01" and "1.10" are ids, not the numbers 1 and 1.1
 TEXT_COLUMNS = ("sentence_id", "pair_id", "good_id", "bad_id", "text", "model", "participant")
+# pandas' default missing-value strings: missing only in a column of numbers. In the id and
+# text columns above, these label columns (docs/tables.md) and any column holding words,
+# "NA", "None", "null", ... are text (a phenomenon "NA", a type "None"); an empty cell is
+# missing in every column.
+NA_STRINGS = ("#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+              "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+LABEL_COLUMNS = ("type_id", "phenomenon", "dataset", "condition", "list", "paradigm", "method",
+                 "context", "linguistics_term", "construction", "section", "hit")
+NUMERIC_COLUMNS = ("label", "human", "score", "response", "chose_good", "n_tokens",
+                   "ref_mean", "ref_sd")
 # column separators that a mistaken file uses, as error messages name them
 DELIMITERS = {",": "',' (commas)", ";": "';' (semicolons)", "\t": "tabs", "|": "'|' (bars)"}
 
@@ -52,10 +63,19 @@ def table_format(path: Path) -> str:
     return suffix
 
 
-def read_table(path: str | os.PathLike, what: str = "table") -> tuple[pd.DataFrame, LineOffset]:
+def read_table(path: str | os.PathLike, what: str = "table",
+               columns: ColumnMap = None) -> tuple[pd.DataFrame, LineOffset]:
     """A CSV/TSV/Parquet file as a DataFrame, and where its rows are in the file: for
     CSV/TSV a function from a row's position to the line where its record starts
-    (`record_lines`), None for Parquet."""
+    (`record_lines`), None for Parquet.
+
+    CSV/TSV must be UTF-8 (a leading byte-order mark is skipped); other bytes are a
+    DataError naming the line and byte (`not_utf8`). An empty cell is missing; pandas'
+    missing-value strings (`NA_STRINGS`: "NA", "None", "null", "NaN", "N/A", "nan", ...)
+    are missing only in a column of numbers (`NUMERIC_COLUMNS`, or a further column whose
+    other cells are all numbers) and are text in the id, text and label columns and in
+    any column holding words (`text_cells`). ``columns`` maps the file's column names to
+    the package's (as ``read_dataset``'s), to know each column's role."""
     p = Path(path)
     if not p.is_file():
         raise DataError(f"no such {what} file", source=str(p), fix="check the path")
@@ -63,15 +83,68 @@ def read_table(path: str | os.PathLike, what: str = "table") -> tuple[pd.DataFra
     try:
         if fmt == ".parquet":
             return pd.read_parquet(p), None
-        check_separator(p, SEPARATORS[fmt], what)
-        dtypes = dict.fromkeys(TEXT_COLUMNS, str)
-        frame = pd.read_csv(p, sep=SEPARATORS[fmt], dtype=dtypes)
-        return frame, record_lines(p, SEPARATORS[fmt], len(frame))
+        header = check_separator(p, SEPARATORS[fmt], what)
+        mapped = columns if isinstance(columns, Mapping) else {}  # checked after reading
+        role = {name: mapped.get(name, name) for name in header}
+        dtypes = {name: str for name in header if role[name] in TEXT_COLUMNS}
+        na = {name: list(NA_STRINGS if role[name] in NUMERIC_COLUMNS else []) + [""]
+              for name in header}
+        frame = pd.read_csv(p, sep=SEPARATORS[fmt], dtype=dtypes, keep_default_na=False,
+                            na_values=na)
+        frame = unescape_frame(frame)  # the ' write_csv puts before a formula (data.cells)
+        kept = [n for n in header if role[n] in (*TEXT_COLUMNS, *LABEL_COLUMNS, *NUMERIC_COLUMNS)]
+        return text_cells(frame, kept), record_lines(p, SEPARATORS[fmt], len(frame))
     except DataError:
         raise
+    except UnicodeDecodeError:
+        raise not_utf8(p, what) from None
     except Exception as err:  # pandas/pyarrow raise many parser error types
         raise DataError(f"unreadable {what} file ({type(err).__name__}: {err})", source=str(p),
                         fix=f"write it as {fmt[1:].upper()} with a header line") from None
+
+
+def text_cells(frame: pd.DataFrame, kept: list[str]) -> pd.DataFrame:
+    """``frame`` (read with only empty cells missing) with each further column of text
+    that holds numbers and `NA_STRINGS` alone made numeric, those strings missing (R
+    writes a missing number as NA); columns in ``kept``, and any holding a word, as read.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data.files import text_cells
+    >>> frame = pd.DataFrame({"rt": ["512", "NA"], "group": ["a", "NA"], "type_id": ["1", "NA"]})
+    >>> text_cells(frame, ["type_id"]).to_dict("list")
+    {'rt': [512.0, nan], 'group': ['a', 'NA'], 'type_id': ['1', 'NA']}
+    """
+    for name in frame.columns:
+        values = frame[name]
+        if name in kept or pd.api.types.is_numeric_dtype(values.dtype) \
+                or pd.api.types.is_bool_dtype(values.dtype):
+            continue
+        missing = values.isin(NA_STRINGS).to_numpy()
+        known = values[~missing & values.notna().to_numpy()]
+        if len(known) and pd.to_numeric(known, errors="coerce").notna().all():
+            frame[name] = pd.to_numeric(values.mask(missing))
+    return frame
+
+
+def not_utf8(path: Path, what: str = "table") -> DataError:
+    """The DataError for a CSV/TSV file that is not UTF-8 text: the line and byte of the
+    first byte that is not, and how to save it as UTF-8 (UTF-16 named by its byte-order
+    mark, as Excel's "Unicode text" writes it)."""
+    with get_handle(path, "rb", compression="infer", is_text=False) as handle:
+        raw = handle.handle.read()
+    bom = " (it starts with a UTF-16 byte-order mark)" * raw.startswith((b"\xff\xfe", b"\xfe\xff"))
+    try:
+        raw.decode("utf-8")
+        where, line = "", None
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        where = f": byte 0x{raw[err.start]:02x} at byte {err.start} (line {line})"
+    return DataError(f"the {what} file is not UTF-8 text{where}{bom}", source=str(path),
+                     row=None if line is None else f"{line} (line)",
+                     fix="save it as UTF-8 (Excel: Save As 'CSV UTF-8'; LibreOffice: character "
+                         "set 'Unicode (UTF-8)'; or iconv -f latin1 -t utf-8 old.csv > new.csv)")
 
 
 def record_lines(path: Path, sep: str, n_rows: int) -> Callable[[int], int]:
@@ -116,10 +189,11 @@ def _count_record_lines(path: Path, sep: str) -> list[int]:
     return starts[1:]
 
 
-def check_separator(path: Path, sep: str, what: str = "table") -> None:
-    """A DataError when the header line is one column that holds another separator: a
-    semicolon-separated ``.csv`` (a spreadsheet's export where the decimal mark is a
-    comma), or a comma-separated ``.tsv``; naming the separator, not a missing column."""
+def check_separator(path: Path, sep: str, what: str = "table") -> list[str]:
+    """The header's column names (as pandas names them); a DataError when the header line
+    is one column that holds another separator: a semicolon-separated ``.csv`` (a
+    spreadsheet's export where the decimal mark is a comma), or a comma-separated
+    ``.tsv``; naming the separator, not a missing column."""
     header = pd.read_csv(path, sep=sep, nrows=0).columns
     found = next((d for d in DELIMITERS if d != sep and d in str(header[0])), None)
     if len(header) == 1 and found:
@@ -129,6 +203,7 @@ def check_separator(path: Path, sep: str, what: str = "table") -> None:
                         source=str(path),
                         fix=f"save it separated by {DELIMITERS[sep]}, e.g. pd.read_csv(path, "
                             f"sep={found!r}).to_csv(new_path, sep={sep!r}, index=False){decimal}")
+    return list(header)
 
 
 def read_dataset(sentences: str | os.PathLike, pairs: str | os.PathLike | None = None,
@@ -212,7 +287,8 @@ def _read_tables(paths: dict[str, Path | None], human_scale: str,
         raise DataError("a ratings file needs the scale its ratings were given on",
                         source=str(paths["ratings"]), fix="pass scale='likert:1-7' (your "
                         "range), 'me' (magnitude estimation) or 'binary'")
-    read = {what: read_table(path, what) for what, path in paths.items() if path is not None}
+    read = {what: read_table(path, what, columns) for what, path in paths.items()
+            if path is not None}
     columns = check_column_map(columns, {what: frame for what, (frame, _) in read.items()})
     s_path, (s_frame, s_offset) = paths["sentences"], read["sentences"]
     s_frame = validate_sentences(rename_columns(s_frame, columns, str(s_path)),
