@@ -4,13 +4,16 @@ in one step, so that a reader or a resumed run never sees a half-written file, a
 symlink planted at the target is replaced, never written through.
 
 Every kind of file goes through `atomic_path`: text (`write_text`), bytes (`write_bytes`),
-a table as CSV (`write_csv`) or Parquet (`write_parquet`), a matplotlib figure
-(`write_figure`), and the files a library saves into a folder (`atomic_files`). File names
-made from user text go through `safe_name`.
+a table as CSV (`write_csv`, its text cells safe to open in a spreadsheet: `data.cells`) or
+Parquet (`write_parquet`), a matplotlib figure (`write_figure`), and the files a library
+saves into a folder (`atomic_files`). File names made from user text go through
+`safe_name`. A full disk is a `DiskFullError` naming the file, the old file kept.
 """
 
 from __future__ import annotations
 
+import csv
+import errno
 import os
 import re
 import shutil
@@ -27,6 +30,32 @@ from acceptability.data.errors import DataError
 TEMP = r"\.{stem}\.(?P<pid>\d+)-\d+\.tmp{suffix}"
 FILES = "files"  # `atomic_files` saves into the temporary folder of this name
 MAX_NAME = 100  # characters of a file name made by `safe_name`
+# "no space left on device" and "disk quota exceeded": the write cannot finish there
+DISK_FULL = frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)})
+
+
+class DiskFullError(OSError):
+    """The disk (or the user's quota) is full while writing ``filename``; the message
+    names it and what to do. An ``OSError`` with the original errno (ENOSPC/EDQUOT)."""
+
+    def __str__(self) -> str:
+        return (f"{self.filename}: the disk is full ({self.strerror}); the write was undone "
+                "and the file there before, if any, is unchanged. Fix: free space on that "
+                "disk, or write elsewhere (the command line's --out)")
+
+
+@contextmanager
+def _disk_full_names(path: Path) -> Iterator[None]:
+    """An OSError of a full disk inside the block becomes a `DiskFullError` for ``path``."""
+    try:
+        yield
+    except DiskFullError:
+        raise
+    except OSError as err:
+        if err.errno not in DISK_FULL:
+            raise
+        raise DiskFullError(err.errno, err.strerror or os.strerror(err.errno), str(path)) \
+            from err
 
 
 def _temp_name(path: Path) -> Path:
@@ -110,7 +139,9 @@ def _terminate_raises() -> Iterator[None]:
 
 
 def _fsync(path: Path) -> None:
-    """Flush a file (or, where the OS allows opening one, a folder) to disk."""
+    """Flush a file (or, where the OS allows opening one, a folder) to disk; a full disk
+    (some file systems say so only here) is an error, a file system that cannot flush is
+    not."""
     flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if path.is_dir() else 0)
     try:
         fd = os.open(path, flags)
@@ -118,8 +149,9 @@ def _fsync(path: Path) -> None:
         return
     try:
         os.fsync(fd)
-    except OSError:  # a file system that cannot (some network ones)
-        pass
+    except OSError as err:  # a file system that cannot (some network ones)
+        if err.errno in DISK_FULL:
+            raise
     finally:
         os.close(fd)
 
@@ -131,7 +163,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     When the block ends the file is flushed to disk and replaces ``path`` (``os.replace``:
     atomic within a folder; a symlink at ``path`` is replaced, not followed); on any
     exception (KeyboardInterrupt, and SIGTERM in the main thread, included) it is removed
-    and ``path`` stays as it was. The temporary name keeps the last suffix (``x.csv.gz``
+    and ``path`` stays as it was; a full disk is a `DiskFullError` naming ``path``. The temporary name keeps the last suffix (``x.csv.gz``
     -> ``.x.csv.<pid>-<thread>.tmp.gz``), so writers that infer compression or format from
     it (pandas) still do; those a killed writer left are removed first (`remove_stale`).
 
@@ -156,17 +188,18 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     ('whole', ['notes.txt'])
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale(path)
-    tmp = _temp_name(path)
-    with _terminate_raises():
-        try:
-            yield tmp
-            _fsync(tmp)
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
-    _fsync(path.parent)
+    with _disk_full_names(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(path)
+        tmp = _temp_name(path)
+        with _terminate_raises():
+            try:
+                yield tmp
+                _fsync(tmp)
+                os.replace(tmp, path)
+            finally:
+                tmp.unlink(missing_ok=True)
+        _fsync(path.parent)
 
 
 def own_folder(folder: str | os.PathLike) -> Path:
@@ -223,7 +256,9 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
 def write_csv(frame: Any, path: str | os.PathLike, **to_csv: Any) -> Path:
     """Write a DataFrame as CSV through `atomic_path`: ``frame.to_csv(tmp, **to_csv)``
     (``index=False``, ``sep="\\t"``, ...; compressed by a suffix such as ``.gz``, as pandas
-    infers from the temporary name); returns ``path``.
+    infers from the temporary name); returns ``path``. Text cells and labels that a
+    spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab, CR) are written
+    with a leading ``'`` (`data.cells`; the package's readers take it off).
 
     Examples
     --------
@@ -234,9 +269,17 @@ def write_csv(frame: Any, path: str | os.PathLike, **to_csv: Any) -> Path:
     ...                  index=False)
     >>> path.read_text()
     'a\\n1\\n'
+    >>> write_csv(pd.DataFrame({"model": ["=1+1"]}), path, index=False).read_text()
+    "model\\n'=1+1\\n"
     """
+    from acceptability.data.cells import carriage_return, escape_cell, escape_frame
+
+    if isinstance(to_csv.get("header"), list):  # aliases for the column names
+        to_csv["header"] = [escape_cell(name) for name in to_csv["header"]]
+    if "quoting" not in to_csv and carriage_return(frame):  # else the row would end there
+        to_csv["quoting"] = csv.QUOTE_NONNUMERIC
     with atomic_path(path) as tmp:
-        frame.to_csv(tmp, **to_csv)
+        escape_frame(frame).to_csv(tmp, **to_csv)
     return Path(path)
 
 
@@ -305,20 +348,21 @@ def atomic_files(folder: str | os.PathLike) -> Iterator[Path]:
     ['config.json']
     """
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    remove_stale(folder / FILES)
-    tmp = _temp_name(folder / FILES)
-    with _terminate_raises():
-        try:
-            tmp.mkdir()
-            yield tmp
-            for entry in sorted(tmp.iterdir()):
-                if entry.is_file():
-                    _fsync(entry)
-                os.replace(entry, folder / entry.name)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    _fsync(folder)
+    with _disk_full_names(folder):
+        folder.mkdir(parents=True, exist_ok=True)
+        remove_stale(folder / FILES)
+        tmp = _temp_name(folder / FILES)
+        with _terminate_raises():
+            try:
+                tmp.mkdir()
+                yield tmp
+                for entry in sorted(tmp.iterdir()):
+                    if entry.is_file():
+                        _fsync(entry)
+                    os.replace(entry, folder / entry.name)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        _fsync(folder)
 
 
 def safe_name(text: str, default: str = "unnamed") -> str:
