@@ -23,6 +23,7 @@ import pandas as pd
 
 from acceptability import stats
 from acceptability.data.atomic import write_csv, write_text
+from acceptability.data.cells import unescape_frame
 from acceptability.scoring import score
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.training.lm import claim, finetune, texts_checksum, train_lm
@@ -157,7 +158,8 @@ def training_order(model: str, train: Any, test: Any, out: str | os.PathLike, *,
             write_csv(pred.drop(columns="split"), path, index=False)
             if not keep_models:
                 shutil.rmtree(folder)
-        frames.append(pd.read_csv(path, dtype={"sentence_id": str}).assign(shuffle=k))
+        saved = unescape_frame(pd.read_csv(path, dtype={"sentence_id": str}))  # write_csv's '
+        frames.append(saved.assign(shuffle=k))
     predictions = pd.concat(frames, ignore_index=True)
     curve = stats.flip_curve(predictions)
     sentences = stats.acrobatic_sentences(predictions)

@@ -127,3 +127,29 @@ def test_csv_module_reads_what_pandas_wrote(tmp_path):
     csv.writer(buffer).writerows([["model"], ["'=1+1"], ["'tis"], ["''@x"]])
     (tmp_path / "t.csv").write_text(buffer.getvalue())
     assert read_table(tmp_path / "t.csv")[0]["model"].tolist() == ["=1+1", "'tis", "'@x"]
+
+
+def test_training_order_reads_its_saved_predictions_back(example, tmp_path, monkeypatch):
+    """The training-order experiment saves each shuffle's predictions as CSV and reads
+    them back: sentence ids that look like formulas come back as they were."""
+    from acceptability.scoring.training import experiments as rt
+
+    ids = ["=1+1", "-a", "@x", "+1"]
+
+    def predictions(folder, datasets, cache=True):
+        return pd.DataFrame({"split": "test", "sentence_id": ids, "label": [1.0, 0.0, 1.0, 0.0],
+                             "score": [1.0, -1.0, 2.0, -2.0], "prediction": [1, 0, 1, 0]})
+
+    def finetune(model, train, out, **options):
+        Path(out).mkdir(parents=True)
+        return out
+
+    monkeypatch.setattr(rt, "finetune", finetune)
+    monkeypatch.setattr(rt, "classifier_predictions", predictions)
+    ds = example[0]
+    result = rt.training_order("tiny", ds, ds, tmp_path / "order", shuffles=2)
+    assert result.predictions["sentence_id"].tolist() == ids * 2
+    for name in ("predictions/shuffle-1.csv", "sentences.csv"):
+        rows = csv_rows(tmp_path / "order" / name)
+        assert not [c for r in rows for c in r if is_formula(c)]
+        assert "'=1+1" in [r[0] for r in rows]
