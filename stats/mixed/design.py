@@ -161,15 +161,29 @@ class MixedDesign:
         return np.asarray(self._wz.T @ self.X), self.X.T @ wx
 
     @cached_property
-    def response_crossprods(self) -> tuple[np.ndarray, np.ndarray, float]:
-        """Z'Wr, X'Wr and r'Wr of the response less the offset, r = y - offset."""
+    def response_crossprods(self) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+        """``weighted_crossprods`` of the design's response."""
         return self.weighted_crossprods(self.y)
 
-    def weighted_crossprods(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        """Z'Wr, X'Wr and r'Wr of r = y - offset (the design's offset, if any)."""
-        r = y if self.offset is None else y - self.offset
-        wr = r if self.weights is None else self.weights * r
-        return self.Z.T @ wr, self.X.T @ wr, float(r @ wr)
+    def centred(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(c, gamma): r = y - offset (the design's offset, if any) = X gamma + c, gamma its
+        weighted least-squares coefficients on X. A linear model of r is one of c with beta
+        less gamma, and c sits at 0 in the response's own units wherever y sits: from y's
+        cross products, |y - X beta - Z b|^2 was y'y less the fitted part, which cancelled
+        catastrophically far from 0 (y + 1e6: theta moved by 4%; issue 43, item 7)."""
+        r = np.asarray(y, float) if self.offset is None else y - self.offset
+        if not self.p:
+            return r, np.zeros(0)
+        sw = np.ones(self.n) if self.weights is None else np.sqrt(self.weights)
+        gamma = np.linalg.lstsq(self.X * sw[:, None], r * sw, rcond=None)[0]
+        return r - self.X @ gamma, gamma
+
+    def weighted_crossprods(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+        """Z'Wc, X'Wc, c'Wc and gamma of ``centred(y)``: the cross products the PLS solves
+        for beta - gamma from."""
+        c, gamma = self.centred(y)
+        wc = c if self.weights is None else self.weights * c
+        return self.Z.T @ wc, self.X.T @ wc, float(c @ wc), gamma
 
     @property
     def log_weights(self) -> float:

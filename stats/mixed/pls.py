@@ -171,12 +171,14 @@ def _factor(d: MixedDesign, a) -> _Factor:
 def pls(d: MixedDesign, theta: np.ndarray, reml: bool, y: np.ndarray | None = None,
         offset: np.ndarray | None = None) -> PlsFit:
     """Solve the PLS problem at ``theta`` (Bates et al. 2015, eqs. 25-31) from the cross
-    products Z'Z, Z'X, X'X, Z'y, X'y, y'y, so that each call costs nothing in n."""
+    products Z'Z, Z'X, X'X, Z'c, X'c, c'c, so that each call costs nothing in n; c is the
+    response less its least-squares fit X gamma (``MixedDesign.centred``), solved for
+    beta - gamma, so that pwrss does not cancel when y sits far from 0."""
     ztz, ztx, xtx0 = d.crossprods(dense=d.q <= _DENSE_Q)
     if y is None and offset is None:
-        zty, xty, yty = d.response_crossprods
+        zty, xty, yty, gamma = d.response_crossprods
     else:
-        zty, xty, yty = d.weighted_crossprods((d.y if y is None else y) - (0 if offset is None else offset))
+        zty, xty, yty, gamma = d.weighted_crossprods((d.y if y is None else y) - (0 if offset is None else offset))
     lt = d.lambdat(theta, dense=d.q <= _DENSE_Q)
     f = _factor(d, _a_matrix(d, lt, ztz))
     lzty, lztx = lt @ zty, np.asarray(lt @ ztx)
@@ -186,8 +188,8 @@ def pls(d: MixedDesign, theta: np.ndarray, reml: bool, y: np.ndarray | None = No
     u = cu - cx @ beta
     # the least-squares identity |y~ - W~ s|^2 = y'y - s'W~'y~ for the augmented system
     pwrss = float(yty - u @ lzty - beta @ xty)
-    return PlsFit(np.asarray(theta, float), beta, u, lt.T @ u, pwrss, f.logdet, xtx, reml, d.n, f,
-                  d.log_weights)
+    return PlsFit(np.asarray(theta, float), beta + gamma, u, lt.T @ u, pwrss, f.logdet, xtx, reml,
+                  d.n, f, d.log_weights)
 
 
 @one_blas_thread

@@ -80,12 +80,12 @@ class ProfiledDeviance:
         self.q2 = d.q - self.q1
         ztz, ztx, xtx = d.crossprods(dense=dense)
         if y is None and offset is None:  # the cross products of pls.pls, prior weights in
-            zty, self.xty, self.yty = d.response_crossprods
+            zty, self.xty, self.yty, _ = d.response_crossprods
         else:
             yy = (d.y if y is None else y) - (0 if offset is None else offset)
-            zty, self.xty, self.yty = d.weighted_crossprods(yy)
+            zty, self.xty, self.yty, _ = d.weighted_crossprods(yy)
         self.xtx = xtx
-        self.ztr = np.column_stack([zty, ztx])  # Z'[y | X]
+        self.ztr = np.column_stack([zty, ztx])  # Z'[c | X], c the centred response
         if dense:  # small q: A as one dense matrix (fewer numpy calls than blocks)
             self.g = ztz
             return
