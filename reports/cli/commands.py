@@ -113,7 +113,7 @@ def _experiment(args: argparse.Namespace, **fixed):
     names = ("dataset", "data_path", "max_pairs", "max_sentences", "sentences", "pairs",
              "ratings", "scale", "human_scale", "scores", "revision", "norming",
              "dtype", "recheck", "normalise", "unigram", "trust_remote_code", "boundary",
-             "start_token", "device", "device_map", "max_memory", "batch_tokens", "n_boot",
+             "start_token", "device", "device_map", "max_memory", "batch_tokens", "cache", "n_boot",
              "seed", "by", "formula", "level", "compare_metric", "correction", "sign", "out", "name")
     changes = {n: getattr(args, n, None) for n in names} | fixed
     models, changes["method"] = _models_and_method(args)
@@ -413,6 +413,9 @@ def _hardware_args(p: argparse.ArgumentParser) -> None:
                    help="tokens per forward pass, masked copies and padding included "
                         "(default: 16384 on a GPU; on the CPU 16 sentences, PLL passes of "
                         "2048/4096 tokens)")
+    p.add_argument("--no-cache", dest="cache", action="store_false", default=None,
+                   help="score without the score cache: nothing read from it or written to "
+                        "it (in Python: cache=False)")
 
 
 def _boundary_arg(p: argparse.ArgumentParser) -> None:

@@ -103,6 +103,8 @@ class Experiment:
     ``device``, ``device_map``, ``max_memory`` and ``batch_tokens``: where and in what
     batches models are scored (``hardware``; ``scoring.load_model``, ``scoring.score``), not
     part of the scores' provenance (they change scores by float rounding at most).
+    ``cache``: False scores without the score cache (``--no-cache``; ``scoring.score``'s
+    ``cache=False``), which changes no number: not part of the provenance either.
     ``name``: the report's title, "acceptability report: NAME" (default: the dataset's
     name; of your own files, the sentences file's name without its suffixes).
     """
@@ -134,6 +136,7 @@ class Experiment:
     device_map: str | None = None
     max_memory: str | dict | None = None
     batch_tokens: int | None = None
+    cache: bool = True
     deltas: tuple[float, ...] = DEFAULT_DELTAS
     n_boot: int = DEFAULT_N_BOOT
     seed: int = DEFAULT_SEED
@@ -261,8 +264,9 @@ class Experiment:
 
     def hardware(self) -> dict:
         """The device, device_map, max_memory and batch_tokens given, as ``scoring.score``
-        takes them (max_memory read by ``scoring.options.parse_max_memory``), and the
-        start token when given (which is in the scores' provenance: ``scores_settings``)."""
+        takes them (max_memory read by ``scoring.options.parse_max_memory``), the start
+        token when given (which is in the scores' provenance: ``scores_settings``), and
+        ``cache=False`` without the score cache."""
         from acceptability.scoring.options import parse_max_memory
 
         if self.batch_tokens is not None and (not isinstance(self.batch_tokens, int)
@@ -276,7 +280,7 @@ class Experiment:
                 given["max_memory"] = parse_max_memory(self.max_memory)
             except ValueError as err:
                 raise DataError(str(err)) from None
-        return given
+        return given if self.cache else given | {"cache": False}
 
     def title(self) -> str | None:
         """The report's title where ``name`` sets it (None: ``reports.build``'s default)."""
