@@ -21,7 +21,7 @@ from acceptability.stats.mixed.transforms import (
     response_values,
 )
 
-__all__ = ["Response", "check_reml", "check_separation", "prepare_frame", "response"]
+__all__ = ["Response", "check_reml", "check_separation", "check_variation", "prepare_frame", "response"]
 
 _CBIND = re.compile(r"^cbind\((.*)\)$")
 _COUNT = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(?:-\s*([A-Za-z_][\w.]*)\s*)?$")
@@ -243,6 +243,45 @@ def parse(formula: str) -> Formula:
             f"formula {formula!r} has no random-effects term (1 | group): a mixed model needs one; "
             "for fixed effects only use statsmodels' ols/glm")
     return parsed
+
+
+def _no_variation(d: MixedDesign) -> str | None:
+    """What leaves the response of ``d`` nothing to estimate, or None: a constant linear (or
+    scaled-family) response, or one its fixed effects fit exactly (the residual variance is
+    0); a binomial response of one outcome (the intercept runs to -+infinity); counts that
+    are all 0 (the log of their mean runs to -infinity)."""
+    y = d.y if d.offset is None or d.family != "gaussian" else d.y - d.offset
+    less = " less the offset" if d.offset is not None and d.family == "gaussian" else ""
+    rows = f"in all {d.n} rows used" + (f" ({d.n_dropped} dropped for missing values)" if d.n_dropped else "")
+    if d.family == "binomial" and np.ptp(y) == 0 and y[0] in (0.0, 1.0):
+        outcome = "0 (failure)" if y[0] == 0 else "1 (success)"
+        return (f"is {outcome} {rows}: with one outcome there is nothing to estimate (the "
+                f"intercept runs to {'-' if y[0] == 0 else '+'}infinity). Check the column and "
+                "any filter that kept one outcome; a binomial model needs rows of both")
+    if d.family in ("poisson", "negative.binomial") and not y.any():
+        return (f"is 0 {rows}: with no counts there is nothing to estimate (the log of the "
+                "mean runs to -infinity). Check the column and any filter that kept only zeros")
+    if d.family not in ("gaussian", "Gamma", "inverse.gaussian"):
+        return None
+    if np.ptp(y) == 0:
+        return (f"{less} is {y[0]:g} {rows}: a constant has no variation, so there is nothing "
+                "to estimate (the residual variance is 0). Check the column and any filter or "
+                "join that left one value; a constant needs no model")
+    if d.family == "gaussian" and d.link is None:
+        c, _ = d.centred(d.y)
+        if np.max(np.abs(c)) <= 64 * np.finfo(float).eps * np.max(np.abs(y)):
+            return (f"{less} is an exact linear function of the fixed effects "
+                    f"{d.xnames}: the residual variance is 0, so there is nothing left to "
+                    "estimate. Check that the response is not computed from a predictor")
+    return None
+
+
+def check_variation(d: MixedDesign) -> None:
+    """Refuse, naming the response and why, a response with nothing to estimate
+    (``_no_variation``): lme4 fails on it with a numerical error or NaN estimates."""
+    if (why := _no_variation(d)) is not None:
+        kind = "lmer" if d.family == "gaussian" and d.link is None else f"glmer ({d.family})"
+        raise ValueError(f"{kind}: response {d.formula.response!r} {why.lstrip()}")
 
 
 def check_separation(d: MixedDesign) -> None:

@@ -14,6 +14,7 @@ import pandas as pd
 from acceptability.stats.mixed import families
 from acceptability.stats.mixed.checks import (
     check_separation,
+    check_variation,
     glmer_response,
     lmer_response,
     parse,
@@ -81,6 +82,7 @@ def model_design(formula: str, data: pd.DataFrame, family: str | Family = "gauss
     d = mixed_design(parsed, frame, x, fixed.xnames, y, trials, fam.name, n_dropped, fixed=fixed)
     d.link = None if fam.canonical else fam.link.name
     d.weights, d.offset = w, total_offset(parsed, frame, off)
+    check_variation(d)
     if fam.name == "binomial":
         check_separation(d)
     return d

@@ -11,6 +11,7 @@ common ``spacing``) and ``symmetric`` (thresholds mirrored about the centre: ``c
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 import pandas as pd
@@ -123,6 +124,8 @@ def ordinal_response(column: pd.Series, name: str, n_dropped: int = 0) -> tuple[
         cats = list(column.cat.categories)
         counts = column.value_counts(sort=False).reindex(cats, fill_value=0)
         empty = [c for c in cats if counts[c] == 0]
+        if len(cats) - len(empty) == 1:
+            _one_category(name, _label(counts.idxmax()), len(column), dropped)
         if empty:
             raise ValueError(
                 f"response {name!r}: categor{'y' if len(empty) == 1 else 'ies'} {empty} of "
@@ -156,6 +159,13 @@ def ordinal_response(column: pd.Series, name: str, n_dropped: int = 0) -> tuple[
         levels = tuple(_label(v) for v in uniq)
         codes = np.searchsorted(uniq, values).astype(np.int64)
     if len(levels) < 2:
-        raise ValueError(f"response {name!r} has one category ({levels[0]!r}){dropped}: "
-                         "a cumulative link model needs at least two")
+        _one_category(name, levels[0], len(column), dropped)
     return codes, levels
+
+
+def _one_category(name: str, level: str, n: int, dropped: str) -> NoReturn:
+    raise ValueError(
+        f"response {name!r} is {level!r} in all {n} rows used{dropped}: with one category "
+        "there is no variation and nothing to estimate (no threshold between categories). "
+        "Check the column and any filter that kept one rating; a cumulative link model needs "
+        "ratings in at least two categories")
