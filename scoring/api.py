@@ -108,7 +108,7 @@ def _score_sentences(
     scorer = make_scorer(options)
     run = None
     if options.client is not None and scorer.identity:  # n-gram models (no identity) score here, fast
-        run = partial(run_shards, options.client, worker_spec(options), scorer.identity)
+        run = partial(run_shards, options.client, worker_spec(options), scorer.identity, scorer.version)
     pairs = [(c, continuation(c, t)) for c, t in zip(frame["context"], frame["text"], strict=True)]
     scored = compute(
         scorer,

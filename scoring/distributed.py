@@ -42,11 +42,14 @@ def shards(batches: list[list[int]], shard_size: int) -> list[list[list[int]]]:
     return parts
 
 
-def score_shard(spec: dict, identity: str, items: list[Any], batches: list[list[int]]) -> list[Scored]:
+def score_shard(spec: dict, identity: str, version: str, items: list[Any],
+                batches: list[list[int]]) -> list[Scored]:
     """Run on a worker: score `items` in `batches` (indices into `items`) with the model of `spec`.
 
     The model is loaded once per worker process; a worker whose copy of the model is not the
-    driver's (another folder content, another hub commit) refuses rather than mix weights.
+    driver's (another folder content, another hub commit) refuses rather than mix weights,
+    and so does one whose scoring code is another version (`scoring.versions`), whose scores
+    the driver would cache as its own.
     """
     from acceptability.scoring.runner import make_scorer
 
@@ -59,6 +62,12 @@ def score_shard(spec: dict, identity: str, items: list[Any], batches: list[list[
             f"a worker loaded model {spec['model']!r} as {scorer.identity}, the driver as {identity}; "
             "give every machine the same model folder (or hub revision)"
         )
+    if scorer.version != version:
+        raise ScoringError(
+            f"a worker's scoring code is another version than the driver's ({scorer.version} "
+            f"on the worker, {version} on the driver): install the same version of "
+            "acceptability on every machine"
+        )
     out: list[Scored | None] = [None] * len(items)
     for batch, results in scorer.run(items, batches):
         for b, r in zip(batch, results, strict=True):
@@ -67,10 +76,11 @@ def score_shard(spec: dict, identity: str, items: list[Any], batches: list[list[
 
 
 def run_shards(
-    client: Any, spec: dict, identity: str, items: list[Any], batches: list[list[int]],
-    shard_size: int | None = None,
+    client: Any, spec: dict, identity: str, version: str, items: list[Any],
+    batches: list[list[int]], shard_size: int | None = None,
 ) -> Iterator[tuple[list[int], list[Scored]]]:
-    """Score `items` in `batches` on `client`'s workers: (indices, scores) per shard, as shards finish."""
+    """Score `items` in `batches` on `client`'s workers: (indices, scores) per shard, as shards
+    finish; each worker's model and scoring code must be the driver's (`identity`, `version`)."""
     from distributed import as_completed
 
     futures = {}
@@ -79,7 +89,7 @@ def run_shards(
         for batch in part:
             renumbered.append(list(range(len(indices), len(indices) + len(batch))))
             indices += batch
-        future = client.submit(score_shard, spec, identity, [items[i] for i in indices], renumbered,
+        future = client.submit(score_shard, spec, identity, version, [items[i] for i in indices], renumbered,
                                key=f"acceptability-shard-{n}-{uuid.uuid4().hex}")
         futures[future] = indices
     try:

@@ -101,3 +101,25 @@ def test_shards_are_whole_batches_in_scoring_order(texts):
 def test_a_client_needs_a_model_that_workers_can_load():
     with pytest.raises(scoring.ScoringError, match="needs a model id or folder"):
         distributed.worker_spec(scoring.ScoringOptions(model=object(), method="logprob"))
+
+
+def _raise_causal_version(by: int) -> None:
+    """On a worker: its causal backend's SCORER_VERSION raised `by`, its scorers rebuilt."""
+    from acceptability.scoring import distributed as d
+    from acceptability.scoring.backends import causal
+
+    causal.SCORER_VERSION += by
+    d._WORKER_SCORERS.clear()
+
+
+def test_a_worker_running_other_scoring_code_refuses(client, gpt2_dir, texts, tmp_path):
+    """Its scores would be cached under the driver's scorer version (issue 43 item 5)."""
+    client.run(_raise_causal_version, 1)
+    try:
+        with pytest.raises(scoring.ScoringError, match="scoring code is another version than the "
+                                                       "driver's .*backends.causal=2"):
+            scoring.score(texts[:4], gpt2_dir, "logprob", cache=tmp_path, progress=False,
+                          client=client)
+    finally:
+        client.run(_raise_causal_version, -1)
+    assert len(scoring.ScoreCache(tmp_path)) == 0
