@@ -98,3 +98,23 @@ def test_clm_and_clmm_refuse_one_category(sevens, fit, categorical):
     with pytest.raises(ValueError, match=r"response 'rating' is '7' in all 363 rows used: with one "
                                          r"category there is no variation.*at least two categories"):
         (clm if fit == "clm" else clmm)(formula, d)
+
+
+def test_fit_command_refuses_a_constant_response(li_adger, li_adger_scores, tmp_path, capsys):
+    """``acceptability fit`` on LI-Adger's acceptable sentences (label 1, 2,089 of them) with
+    ``label`` as the response: exit 2 and the reason, no table of NaN (before: rc 0 and
+    NaN estimates for each of the 8 models)."""
+    from acceptability.reports import cli
+
+    good = li_adger.sentences[li_adger.sentences["label"] == 1]
+    s, sc = tmp_path / "s.csv", tmp_path / "sc.csv"
+    good.to_csv(s, index=False)
+    li_adger_scores[li_adger_scores["sentence_id"].isin(good["sentence_id"])].to_csv(sc, index=False)
+    out = tmp_path / "fits.csv"
+    code = cli.main(["fit", "--sentences", str(s), "--scores", str(sc), "--formula",
+                     "label ~ score + (1 | phenomenon)", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert "Traceback" not in err and "unexpected error" not in err
+    assert f"lmer: response 'label' is 1 in all {len(good)} rows used: a constant has no variation" in err
+    assert "filter or join that left one value" in err
