@@ -5,7 +5,7 @@ Sheets (``=HYPERLINK(...)``, ``=cmd|' /C calc'!A0``). Every CSV the package writ
 and the package's readers (`data.files.read_table`) take the prefix off again.
 
 Rule: a text cell gets one more leading ``'`` when, after its leading ``'``s, it starts
-with ``= + - @``, tab or CR, unless it is a plain negative number (``-0.25``, ``-3e-05``);
+with ``= + - @``, tab or CR, unless it is a negative number (``-0.25``, ``-3e-05``) or ``-``;
 reading removes one, so every text comes back exactly as written. Numbers in numeric
 columns are written as numbers.
 """
@@ -19,8 +19,9 @@ import pandas as pd
 
 TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 QUOTE = "'"
-# a negative number as a spreadsheet reads it (a value, no formula): left as it is
-NEGATIVE = re.compile(r"-(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# a negative number as a spreadsheet reads it (a value, no formula), or a lone "-" (a
+# placeholder, text to a spreadsheet): left as it is
+NEGATIVE = re.compile(r"-|-(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def _formula_like(text: str) -> bool:

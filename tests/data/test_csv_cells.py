@@ -42,8 +42,10 @@ def formula_cells(rows: list[list[str]]) -> list[str]:
 
 
 def is_formula(cell: str) -> bool:
-    """Starts like a formula and is not a number of zero or less (``-2``, ``-1e-05``)."""
-    return cell.startswith(TRIGGERS) and not pd.to_numeric(cell, errors="coerce") <= 0
+    """Starts like a formula and is neither a number of zero or less (``-2``, ``-1e-05``)
+    nor a lone ``-``."""
+    return cell.startswith(TRIGGERS) and cell != "-" \
+        and not pd.to_numeric(cell, errors="coerce") <= 0
 
 
 def test_formula_text_is_quoted_numbers_are_not(tmp_path):
@@ -59,9 +61,9 @@ def test_formula_text_is_quoted_numbers_are_not(tmp_path):
     assert [r[1] for r in rows[1:]][:4] == ["-1.5", "-2.0", "3.0", "-1e-05"]  # numbers stay
     # a plain negative number in a text column is a value to a spreadsheet: left as it is
     assert [r[2] for r in rows[1:]] == ["-0.25", "-3e-05", "-2", "-1.", "-.5", "x", "'-2", "'",
-                                        "it's", "'-"]
+                                        "it's", "-"]
     assert sorted(formula_cells(rows)) == sorted(["-1.5", "-2.0", "-1e-05", "-inf", "-0.25",
-                                                  "-3e-05", "-2", "-1.", "-.5"])  # numbers
+                                                  "-3e-05", "-2", "-1.", "-.5", "-"])
     back, _ = read_table(path)
     assert back["model"].tolist() == PAYLOADS and back.columns[2] == "=SUM(A1)"
     assert back["=SUM(A1)"].tolist() == frame["=SUM(A1)"].tolist()
