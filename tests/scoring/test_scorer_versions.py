@@ -143,13 +143,21 @@ def test_a_backends_key_holds_every_module_its_numbers_come_from(backend):
     assert seen <= keyed, f"{backend}'s numbers also come from {sorted(seen - keyed)}"
 
 
-def test_every_versioned_module_is_under_the_code_run_fingerprints():
-    """`run`'s score step hashes every file of the scoring package (pipeline.code_hash), so
-    a version bump, an edit of the file, reruns it."""
+def test_a_version_bump_changes_runs_score_step_fingerprint(monkeypatch):
+    """`run`'s score step hashes the scoring package's files (pipeline.code_hash): raising any
+    module's SCORER_VERSION reruns the step."""
     from acceptability.reports.cli.pipeline import code_hash as run_code_hash
 
-    changed = run_code_hash("scoring")
-    assert len(changed) == 16 and all((ROOT / name).is_file() for name in recorded())
+    before, read = run_code_hash("scoring"), Path.read_bytes
+    for name, entry in recorded().items():
+        old, new = (f"SCORER_VERSION = {v}".encode() for v in (entry["version"], entry["version"] + 1))
+
+        def edited(path, name=name, old=old, new=new):
+            return read(path).replace(old, new, 1) if path == ROOT / name else read(path)
+
+        monkeypatch.setattr(Path, "read_bytes", edited)
+        assert run_code_hash("scoring") != before, name
+        monkeypatch.setattr(Path, "read_bytes", read)
 
 
 def _doubled(original):
