@@ -23,10 +23,11 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from acceptability import data
 from acceptability.data.atomic import write_csv, write_text
+from acceptability.data.errors import DataError
 from acceptability.data.sources import checksum
 from acceptability.reports.analysis import (
     Fits,
@@ -39,8 +40,14 @@ from acceptability.reports.analysis import (
 )
 from acceptability.reports.cli import store
 from acceptability.reports.cli.experiment import Experiment, load_dataset, load_scores
+from acceptability.reports.cli.lock import NAME as LOCK
 from acceptability.reports.cli.lock import folder_lock
-from acceptability.reports.cli.syntaxgym_data import REGIONS, read_regions, write_run_scores
+from acceptability.reports.cli.syntaxgym_data import (
+    REGIONS,
+    TOKENS,
+    read_regions,
+    write_run_scores,
+)
 from acceptability.reports.provenance import version
 from acceptability.reports.rating_fits import is_trial_formula
 from acceptability.reports.render import Report, build
@@ -70,6 +77,14 @@ def code_hash(*packages: str) -> str:
 
 MANIFEST = "acceptability run manifest"
 MANIFEST_VERSION = 2
+# What each step may write, as patterns: a name its manifest records outside these (a
+# planted ``chapters/thesis.tex``) is never removed.
+WRITES = {"score": ("scores.parquet", REGIONS, TOKENS),
+          "evaluate": ("evaluation.csv", "analysis.json", "analysis/*.parquet"),
+          "fit": ("fits.csv", "fits.json", "fits/*.parquet"),
+          "report": ("report.html", "report.md", "provenance.json", "figures/*", "tables/*")}
+FORCE = ("pass --force to reuse it: every step is recomputed, and no file the run did not "
+         "write is removed")
 
 
 def _stamp(path: Path) -> dict:
@@ -77,18 +92,27 @@ def _stamp(path: Path) -> dict:
     return {"checksum": checksum(path), "bytes": path.stat().st_size}
 
 
-def _names(entry) -> set[str]:
-    """The outputs a manifest entry (of any version) names."""
-    outputs = entry.get("outputs") if isinstance(entry, dict) else None
-    return {o for o in outputs if isinstance(o, str)} if isinstance(outputs, list | dict) \
-        else set()
+def _outside(out: Path, name) -> str | None:
+    """Why the manifest's output ``name`` is not a file path inside ``out`` (None: it is):
+    relative, no ``..``, no link on the way."""
+    if not isinstance(name, str) or not name or "\\" in name or "\0" in name:
+        return f"{name!r} is not a file name"
+    parts = PurePosixPath(name).parts
+    if name in ("manifest.json", LOCK):
+        return f"{name} is not an output"
+    if PurePosixPath(name).is_absolute() or ".." in parts:
+        return f"{name} is outside the run folder"
+    path = out / name
+    if path.resolve() != out.resolve().joinpath(*parts):
+        return f"{name} is outside the run folder (a link on the way)"
+    return None
 
 
 def _changed(out: Path, name: str, recorded) -> str | None:
     """Why the output ``name`` is not the file its step wrote (None: it is)."""
-    path = (out / name).resolve()
-    if not path.is_relative_to(out.resolve()):
-        return f"{name} is outside the run folder"
+    if why := _outside(out, name):
+        return why
+    path = out / name
     if not path.is_file():
         return f"{name} is missing"
     stamp = _stamp(path)
@@ -104,30 +128,66 @@ def _changed(out: Path, name: str, recorded) -> str | None:
     return f"{name} changed since this run wrote it ({diff})"
 
 
+def _writes(step: str, name: str) -> bool:
+    """Whether ``step`` may write ``name`` (``WRITES``)."""
+    path = PurePosixPath(name)
+    return any(len(path.parts) == len(PurePosixPath(p).parts) and path.match(p)
+               for p in WRITES[step])
+
+
+def _contents(out: Path) -> list[str]:
+    """What is in ``out`` besides the lock file, for a message: a few names, folders with
+    a slash."""
+    found = sorted(p.name + "/" * p.is_dir() for p in out.iterdir() if p.name != LOCK)
+    return found[:5] + ([f"and {len(found) - 5} more"] if len(found) > 5 else [])
+
+
 class Manifest:
     """``manifest.json`` in the output folder: per step the fingerprint of its inputs, its
-    settings, and its outputs with their sha256 and size."""
+    settings, and its outputs with their sha256 and size. Only this file says what in the
+    folder the package wrote, and so what it may remove."""
 
-    def __init__(self, out: Path) -> None:
-        self.out, self.path = out, out / "manifest.json"
+    def __init__(self, out: Path, log: Callable[[str], None]) -> None:
+        self.out, self.path, self.log = out, out / "manifest.json", log
         self.steps: dict = {}
-        self.earlier: dict = {}  # what a manifest of any version says was written
-        self.problem: str | None = None
+        self.problem: str | None = None  # why manifest.json is not one of this version
+        self.foreign = False  # whether it is not this package's at all (no steps)
         try:
             document = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            self.problem = f"unreadable ({err})"
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
+            self.problem, self.foreign = f"unreadable ({err})", True
             return
         if not isinstance(document, dict) or not isinstance(document.get("steps"), dict):
-            self.problem = "not a manifest of this package"
-            return
-        self.earlier = document["steps"]
-        if (document.get("format"), document.get("version")) != (MANIFEST, MANIFEST_VERSION):
+            self.problem, self.foreign = "not a manifest of this package", True
+        elif (document.get("format"), document.get("version")) != (MANIFEST, MANIFEST_VERSION):
             self.problem = "not a manifest of this version (no output hashes to check)"
+        else:
+            self.steps = document["steps"]
+
+    def claim(self, force: bool) -> None:
+        """Make ``out`` this run's: a folder with a manifest of this version, or an empty
+        one (its manifest is written now, so a run killed before its first step resumes),
+        or with ``force`` one with no manifest or an older one; else a DataError saying
+        what is there, as ``git clone`` refuses a non-empty folder. A ``manifest.json`` of
+        something else is never overwritten."""
+        if self.problem is None and self.path.is_file():
             return
-        self.steps = self.earlier
+        if self.problem is None and not _contents(self.out):
+            self._write()
+            return
+        what = (f"{self.path.name} is {self.problem}" if self.problem else
+                f"it has no {self.path.name} of an acceptability run")
+        if self.foreign:
+            raise DataError(f"{what}; a run writes its own there", source=str(self.path),
+                            fix="move that file away, or choose another folder (--out)")
+        if not force:
+            raise DataError(f"the output folder is not empty ({', '.join(_contents(self.out))})"
+                            f" and {what}", source=str(self.out),
+                            fix=f"choose a new or empty folder (--out), or {FORCE}")
+        self.log(f"{what}; --force: every step reruns, and no file in {self.out} is removed")
+        self._write()
 
     def stale(self, step: str, fp: str) -> str | None:
         """Why ``step`` must run (None: its inputs and outputs are as recorded)."""
@@ -147,17 +207,30 @@ class Manifest:
 
     def record(self, step: str, fp: str, outputs: list[str], seconds: float,
                settings: dict) -> None:
-        """Record a finished step; files it wrote last time and not now (a table this run
-        lacks, the pickles of 0.1) are removed."""
-        out = self.out.resolve()
-        for old in _names(self.earlier.get(step)) - set(outputs):
-            path = (out / old).resolve()
-            if path.is_relative_to(out) and path.is_file():
-                path.unlink()
+        """Record a finished step; what it wrote last time and not now is removed (``_drop``)."""
+        entry = self.steps.get(step)
+        earlier = entry.get("outputs") if isinstance(entry, dict) else None
+        for name, recorded in (earlier.items() if isinstance(earlier, dict) else ()):
+            if name not in outputs:
+                self._drop(step, name, recorded)
         self.steps[step] = {"fingerprint": fp, "settings": settings,
-                            "outputs": {o: _stamp(out / o) for o in outputs},
+                            "outputs": {o: _stamp(self.out / o) for o in outputs},
                             "seconds": round(seconds, 2),
                             "finished": datetime.now(UTC).isoformat(timespec="seconds")}
+        self._write()
+
+    def _drop(self, step: str, name, recorded) -> None:
+        """Remove the earlier output ``name`` of ``step`` if it is one ``step`` writes
+        (``WRITES``), inside the folder, and still the file it wrote (its recorded sha256
+        and size); else leave it and say why, unless it is gone."""
+        why = _changed(self.out, name, recorded)
+        if why is None and _writes(step, name):
+            (self.out / name).unlink()
+        elif why is None or not why.endswith("is missing"):
+            self.log(f"{step}: {why or name + ' is not a file this step writes'}: "
+                     f"left in place, not removed")
+
+    def _write(self) -> None:
         document = {"format": MANIFEST, "version": MANIFEST_VERSION, "steps": self.steps}
         write_text(self.path, json.dumps(document, indent=2, default=str))
 
@@ -169,16 +242,15 @@ class Steps:
 
     def __init__(self, out: Path, force: bool, log: Callable[[str], None]) -> None:
         self.out, self.force, self.log = out, force, log
-        self.manifest = Manifest(out)
-        if self.manifest.problem and not force:
-            log(f"manifest.json: {self.manifest.problem}; every step reruns")
+        self.manifest = Manifest(out, log)
+        self.manifest.claim(force)
 
     def __call__(self, i: int, name: str, fp: str, work: Callable[[], list[str]], what: str,
                  settings: dict, document: str | None = None) -> None:
         """Step ``i``: ``work()`` writes its outputs and returns their names."""
         why = "--force" if self.force else self.manifest.stale(name, fp)
-        if why is None and document and not store.readable(self.out / document):
-            why = f"{document} is not a run store this version reads"
+        if why is None and document and (problem := store.unreadable(self.out / document)):
+            why = f"{document} is not a run store this version reads ({problem})"
         if why is None:
             shown = [o for o in self.manifest.steps[name]["outputs"] if "/" not in o]
             self.log(f"[{i}/{len(STEPS)}] {name}: up to date ({', '.join(shown)}), skipped")

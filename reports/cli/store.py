@@ -107,7 +107,9 @@ def _encode(obj, name: str, tables: dict[str, pd.DataFrame]):
 
 def save(obj, path: Path) -> list[str]:
     """Store ``obj`` (a ``Results``, ``Fits`` or None) as the JSON document ``path`` and its
-    tables in the folder named by ``path``'s stem, replacing what was there.
+    tables in the folder named by ``path``'s stem. Other files there are left alone (a
+    table an earlier document named and this one lacks is removed by the pipeline, which
+    recorded it: [Manifest][acceptability.reports.cli.pipeline.Manifest]).
 
     Returns
     -------
@@ -136,9 +138,6 @@ def save(obj, path: Path) -> list[str]:
     folder = own_folder(path.parent / path.stem)
     for file, frame in tables.items():
         _write_table(frame, folder / file)
-    for old in folder.glob("*.parquet"):  # tables of an earlier run that this one lacks
-        if old.name not in tables:
-            old.unlink()
     files = [f"{path.stem}/{file}" for file in tables]
     document = {"format": FORMAT, "version": VERSION, "kind": type(obj).__name__,
                 "tables": files, "value": value}
@@ -150,13 +149,17 @@ def _document(path: Path) -> dict:
     """The JSON document at ``path``, checked to be a store of this ``VERSION``."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
         raise DataError(f"unreadable run store ({err})", source=str(path), fix=FIX) from None
     if not (isinstance(document, dict) and document.get("format") == FORMAT):
         raise DataError("not a run store of this package", source=str(path), fix=FIX)
     if document.get("version") != VERSION:
         raise DataError(f"run store version {document.get('version')!r}, this version of "
                         f"the package reads {VERSION}", source=str(path), fix=FIX)
+    tables = document.get("tables")
+    for file in tables if isinstance(tables, list) else [tables]:  # all in its folder
+        _table_file(file[len(path.stem) + 1:] if str(file).startswith(f"{path.stem}/")
+                    else file, path)
     return document
 
 
@@ -170,15 +173,14 @@ def _table_file(name, path: Path) -> str:
                     source=str(path), fix=FIX)
 
 
-def readable(path: Path) -> bool:
-    """Whether ``path`` is a store document this version reads, with all its tables."""
-    prefix = f"{path.stem}/"
+def unreadable(path: Path) -> str | None:
+    """Why ``path`` is not a store document that ``load`` reads (None: it loads), as the
+    pipeline logs it before recomputing the step that wrote it."""
     try:
-        names = [_table_file(f.removeprefix(prefix) if str(f).startswith(prefix) else None,
-                             path) for f in _document(path)["tables"]]
-    except (DataError, KeyError, TypeError):
-        return False
-    return all((path.parent / path.stem / name).is_file() for name in names)
+        load(path)
+    except DataError as err:
+        return str(err).removeprefix(f"{path}: ").removesuffix(f". Fix: {FIX}")
+    return None
 
 
 def _decode(node, path: Path, supplied: dict):
@@ -221,6 +223,6 @@ def load(path: Path, dataset=None):
         return _decode(document["value"], path, {"dataset": dataset})
     except DataError:
         raise
-    except (KeyError, TypeError, ValueError, OSError) as err:
+    except (KeyError, TypeError, ValueError, OSError, RecursionError) as err:
         raise DataError(f"malformed run store ({type(err).__name__}: {err})",
                         source=str(path), fix=FIX) from None
