@@ -274,8 +274,12 @@ def write_csv(frame: Any, path: str | os.PathLike, **to_csv: Any) -> Path:
     """
     from acceptability.data.cells import carriage_return, escape_cell, escape_frame
 
-    if isinstance(to_csv.get("header"), list):  # aliases for the column names
-        to_csv["header"] = [escape_cell(name) for name in to_csv["header"]]
+    for key in ("header", "index_label"):  # names given in place of the frame's own
+        given = to_csv.get(key)
+        if isinstance(given, str):
+            to_csv[key] = escape_cell(given)
+        elif isinstance(given, list | tuple):
+            to_csv[key] = [escape_cell(name) for name in given]
     if "quoting" not in to_csv and carriage_return(frame):  # else the row would end there
         to_csv["quoting"] = csv.QUOTE_NONNUMERIC
     with atomic_path(path) as tmp:

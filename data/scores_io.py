@@ -24,6 +24,9 @@ def read_scores(path: str | os.PathLike, dataset=None) -> pd.DataFrame:
     dataset : Dataset, optional
         When given, every score must be of one of its sentences.
 
+    A CSV/TSV cell that `write_scores` began with ``'`` so that a spreadsheet does not run
+    it (``'=1+1``: `data.cells`) is read without it.
+
     Returns
     -------
     pandas.DataFrame
@@ -59,6 +62,9 @@ def write_scores(scores: pd.DataFrame, path: str | os.PathLike) -> Path:
     path : str or os.PathLike
         ``.parquet``, TSV (``.tsv``, ``.tab``) or CSV (``.csv``), compressed by a last
         suffix ``.gz``, ``.bz2``, ``.xz``, ``.zip`` or ``.zst`` (``scores.tsv.gz``).
+        In CSV/TSV a name that a spreadsheet would run as a formula (starting with ``=``,
+        ``+``, ``-``, ``@``, tab or CR, such as a model ``=HYPERLINK(...)``) is written
+        with a leading ``'``, which `read_scores` takes off (`data.cells`).
 
     Returns
     -------

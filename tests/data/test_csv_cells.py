@@ -155,3 +155,9 @@ def test_training_order_reads_its_saved_predictions_back(example, tmp_path, monk
         rows = csv_rows(tmp_path / "order" / name)
         assert not [c for r in rows for c in r if is_formula(c)]
         assert "'=1+1" in [r[0] for r in rows]
+
+
+def test_names_given_to_to_csv_are_quoted_too(tmp_path):
+    frame = pd.DataFrame({"a": [1]}, index=pd.Index(["x"]))
+    path = write_csv(frame, tmp_path / "t.csv", header=["=b"], index_label="@i")
+    assert csv_rows(path) == [["'@i", "'=b"], ["x", "1"]]
