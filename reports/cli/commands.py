@@ -590,7 +590,9 @@ def _run_command(sub) -> None:
     _analysis_args(u)
     u.add_argument("--out", help="output folder (default: report)")
     _name_arg(u)
-    u.add_argument("--force", action="store_true", help="rerun every step")
+    u.add_argument("--force", action="store_true",
+                   help="rerun every step, also in a folder that is not empty and has no "
+                        "manifest of this version (it removes no file the run did not write)")
     u.set_defaults(func=cmd_run)
 
 

@@ -5,7 +5,10 @@ fingerprint of its inputs (its settings, the source code it runs, the sha256 of 
 of the steps it reads) and the sha256 and size of each file it wrote; a rerun skips a step
 whose fingerprint matches and whose outputs are the files it wrote, and says why it
 recomputes one whose output is missing, cut short or edited. A run holds the folder's lock
-([lock][acceptability.reports.cli.lock]) from start to end: one writer per folder.
+([lock][acceptability.reports.cli.lock]) from start to end: one writer per folder. It writes
+into a new or empty folder or one with its manifest (any other folder only with ``force``),
+and removes only what the manifest recorded it wrote and is still that file
+(``Manifest``).
 
 The intermediate results are Parquet tables and JSON (``scores.parquet``; ``analysis.json``
 and ``fits.json`` with their tables in ``analysis/`` and ``fits/``:
@@ -375,7 +378,9 @@ def run(exp: Experiment, command: str | None = None, force: bool = False,
     command : str, optional
         The command line, for the reproducibility block.
     force : bool
-        Rerun every step.
+        Rerun every step, also in a folder that is not empty and has no manifest of this
+        version (refused without it: a `DataError`); no file the run did not write is
+        removed either way.
     log : callable
         Where the progress lines go (default: stderr).
 

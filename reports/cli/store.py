@@ -109,7 +109,7 @@ def save(obj, path: Path) -> list[str]:
     """Store ``obj`` (a ``Results``, ``Fits`` or None) as the JSON document ``path`` and its
     tables in the folder named by ``path``'s stem. Other files there are left alone (a
     table an earlier document named and this one lacks is removed by the pipeline, which
-    recorded it: [Manifest][acceptability.reports.cli.pipeline.Manifest]).
+    recorded it: ``pipeline.Manifest``).
 
     Returns
     -------

@@ -59,8 +59,12 @@ def test_planted_symlinks_are_replaced_not_followed(tmp_path, command):
     outside.mkdir()
     names = PLANTED if command == "run" else [n for n in PLANTED if n != "evaluation.csv"]
     targets = plant(out, outside, names)
-    code, err = run_cli([command, "--dataset", "example", "--scores", "published",
-                         "--n-boot", "0", "--by", "phenomenon", "--out", str(out)])
+    args = [command, "--dataset", "example", "--scores", "published", "--n-boot", "0",
+            "--by", "phenomenon", "--out", str(out)]
+    if command == "run":  # a folder without its manifest: refused, reused with --force
+        assert run_cli(args)[0] == 2
+        args.append("--force")
+    code, err = run_cli(args)
     assert code == 0, err
     assert_replaced(out, targets)
 
@@ -74,7 +78,7 @@ def test_a_planted_folder_link_is_refused_and_nothing_written_through_it(tmp_pat
     out.mkdir()
     (out / folder).symlink_to(outside, target_is_directory=True)
     code, err = run_cli(["run", "--dataset", "example", "--scores", "published",
-                         "--n-boot", "0", "--out", str(out)])
+                         "--n-boot", "0", "--out", str(out), "--force"])
     assert code != 0 and "symbolic link" in err and folder in err, err
     assert list(outside.iterdir()) == []
 
