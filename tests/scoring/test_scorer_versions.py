@@ -100,6 +100,16 @@ def test_every_versioned_module_is_recorded_and_in_the_keys():
     assert set(versioned_files()) == set(recorded()) == keyed
 
 
+def test_every_cached_method_has_its_backends_versions():
+    """Every method but the n-gram's (its scores are not cached: no model identity) is keyed
+    with its backend's versions."""
+    from acceptability.scoring.registry import REGISTRY
+
+    backends = {m.backend.removeprefix(f"{versions.PACKAGE}.") for m in REGISTRY.values()
+                if m.kind != "ngram"}
+    assert backends == set(versions.BACKENDS)
+
+
 def test_scorer_sources_match_their_recorded_versions():
     problems = []
     for name, entry in recorded().items():
