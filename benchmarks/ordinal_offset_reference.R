@@ -2,8 +2,8 @@
 # tests/stats/mixed/test_ordinal_offset.py (issue 43, item 6).
 # Usage (from the repository root): Rscript benchmarks/ordinal_offset_reference.R
 # Reads MegaAcceptability v1 from $ACCEPTABILITY_DATA_DIR (default ../shared/data), the subset of
-# benchmarks/ordinal_reference.R (the 12 verbs first by name, rows with a response: 3000
-# ratings, 408 participants, 600 items), and adds the column
+# benchmarks/ordinal_reference.R (benchmarks/mega_subset.R: the 12 verbs first by name, rows with
+# a response: 3000 ratings, 408 participants, 600 items), and adds the columns
 #   words   the number of words of the rated sentence (split at runs of spaces)
 #   length  -0.3 * words: a length penalty of 0.3 on the latent scale per word, fixed in advance
 # Writes tests/fixtures/ordinal_offset_reference.csv: model,quantity,name,value rows (values with
@@ -21,14 +21,8 @@ script_dir <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", command
 root <- dirname(script_dir)
 data_dir <- Sys.getenv("ACCEPTABILITY_DATA_DIR", file.path(dirname(root), "shared", "data"))
 
-zip <- file.path(data_dir, "megaacceptability", "mega-acceptability-v1.zip")
-d <- read.delim(unz(zip, "mega-acceptability-v1/mega-acceptability-v1.tsv"), stringsAsFactors = FALSE)
-verbs <- sort(unique(d$verb), method = "radix")[1:12]
-mega <- d[d$verb %in% verbs & !is.na(d$response), ]
-mega$rating <- factor(mega$response, levels = 1:7, ordered = TRUE)
-mega$passive <- factor(ifelse(startsWith(mega$frame, "NP was "), "yes", "no"), levels = c("no", "yes"))
-mega$participant <- factor(mega$participant)
-mega$item <- factor(paste(mega$verb, mega$frame, sep = " | "))
+source(file.path(script_dir, "mega_subset.R"))
+mega <- mega_subset(data_dir)
 mega$words <- lengths(strsplit(trimws(mega$sentence), " +"))
 mega$length <- -0.3 * mega$words
 

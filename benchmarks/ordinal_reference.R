@@ -50,19 +50,8 @@ script_dir <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", command
 root <- dirname(script_dir)
 data_dir <- Sys.getenv("ACCEPTABILITY_DATA_DIR", file.path(dirname(root), "shared", "data"))
 
-mega_frame <- function() {
-  zip <- file.path(data_dir, "megaacceptability", "mega-acceptability-v1.zip")
-  d <- read.delim(unz(zip, "mega-acceptability-v1/mega-acceptability-v1.tsv"),
-                  stringsAsFactors = FALSE)
-  verbs <- sort(unique(d$verb), method = "radix")[1:12]
-  s <- d[d$verb %in% verbs & !is.na(d$response), ]
-  s$rating <- factor(s$response, levels = 1:7, ordered = TRUE)
-  s$passive <- factor(ifelse(startsWith(s$frame, "NP was "), "yes", "no"), levels = c("no", "yes"))
-  s$participant <- factor(s$participant)
-  s$item <- factor(paste(s$verb, s$frame, sep = " | "))
-  s
-}
-mega <- mega_frame()
+source(file.path(script_dir, "mega_subset.R"))
+mega <- mega_subset(data_dir)
 
 timed <- function(reps) {
   secs <- sapply(seq_len(reps), function(i) system.time(
