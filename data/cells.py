@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
@@ -58,6 +59,16 @@ def unescape_cell(value: Any) -> Any:
     return value
 
 
+def _may_start_formula(values: pd.Series) -> np.ndarray:
+    """Where a cell, its leading quotes aside, starts with a trigger: the vectorised first
+    pass (the rule itself is `_formula_like`)."""
+    try:
+        starts = values.str.lstrip(QUOTE).str.startswith(TRIGGERS)
+    except AttributeError:  # no text in the column
+        return np.zeros(len(values), dtype=bool)
+    return starts.eq(True).to_numpy(dtype=bool)
+
+
 def _labels(index: pd.Index, cell: Any) -> pd.Index:
     """Column or row labels, and their names, through ``cell`` (each level of a MultiIndex)."""
     if isinstance(index, pd.MultiIndex):
@@ -79,7 +90,8 @@ def _cells(frame: pd.DataFrame, cell: Any) -> pd.DataFrame:
             if not mapped.equals(categories):
                 changed[i] = values.cat.rename_categories(mapped)
         elif not pd.api.types.is_numeric_dtype(values.dtype):
-            found = {v: cell(v) for v in pd.unique(values) if isinstance(v, str)}
+            found = {v: cell(v) for v in pd.unique(values[_may_start_formula(values)])
+                     if isinstance(v, str)}
             found = {v: new for v, new in found.items() if new != v}
             if found:
                 changed[i] = values.map(lambda v, f=found: f.get(v, v) if isinstance(v, str) else v)
@@ -107,11 +119,18 @@ def carriage_return(frame: pd.DataFrame) -> bool:
     (True, False)
     """
     labels = [frame.columns, frame.index]
-    texts = [pd.unique(frame.iloc[:, i]) for i in range(frame.shape[1])
-             if not pd.api.types.is_numeric_dtype(frame.iloc[:, i].dtype)]
-    return any(isinstance(v, str) and "\r" in v
-               for values in (*labels, *texts) for v in values) \
-        or any(isinstance(n, str) and "\r" in n for index in labels for n in index.names)
+    names = [n for index in labels for n in index.names]
+    columns = [frame.iloc[:, i] for i in range(frame.shape[1])]
+    return any(_holds_cr(pd.Series(values)) for values in (*labels, *columns, names))
+
+
+def _holds_cr(values: pd.Series) -> bool:
+    if pd.api.types.is_numeric_dtype(values.dtype):
+        return False
+    try:
+        return bool(values.str.contains("\r", regex=False).eq(True).any())
+    except AttributeError:  # no text
+        return False
 
 
 def escape_frame(frame: pd.DataFrame) -> pd.DataFrame:

@@ -161,3 +161,9 @@ def test_names_given_to_to_csv_are_quoted_too(tmp_path):
     frame = pd.DataFrame({"a": [1]}, index=pd.Index(["x"]))
     path = write_csv(frame, tmp_path / "t.csv", header=["=b"], index_label="@i")
     assert csv_rows(path) == [["'@i", "'=b"], ["x", "1"]]
+
+
+def test_mixed_columns_quote_only_their_text(tmp_path):
+    frame = pd.DataFrame({"m": pd.Series([1, "=2", [3], None, -4.5], dtype=object)})
+    rows = csv_rows(write_csv(frame, tmp_path / "t.csv", index=False))
+    assert [r[0] for r in rows] == ["m", "1", "'=2", "[3]", "", "-4.5"]
