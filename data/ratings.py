@@ -22,11 +22,16 @@ from acceptability.data.tables import (
     id_column,
     member,
     numeric_column,
+    refuse_repeats,
     rename_columns,
     require_columns,
 )
 
 RATING_COLUMNS = ["participant", "sentence_id", "response"]
+REPEATED_TRIAL_FIX = ("drop the repeated row: a copy counts one judgment twice and inflates "
+                      "reliability and the norms' precision; if the participant rated the "
+                      "sentence twice by design, add a column that tells the trials apart "
+                      "(trial number, presentation order, block)")
 TASKS = ("likert", "me", "binary")
 
 
@@ -200,8 +205,13 @@ def validate_ratings(df: pd.DataFrame, scale: str | RatingScale | None = None,
     Raises
     ------
     DataError
-        For a missing column or response, a response the scale does not allow, or an
-        unknown sentence; the message names the row. A table without ``participant``
+        For a missing column or response, a response the scale does not allow, an
+        unknown sentence, or a trial entered twice; the message names the row. A trial
+        entered twice is two rows with the same participant (named) and equal in every
+        column: it would count one judgment twice. Ratings by design repeated need a
+        column that tells the trials apart (trial number, presentation order); equal rows
+        without a participant (Lau et al. 2020 publish ratings without raters) are
+        different raters' equal ratings and are kept. A table without ``participant``
         that holds a column of another name is refused (`check_rater_column`): it may
         name the raters under another name, and without them the norming, the
         reliability's split and the trial models would fall back silently.
@@ -233,6 +243,11 @@ def validate_ratings(df: pd.DataFrame, scale: str | RatingScale | None = None,
     out["sentence_id"] = id_column(out, "sentence_id", source, line_offset)
     out["response"] = numeric_column(out, "response", source, line_offset)
     _check_responses(out, scale, source, line_offset)
+    refuse_repeats(out, list(out.columns), source, line_offset,
+                   lambda row: f"a trial entered twice: participant {row['participant']!r}"
+                               f", sentence {row['sentence_id']!r}, two rows equal in every "
+                               "column", "participant", REPEATED_TRIAL_FIX,
+                   among=out["participant"].notna().to_numpy())
     if sentences is not None:
         unknown = ~member(out["sentence_id"], sentences["sentence_id"])
         if unknown.any():

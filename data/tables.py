@@ -8,6 +8,7 @@ file line number (2 for a CSV with a header line); without it rows are index lab
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
@@ -37,6 +38,10 @@ TRIAL_COLUMNS = ["participant", "pair_id", "chose_good", "paradigm"]
 LineOffset = int | Callable[[int], int] | None
 #: Control characters (C0, DEL, C1: NUL, tab, newline, escape, ...), refused in ids
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: Zero-width characters, refused in ids: invisible, they make an id that looks like
+#: another a different id (ZERO WIDTH SPACE, NON-JOINER, JOINER, WORD JOINER, and
+#: ZERO WIDTH NO-BREAK SPACE, the byte-order mark, met inside a cell)
+ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\ufeff]")
 #: Human judgments on the z scale are z-scores: a participant's z-score (population SD)
 #: lies within sqrt(m - 1) of 0 for m ratings, so |z| > 1000 needs a million ratings of one
 #: participant and is no z-score (an overflow, a raw score, a typo); refused.
@@ -53,9 +58,11 @@ def _where(df: pd.DataFrame, mask: pd.Series | np.ndarray, line_offset: LineOffs
 def id_column(df: pd.DataFrame, column: str, source: str, line_offset: LineOffset = None,
               required: bool = True) -> pd.Series:
     """``df[column]`` as ids, by the one rule of every table: strings with surrounding
-    whitespace stripped (``"s0g "`` is ``"s0g"``); a missing id (unless not ``required``:
-    then it stays missing), an empty one, or one holding a control character (NUL, tab,
-    newline, ...) is a DataError naming the row.
+    whitespace stripped (``"s0g "`` is ``"s0g"``) and in Unicode NFC (``"café"`` with a
+    composed é and with e + a combining accent are one id, written composed: files from
+    different editors join); a missing id (unless not ``required``: then it stays
+    missing), an empty one, or one holding a control character (NUL, tab, newline, ...)
+    or a zero-width character (`ZERO_WIDTH`) is a DataError naming the row.
 
     Examples
     --------
@@ -73,13 +80,25 @@ def id_column(df: pd.DataFrame, column: str, source: str, line_offset: LineOffse
                         "only whitespace", source=source, row=_where(df, blank, line_offset),
                         column=column,
                         fix=f"give every row a {column}, or drop the rows without one")
-    bad = _control_rows(ids)
+    raw = _utf8_bytes(ids)
+    bad = _control_rows(ids, raw)
     if bad.any():
         raise DataError(
             f"{column} {ids[bad].iloc[0]!r} holds a control character ({int(bad.sum())} rows)",
             source=source, row=_where(df, bad, line_offset), column=column,
             fix="remove tabs, newlines and other control characters from the ids")
-    return ids
+    if not any((chunk >= 0x80).any() for chunk in raw):
+        return ids  # ASCII: no zero-width character, and already NFC
+    bad = ids.str.contains(ZERO_WIDTH.pattern, regex=True).fillna(False).to_numpy(bool)
+    if bad.any():
+        char = ZERO_WIDTH.search(ids[bad].iloc[0]).group()
+        raise DataError(
+            f"{column} {ids[bad].iloc[0]!r} holds the invisible character U+{ord(char):04X} "
+            f"{unicodedata.name(char)} ({int(bad.sum())} rows)", source=source,
+            row=_where(df, bad, line_offset), column=column,
+            fix=f"delete it (in Python: text.replace({char!r}, '')): it makes an id that "
+                "looks like another a different id")
+    return ids.str.normalize("NFC")
 
 
 def arrow_strings(values) -> pa.Array:
@@ -94,17 +113,22 @@ def arrow_strings(values) -> pa.Array:
     return pa.array(pd.Series(values, dtype="str").array)
 
 
-def _control_rows(ids: pd.Series) -> np.ndarray:
+def _control_rows(ids: pd.Series, utf8: list[np.ndarray] | None = None) -> np.ndarray:
     """Which of ``ids`` (strings, maybe missing) hold a `CONTROL` character. Their UTF-8
-    bytes are scanned first: without a C0 or DEL byte or a C1 character (0xC2 then
-    0x80-0x9F) anywhere, no id holds one, and the regex need not run on every id."""
-    data = arrow_strings(ids)
-    for chunk in data.chunks if isinstance(data, pa.ChunkedArray) else [data]:
-        buffer = chunk.buffers()[2]
-        raw = np.frombuffer(buffer or b"", np.uint8)
+    bytes (``utf8``, else `_utf8_bytes`) are scanned first: without a C0 or DEL byte or a
+    C1 character (0xC2 then 0x80-0x9F) anywhere, no id holds one, and the regex need not
+    run on every id."""
+    for raw in _utf8_bytes(ids) if utf8 is None else utf8:
         if ((raw < 0x20) | (raw == 0x7F)).any() or ((raw[:-1] == 0xC2) & (raw[1:] < 0xA0)).any():
             return ids.str.contains(CONTROL.pattern, regex=True).fillna(False).to_numpy(bool)
     return np.zeros(len(ids), dtype=bool)
+
+
+def _utf8_bytes(ids: pd.Series) -> list[np.ndarray]:
+    """The UTF-8 bytes of ``ids`` (strings, maybe missing), one array per Arrow chunk."""
+    data = arrow_strings(ids)
+    return [np.frombuffer(chunk.buffers()[2] or b"", np.uint8)
+            for chunk in (data.chunks if isinstance(data, pa.ChunkedArray) else [data])]
 
 
 def member(values: pd.Series, ids) -> np.ndarray:
@@ -231,15 +255,46 @@ def numeric_column(df: pd.DataFrame, column: str, source: str,
     return values
 
 
+def refuse_repeats(df: pd.DataFrame, keys: list[str], source: str, line_offset: LineOffset,
+                   what: Callable[[pd.Series], str], column: str, fix: str,
+                   among: np.ndarray | None = None) -> None:
+    """The one check of repeated rows, for every table: rows (of those ``among`` marks)
+    equal on ``keys`` are a DataError saying ``what(first row)``, naming the first two
+    such rows (file lines, else index labels), how many rows repeat another, and ``fix``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data.tables import refuse_repeats
+    >>> refuse_repeats(pd.DataFrame({"id": ["a", "b", "a"]}), ["id"], "mine.csv", 2,
+    ...                lambda row: f"id {row['id']!r} twice", "id", "drop one")
+    Traceback (most recent call last):
+    ...
+    acceptability.data.errors.DataError: mine.csv, row 2 (line), column 'id': id 'a' twice (lines 2 and 4; 2 rows repeat another). Fix: drop one
+    """
+    if among is None:
+        dup = df.duplicated(keys, keep=False).to_numpy()
+    else:
+        dup = np.zeros(len(df), dtype=bool)
+        dup[among] = df[among].duplicated(keys, keep=False).to_numpy()
+    if not dup.any():
+        return
+    group = df.groupby(keys, dropna=False, sort=False).ngroup().to_numpy()
+    first = int(np.flatnonzero(dup)[0])
+    both = np.flatnonzero(dup & (group == group[first]))[:2]
+    if line_offset is None:
+        place = "rows " + " and ".join(str(df.index[k]) for k in both)
+    else:
+        line = line_offset if callable(line_offset) else (lambda k: k + line_offset)
+        place = "lines " + " and ".join(str(line(int(k))) for k in both)
+    raise DataError(f"{what(df.iloc[first])} ({place}; {int(dup.sum())} rows repeat another)",
+                    source=source, row=_where(df, dup, line_offset), column=column, fix=fix)
+
+
 def _unique(df: pd.DataFrame, column: str, source: str, line_offset: LineOffset) -> None:
-    dup = df[column].duplicated(keep=False)
-    if dup.any():
-        first = df[column][dup].iloc[0]
-        raise DataError(
-            f"duplicate {column} {first!r} ({int(dup.sum())} rows share a value)",
-            source=source, row=_where(df, dup, line_offset), column=column,
-            fix=f"make {column} unique, e.g. by appending a suffix",
-        )
+    refuse_repeats(df, [column], source, line_offset, lambda row: f"duplicate {column} "
+                   f"{row[column]!r}", column, f"make {column} unique, e.g. by appending a "
+                   "suffix (ids are compared after stripping spaces, in Unicode NFC)")
 
 
 def validate_sentences(df: pd.DataFrame, source: str = "sentences",
@@ -261,7 +316,10 @@ def validate_sentences(df: pd.DataFrame, source: str = "sentences",
     pandas.DataFrame
         A copy with string ids and texts, ``label`` and ``human`` numeric, ``type_id``
         defaulting to the sentence id and ``phenomenon`` to the type; the standard columns
-        first.
+        first. Ids are in Unicode NFC (`id_column`); texts are kept as written, not
+        normalised: a model scores the characters it is given (GPT-2's byte-level BPE
+        tokenises a composed and a decomposed "é" differently), so normalise them
+        yourself (``unicodedata.normalize("NFC", text)``) where that is meant.
 
     Raises
     ------
@@ -511,14 +569,10 @@ def validate_scores(df: pd.DataFrame, sentences: pd.DataFrame | None = None,
     for col in ("ref_mean", "ref_sd"):
         if col in out.columns:
             out[col] = numeric_column(out, col, source, line_offset, owner="model")
-    dup = out.duplicated(["model", "sentence_id"], keep=False)
-    if dup.any():
-        row = out[dup].iloc[0]
-        raise DataError(
-            f"model {row['model']!r} has several scores for sentence {row['sentence_id']!r}",
-            source=source, row=_where(out, dup, line_offset), column="sentence_id",
-            fix="keep one score per sentence and model (use distinct model names for methods)",
-        )
+    refuse_repeats(out, ["model", "sentence_id"], source, line_offset,
+                   lambda row: f"model {row['model']!r} has several scores for sentence "
+                               f"{row['sentence_id']!r}", "sentence_id",
+                   "keep one score per sentence and model (use distinct model names for methods)")
     if sentences is not None:
         unknown = ~member(out["sentence_id"], sentences["sentence_id"])
         if unknown.any():

@@ -67,10 +67,11 @@ def _normed(ratings: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
     one pseudo-participant, so that they are z-scored over all ratings; and whether they
     were."""
     anonymous = bool(ratings["participant"].isna().all())
-    if anonymous:
-        ratings = ratings.assign(participant=ALL_RATINGS)
+    if anonymous:  # a row number tells its equal ratings apart (else one trial twice)
+        ratings = ratings.assign(participant=ALL_RATINGS, _rating=np.arange(len(ratings)))
     out = normed_trials(ratings, method="z").rename(columns={"response_norm": "response_z"})
     if anonymous:
+        out = out.drop(columns="_rating")
         out["participant"] = pd.Series(pd.NA, index=out.index, dtype=object)
     return out, anonymous
 

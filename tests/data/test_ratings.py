@@ -328,8 +328,9 @@ def own_files(tmp_path, lau_long) -> tuple[Path, Path, pd.DataFrame]:
                               "text": [r["sentence"] for r in rows],
                               "human": [float(r["mean-ratings"]) for r in rows]})
     sentences.to_csv(tmp_path / "lau.csv", index=False)
-    # labels made up here only to check that ids stay text ("00"); no statistic uses them
-    ratings = lau_long.assign(participant=[f"0{i % 7}" for i in range(len(lau_long))])
+    # labels made up here only to check that ids stay text ("00"); no statistic uses them.
+    # One per rating: a label repeated on a sentence's equal ratings is a trial entered twice
+    ratings = lau_long.assign(participant=[f"0{i}" for i in range(len(lau_long))])
     return tmp_path / "lau.csv", tmp_path / "lau_ratings.csv", ratings
 
 
