@@ -25,12 +25,15 @@ def example() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def _write(frame: pd.DataFrame, path) -> None:
-    frame.to_csv(path, index=False, sep="\t" if path.suffix == ".tsv" else ",")
+    if path.suffix == ".parquet":  # real nulls: a string "NA" is text there already
+        frame.to_parquet(path)
+    else:
+        frame.to_csv(path, index=False, sep="\t" if path.suffix == ".tsv" else ",")
 
 
 @pytest.mark.parametrize("value", NA_STRINGS)
 @pytest.mark.parametrize("column", ["sentence_id", "text", "type_id", "phenomenon", "condition"])
-@pytest.mark.parametrize("suffix", [".csv", ".tsv"])
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".csv.gz", ".parquet"])
 def test_sentences_file_keeps_the_text(tmp_path, example, column, value, suffix):
     sentences, _ = example
     sentences = sentences.copy()
