@@ -171,6 +171,21 @@ def _check_responses(out: pd.DataFrame, scale: RatingScale, source: str,
                             "ratings were collected on, or drop the row")
 
 
+def check_repeated_trials(ratings: pd.DataFrame, source: str = "ratings",
+                          line_offset: LineOffset = None) -> None:
+    """Refuse a trial entered twice: two rows with the same participant (named) and equal
+    in every column, which would count one judgment twice (it raised ICC(k) and shrank
+    the norms' SE by sqrt 2). The error names both rows (`data.tables.refuse_repeats`).
+    Ratings repeated by design need a column that tells the trials apart (trial number,
+    presentation order); equal rows without a participant (Lau et al. 2020 publish
+    ratings without raters) are different raters' equal ratings and are kept."""
+    refuse_repeats(ratings, list(ratings.columns), source, line_offset,
+                   lambda row: f"a trial entered twice: participant {row['participant']!r}"
+                               f", sentence {row['sentence_id']!r}, two rows equal in every "
+                               "column", "participant", REPEATED_TRIAL_FIX,
+                   among=ratings["participant"].notna().to_numpy())
+
+
 def validate_ratings(df: pd.DataFrame, scale: str | RatingScale | None = None,
                      sentences: pd.DataFrame | None = None, source: str = "ratings",
                      line_offset: LineOffset = None, columns: ColumnMap = None) -> pd.DataFrame:
@@ -206,12 +221,8 @@ def validate_ratings(df: pd.DataFrame, scale: str | RatingScale | None = None,
     ------
     DataError
         For a missing column or response, a response the scale does not allow, an
-        unknown sentence, or a trial entered twice; the message names the row. A trial
-        entered twice is two rows with the same participant (named) and equal in every
-        column: it would count one judgment twice. Ratings by design repeated need a
-        column that tells the trials apart (trial number, presentation order); equal rows
-        without a participant (Lau et al. 2020 publish ratings without raters) are
-        different raters' equal ratings and are kept. A table without ``participant``
+        unknown sentence, or a trial entered twice (`check_repeated_trials`); the message
+        names the row. A table without ``participant``
         that holds a column of another name is refused (`check_rater_column`): it may
         name the raters under another name, and without them the norming, the
         reliability's split and the trial models would fall back silently.
@@ -243,11 +254,7 @@ def validate_ratings(df: pd.DataFrame, scale: str | RatingScale | None = None,
     out["sentence_id"] = id_column(out, "sentence_id", source, line_offset)
     out["response"] = numeric_column(out, "response", source, line_offset)
     _check_responses(out, scale, source, line_offset)
-    refuse_repeats(out, list(out.columns), source, line_offset,
-                   lambda row: f"a trial entered twice: participant {row['participant']!r}"
-                               f", sentence {row['sentence_id']!r}, two rows equal in every "
-                               "column", "participant", REPEATED_TRIAL_FIX,
-                   among=out["participant"].notna().to_numpy())
+    check_repeated_trials(out, source, line_offset)
     if sentences is not None:
         unknown = ~member(out["sentence_id"], sentences["sentence_id"])
         if unknown.any():
