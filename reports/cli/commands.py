@@ -99,7 +99,8 @@ def _experiment(args: argparse.Namespace, **fixed):
         raise DataError("--dataset and --sentences both name the data",
                         fix="give one: a named dataset, or your own --sentences [--pairs]")
     if getattr(args, "config", None):
-        base = from_toml(args.config)
+        base = from_toml(args.config, trust_remote_code=bool(getattr(args, "trust_remote_code",
+                                                                      None)))
         if getattr(args, "dataset", None):  # a flag overrides the file's own data
             base = dataclasses.replace(base, dataset=args.dataset, sentences=None, pairs=None,
                                        ratings=None, scale=None, columns=None,

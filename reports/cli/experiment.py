@@ -23,6 +23,7 @@ from acceptability.data.sources import checksum
 from acceptability.data.tables import member
 from acceptability.data.zorro import check_paradigms as check_zorro_paradigms
 from acceptability.reports.analysis import AUTO, DEFAULT_FORMULA
+from acceptability.reports.cli import experiment_schema
 from acceptability.reports.cli.choices import DATASETS, DTYPES
 from acceptability.reports.rating_fits import level_formula
 from acceptability.reports.syntaxgym import SYNTAXGYM
@@ -39,25 +40,9 @@ BOUNDARIES = ("sum", "corrected")  # SyntaxGym's region surprisal (scoring.word_
 SYNTAXGYM_SCORES = ("give --model to score the suites (e.g. --model gpt2), or --scores FILE: "
                     "region surprisals written by `acceptability score --dataset syntaxgym` "
                     "or a suite that SyntaxGym filled in (.json)")  # scoring precision (README: float32 or bfloat16)
-# TOML layout: table -> {key in the file: Experiment field}
-TOML_KEYS = {
-    "": {"out": "out", "name": "name"},
-    "data": {"dataset": "dataset", "path": "data_path", "paradigms": "paradigms",
-             "max_pairs": "max_pairs", "max_sentences": "max_sentences",
-             "sentences": "sentences", "pairs": "pairs", "human_scale": "human_scale",
-             "ratings": "ratings", "scale": "scale", "suites": "suites",
-             "columns": "columns"},
-    "scores": {"source": "scores", "models": "models", "method": "method",
-               "revision": "revision", "dtype": "dtype", "recheck": "recheck",
-               "normalise": "normalise", "unigram": "unigram",
-               "trust_remote_code": "trust_remote_code", "boundary": "boundary",
-               "start_token": "start_token", "device": "device", "device_map": "device_map",
-               "max_memory": "max_memory",
-               "batch_tokens": "batch_tokens"},
-    "analysis": {"deltas": "deltas", "n_boot": "n_boot", "seed": "seed", "by": "by",
-                 "formula": "formula", "level": "level", "compare_metric": "compare_metric",
-                 "correction": "correction", "sign": "sign", "norming": "norming"},
-}
+PATH_PREFIXES = (".", "/", "~")  # a model entry that starts so is a path
+MODEL_FILES = (".gguf", ".arpa")  # and so is one ending so
+HUB = "hub:"  # a model entry naming a Hugging Face hub id
 
 
 @dataclass(frozen=True)
@@ -180,8 +165,7 @@ class Experiment:
                                                           DEFAULT_FORMULA))
         object.__setattr__(self, "deltas", tuple(check_delta(d) for d in self.deltas))
         object.__setattr__(self, "models", tuple(self.models))
-        if self.n_boot < 0:
-            raise DataError(f"n_boot must be >= 0, got {self.n_boot}")
+        self._check_bounds()
         if self.sign not in stats.metrics.SIGNS:
             raise DataError(f"unknown sign convention {self.sign!r}",
                             fix=f"use one of {list(stats.metrics.SIGNS)}")
@@ -201,6 +185,13 @@ class Experiment:
                             fix="give --scores (published or a file) or --model")
         if self.scores is None:
             self.scoring_plan()  # an unknown method fails here, before any work
+
+    def _check_bounds(self) -> None:
+        """n_boot within the schema's bounds, which bound the work a run may ask for
+        (``experiment_schema.SCHEMA``), before any model is scored."""
+        key = experiment_schema.SCHEMA["analysis"]["n_boot"]
+        if not key.fits(self.n_boot):
+            raise DataError(f"n_boot must be {key.expected()}, got {self.n_boot!r}")
 
     def _check_ratings(self) -> None:
         """Trial-level ratings: a file needs its sentences and scale; a norming must be
@@ -341,16 +332,26 @@ def check_syntaxgym(exp: Experiment) -> None:
 
 def model_method(spec: str, default: str) -> tuple[str, str]:
     """``"gpt2:logprob"`` -> ``("gpt2", "logprob")``; a spec without a method (``"gpt2"``,
-    a folder) takes ``default``. An unknown method is an error listing the methods."""
+    a folder) takes ``default``; ``hub:ID`` names the hub id ``ID`` (experiment files:
+    ``resolve_model``). An unknown method is an error listing the methods."""
     from acceptability.scoring.runner import METHODS
 
-    model, sep, method = str(spec).rpartition(":")
-    if not (sep and model and METHOD_NAME.fullmatch(method)):
-        model, method = str(spec), default
+    model, method = split_method(str(spec))
+    model, method = model.removeprefix(HUB), method or default
     if method not in METHODS:
         raise DataError(f"unknown scoring method {method!r} for model {model!r}",
                         fix=f"use one of {list(METHODS)}, e.g. --model {model}:logprob")
     return model, method
+
+
+def split_method(spec: str) -> tuple[str, str | None]:
+    """``"gpt2:logprob"`` -> ``("gpt2", "logprob")``, ``"gpt2"`` -> ``("gpt2", None)``;
+    a colon not followed by a method name is part of the model (``C:\\models\\x``,
+    ``hub:gpt2``)."""
+    model, sep, method = spec.rpartition(":")
+    if sep and model and METHOD_NAME.fullmatch(method) and model != HUB[:-1]:
+        return model, method
+    return spec, None
 
 
 def check_delta(value: float | str) -> float:
@@ -364,14 +365,19 @@ def check_delta(value: float | str) -> float:
     return d
 
 
-def from_toml(path: str | os.PathLike) -> Experiment:
+def from_toml(path: str | os.PathLike, trust_remote_code: bool = False) -> Experiment:
     r"""An ``Experiment`` from a TOML file (the layout of ``examples/experiment.toml``:
-    ``out`` and the tables ``[data]``, ``[scores]``, ``[analysis]``).
+    ``out`` and the tables ``[data]``, ``[scores]``, ``[analysis]``), every key checked
+    against ``experiment_schema.SCHEMA`` before anything runs.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The TOML file; relative paths in it are relative to the file.
+        The TOML file; every path in it (``out``, data files, scores, models, unigram) is
+        relative to the file's folder, ``~`` the user's home (``resolve_model``).
+    trust_remote_code : bool
+        Whether models may run code of their own (``--trust-remote-code``). A file cannot
+        switch that on: its ``trust_remote_code = true`` is refused without this.
 
     Returns
     -------
@@ -380,7 +386,7 @@ def from_toml(path: str | os.PathLike) -> Experiment:
     Raises
     ------
     DataError
-        For a missing or unreadable file, an unknown key or a bad value.
+        For a missing or unreadable file, an unknown key or a bad value, naming the file.
 
     Examples
     --------
@@ -396,47 +402,82 @@ def from_toml(path: str | os.PathLike) -> Experiment:
     ('example', 'published', 0, 'report')
     """
     p = Path(path)
-    try:
-        doc = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError("no such experiment file", source=str(p)) from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-        raise DataError(f"unreadable experiment file ({err})", source=str(p)) from None
-    values = {}
-    for table, keys in TOML_KEYS.items():
-        section = doc if table == "" else doc.get(table, {})
-        if not isinstance(section, dict):
-            raise DataError(f"[{table}] must be a table", source=str(p))
-        allowed = set(keys) | (set(TOML_KEYS) - {""} if table == "" else set())
-        unknown = sorted(set(section) - allowed)
-        if unknown:
-            where = f"[{table}]" if table else "the top level"
-            raise DataError(f"unknown key {unknown[0]!r} in {where}", source=str(p),
-                            fix=f"use one of {sorted(keys)}")
-        values |= {keys[k]: v for k, v in section.items() if k in keys}
+    values = experiment_schema.read(_read_toml(p), str(p))
     if "sentences" in values and "dataset" in values:
         raise DataError("[data] gives both a dataset and sentences", source=str(p),
                         fix="keep one: a named dataset, or your own sentences/pairs files")
+    if values.get("trust_remote_code") and not trust_remote_code:
+        raise DataError("[scores] trust_remote_code = true: an experiment file cannot let "
+                        "models run code of their own", source=str(p),
+                        fix="read that code first; to run it, add --trust-remote-code to the "
+                            "command line (Python: from_toml(path, trust_remote_code=True))")
+    values["trust_remote_code"] = trust_remote_code
     for key in ("data_path", "out", "sentences", "pairs", "ratings", "unigram"):
         if key in values:
-            values[key] = str((p.parent / values[key]).resolve())
-    if isinstance(values.get("suites"), list):  # a suite file, not a name: relative to p
-        values["suites"] = [str((p.parent / s).resolve()) if _is_file_name(s) else s
+            values[key] = str(beside(p, values[key]))
+    if "suites" in values:  # a suite file, not a name: relative to p
+        values["suites"] = [str(beside(p, s)) if _is_file_name(s) else s
                             for s in values["suites"]]
-    if "scores" in values and values["scores"] not in ("published", "score"):
-        values["scores"] = str((p.parent / values["scores"]).resolve())
     if values.get("scores") == "score":
         values["scores"] = None
+        values["models"] = [resolve_model(m, p) for m in values.get("models", [])]
+    elif values.get("scores", "published") != "published":
+        values["scores"] = str(beside(p, values["scores"]))
     try:
         return Experiment(**values)
-    except TypeError as err:
-        raise DataError(f"bad value in experiment file ({err})", source=str(p)) from None
+    except DataError as err:  # a setting that fails with another: name the file too
+        raise (err if err.source else DataError(str(err), source=str(p))) from None
 
 
-def _is_file_name(entry) -> bool:
+def _read_toml(p: Path) -> dict:
+    """The TOML document of file ``p``, or a DataError naming it."""
+    try:
+        text = p.read_text(encoding="utf-8")
+        return tomllib.loads(text)
+    except FileNotFoundError:
+        raise DataError("no such experiment file", source=str(p)) from None
+    except RecursionError:  # tomllib recurses once per level of nesting
+        lines = text.splitlines()
+        n = max(range(len(lines)), key=lambda i: lines[i].count("[") + lines[i].count("{"))
+        raise DataError(f"line {n + 1}: {lines[n].split('=')[0].strip()[:40]!r} holds "
+                        "arrays or tables nested too deeply to read", source=str(p),
+                        fix="give each key a value of the type docs/cli.md lists (at most "
+                            "a list of strings or numbers, or a table of strings)") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        raise DataError(f"unreadable experiment file ({err})", source=str(p)) from None
+
+
+def beside(toml: Path, entry: str) -> Path:
+    """A path of experiment file ``toml``: ``~`` the user's home, else relative to the
+    file's folder (an absolute path as it is)."""
+    return (toml.parent / Path(entry).expanduser()).resolve()
+
+
+def resolve_model(spec: str, toml: Path) -> str:
+    """A model to score, as experiment file ``toml`` names it: ``hub:ID`` a Hugging Face
+    hub id; a folder or file beside ``toml`` its absolute path; otherwise a hub id
+    (``gpt2``), unless it looks like a path (starts with ``.``, ``/`` or ``~``, holds a
+    ``/`` or ``\\``, or ends in .gguf or .arpa): then a DataError naming both readings,
+    never a hub download in its place. A ``:method`` suffix stays."""
+    model, method = split_method(spec)
+    if model.startswith(HUB):
+        return spec
+    suffix = f":{method}" if method else ""
+    local = beside(toml, model)
+    if local.exists():
+        return f"{local}{suffix}"
+    if model.startswith(PATH_PREFIXES) or "/" in model or "\\" in model \
+            or model.lower().endswith(MODEL_FILES):
+        raise DataError(f"model {model!r} is not a folder or file next to the experiment "
+                        f"file (resolved to {local})", source=str(toml),
+                        fix=f"give the model's folder relative to the file or as an absolute "
+                            f"path; for a Hugging Face hub id write \"{HUB}{model}{suffix}\"")
+    return spec
+
+
+def _is_file_name(entry: str) -> bool:
     """A suite entry that names a file (``.json``, or a path) rather than a suite."""
-    return isinstance(entry, str) and (entry.endswith(".json") or "/" in entry
-                                       or "\\" in entry)
+    return entry.endswith(".json") or "/" in entry or "\\" in entry
 
 
 def load_dataset(exp: Experiment):

@@ -258,13 +258,14 @@ def test_a_report_without_the_thesis_data_has_no_thesis_title(example, tmp_path)
 
 def test_experiment_file_takes_own_files_paradigms_and_a_method_per_model(tmp_path):
     toml = tmp_path / "experiment.toml"
+    (tmp_path / "runs" / "my-model").mkdir(parents=True)  # a folder beside the file
     toml.write_text('[data]\nsentences = "s.csv"\npairs = "p.csv"\n[scores]\nsource = "score"\n'
                     'models = ["gpt2:logprob", "bert-base-uncased:pll", "runs/my-model"]\n'
                     'method = "pll_word_l2r"\n')
     exp = experiment.from_toml(toml)
     assert exp.dataset == "user" and exp.sentences == str(tmp_path / "s.csv")
     assert exp.scoring_plan() == [("gpt2", "logprob"), ("bert-base-uncased", "pll"),
-                                  ("runs/my-model", "pll_word_l2r")]
+                                  (str(tmp_path / "runs" / "my-model"), "pll_word_l2r")]
     assert experiment.model_method("C:\\models\\x", "logprob") == ("C:\\models\\x", "logprob")
     toml.write_text('[data]\ndataset = "blimp"\nparadigms = ["wh_island"]\n')
     assert experiment.from_toml(toml).paradigms == ("wh_island",)

@@ -1,0 +1,168 @@
+"""The experiment file's schema: each key of each table, the ``Experiment`` field it sets,
+its type and bounds, in one table (``SCHEMA``). ``read`` checks a whole TOML document
+against it before anything runs, each refusal naming the key, the type expected and the
+file; docs/cli.md lists the table (``rows``)."""
+
+from __future__ import annotations
+
+import math
+import reprlib
+from dataclasses import dataclass
+
+from acceptability.data.errors import DataError
+
+MAX_N_BOOT = 1_000_000  # bootstrap resamples: ~100x the default, minutes on LI-Adger
+MAX_SEED = 2**32 - 1  # the seeds numpy's RandomState and most tools take
+
+TEXT, WHOLE, FLAG = "a string", "an integer", "true or false"
+TEXTS, NUMBERS = "a list of strings", "a list of numbers"
+TEXT_TABLE, MEMORY, TABLE = "a table of strings", "a string or a table", "a table"
+PATH = "a path"  # relative to the file's folder, ~ the user's home (``experiment.beside``)
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key: the ``Experiment`` field it sets, its type, bounds (``low`` excluded when
+    ``open_low``) and an example value as TOML writes it."""
+
+    field: str
+    type: str
+    example: str
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    note: str = ""
+
+    def expected(self) -> str:
+        """The type with its bounds: "an integer from 0 to 1,000,000"."""
+        if self.low is None and self.high is None:
+            return self.type
+        low, high = _shown(self.low), _shown(self.high)
+        if self.open_low:
+            return f"{self.type} in ({low}, {high}]"
+        return f"{self.type} from {low} to {high}" if self.high is not None \
+            else f"{self.type} >= {low}"
+
+    def fits(self, value: object) -> bool:
+        """Whether ``value`` (as tomllib reads it) has this key's type and bounds."""
+        if self.type in (TEXTS, NUMBERS):
+            return isinstance(value, list) and all(
+                self._item(v, str if self.type == TEXTS else (int, float)) for v in value)
+        if self.type == TEXT_TABLE:
+            return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                   for k, v in value.items())
+        if self.type == MEMORY:
+            return isinstance(value, str) or isinstance(value, dict) and all(
+                isinstance(v, str | int) and not isinstance(v, bool) for v in value.values())
+        kind = {TEXT: str, WHOLE: int, FLAG: bool}[self.type]
+        return self._item(value, kind)
+
+    def _item(self, value: object, kind: type | tuple) -> bool:
+        """One value of type ``kind`` (booleans are not numbers) within the bounds."""
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            return False
+        if self.low is None and self.high is None:
+            return True
+        above = value > self.low if self.open_low else value >= self.low
+        return bool(above and (self.high is None or value <= self.high)
+                    and not (isinstance(value, float) and math.isnan(value)))
+
+
+def _shown(bound: float | None) -> str:
+    """A bound as the docs write it: 2**32-1 for the seed's, else with thousands commas."""
+    if bound is not None and bound > 2**31 and math.log2(bound + 1).is_integer():
+        return f"2**{int(math.log2(bound + 1))}-1"
+    return "" if bound is None else f"{bound:,g}" if isinstance(bound, float) else f"{bound:,}"
+
+
+# table ("" for the top level) -> key in the file -> Key
+SCHEMA: dict[str, dict[str, Key]] = {
+    "": {"out": Key("out", TEXT, '"report/li-adger"', note=PATH),
+         "name": Key("name", TEXT, '"TurBLiMP"')},
+    "data": {
+        "dataset": Key("dataset", TEXT, '"li-adger"'),
+        "path": Key("data_path", TEXT, '"/data/li-adger"', note=PATH),
+        "paradigms": Key("paradigms", TEXTS, '["wh_island"]'),
+        "max_pairs": Key("max_pairs", WHOLE, "100", low=1),
+        "max_sentences": Key("max_sentences", WHOLE, "500", low=1),
+        "sentences": Key("sentences", TEXT, '"my_sentences.csv"', note=PATH),
+        "pairs": Key("pairs", TEXT, '"my_pairs.csv"', note=PATH),
+        "human_scale": Key("human_scale", TEXT, '"raw"'),
+        "ratings": Key("ratings", TEXT, '"my_ratings.csv"', note=PATH),
+        "scale": Key("scale", TEXT, '"likert:1-7"'),
+        "suites": Key("suites", TEXTS, '["number_prep", "my_suite.json"]',
+                      note="suite names, or paths of suite files (.json)"),
+        "columns": Key("columns", TEXT_TABLE, '{subject = "participant"}')},
+    "scores": {
+        "source": Key("scores", TEXT, '"published"', note='"published", "score" or the '
+                      "path of a scores file"),
+        "models": Key("models", TEXTS, '["gpt2:logprob"]', note="to score: hub ids or "
+                      "paths (`experiment.resolve_model`); else models of the scores"),
+        "method": Key("method", TEXT, '"logprob"'),
+        "revision": Key("revision", TEXT, '"main"'),
+        "dtype": Key("dtype", TEXT, '"bfloat16"'),
+        "recheck": Key("recheck", FLAG, "true"),
+        "normalise": Key("normalise", TEXT, '"slor"'),
+        "unigram": Key("unigram", TEXT, '"corpus.txt"', note=PATH),
+        "trust_remote_code": Key("trust_remote_code", FLAG, "true", note="true needs "
+                                 "`--trust-remote-code`"),
+        "boundary": Key("boundary", TEXT, '"corrected"'),
+        "start_token": Key("start_token", TEXT, '"eos"'),
+        "device": Key("device", TEXT, '"cuda"'),
+        "device_map": Key("device_map", TEXT, '"auto"'),
+        "max_memory": Key("max_memory", MEMORY, '"0=70GiB,cpu=200GiB"'),
+        "batch_tokens": Key("batch_tokens", WHOLE, "16384", low=1)},
+    "analysis": {
+        "deltas": Key("deltas", NUMBERS, "[0.5, 1.0, 5.0]", low=0, high=100, open_low=True),
+        "n_boot": Key("n_boot", WHOLE, "10_000", low=0, high=MAX_N_BOOT),
+        "seed": Key("seed", WHOLE, "0", low=0, high=MAX_SEED),
+        "by": Key("by", TEXT, '"auto"'),
+        "formula": Key("formula", TEXT, '"human ~ score + (1 + score | phenomenon)"'),
+        "level": Key("level", TEXT, '"trial"'),
+        "compare_metric": Key("compare_metric", TEXT, '"adc_1"'),
+        "correction": Key("correction", TEXT, '"holm"'),
+        "sign": Key("sign", TEXT, '"thesis"'),
+        "norming": Key("norming", TEXT, '"z"')},
+}
+
+
+def read(doc: dict, source: str) -> dict[str, object]:
+    """The ``Experiment`` fields a TOML document sets, every table and value checked
+    against ``SCHEMA``; the first unknown key or bad value is a DataError naming the key,
+    the type expected and ``source``."""
+    values: dict[str, object] = {}
+    for table, keys in SCHEMA.items():
+        section = doc if table == "" else doc.get(table, {})
+        if not isinstance(section, dict):
+            raise DataError(f"[{table}] must be {TABLE}, got {reprlib.repr(section)}",
+                            source=source, fix=f"write the [{table}] header and its keys "
+                                               "under it")
+        allowed = set(keys) | (set(SCHEMA) - {""} if table == "" else set())
+        unknown = sorted(set(section) - allowed)
+        if unknown:
+            where = f"[{table}]" if table else "the top level"
+            raise DataError(f"unknown key {unknown[0]!r} in {where}", source=source,
+                            fix=f"use one of {sorted(keys)}")
+        for name, value in section.items():
+            if name in keys:
+                values[keys[name].field] = check(table, name, value, source)
+    return values
+
+
+def check(table: str, name: str, value: object, source: str | None = None) -> object:
+    """``value`` of key ``name`` in ``table`` when it fits ``SCHEMA``, else a DataError
+    naming the key, the type expected, what was given and ``source``."""
+    key = SCHEMA[table][name]
+    if key.fits(value):
+        return value
+    where = f"[{table}] {name}" if table else name
+    raise DataError(f"{where} must be {key.expected()}, got {reprlib.repr(value)}",
+                    source=source, fix=f"e.g. {name} = {key.example}")
+
+
+def rows() -> list[tuple[str, str, str, str]]:
+    """The schema as docs/cli.md lists it: key (under its table), type and bounds, an
+    example, a note."""
+    return [(f"`{f'[{table}] ' if table else ''}{name}`", key.expected(),
+             "`" + key.example.replace("|", "\\|") + "`", key.note)
+            for table, keys in SCHEMA.items() for name, key in keys.items()]
