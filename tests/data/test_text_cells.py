@@ -158,3 +158,18 @@ def test_an_extra_numeric_column_with_na_stays_numeric(tmp_path, example):
     ds = data.read_dataset(tmp_path / "mine.csv")
     assert ds.sentences["rt"].dtype == float and np.isnan(ds.sentences.loc[1, "rt"])
     assert ds.sentences.loc[1, "group"] == "NA"
+
+
+@pytest.mark.parametrize("value", NA_STRINGS)
+def test_a_scores_file_keeps_a_model_named_so(tmp_path, value):
+    """The published example's scores with one model renamed: its name stays, and a score
+    written as the string is a missing score."""
+    ds, scores = data.load_example()
+    scores = scores[["sentence_id", "model", "score"]].astype({"score": object})
+    first = scores["model"].iloc[0]
+    scores["model"] = scores["model"].replace({first: value})
+    scores.iloc[0, 2] = value
+    scores.to_csv(tmp_path / "scores.csv", index=False)
+    out = data.read_scores(tmp_path / "scores.csv", ds)
+    assert (out["model"] == value).sum() == (scores["model"] == value).sum() > 0
+    assert np.isnan(out["score"].iloc[0]) and out["score"].iloc[1:].notna().all()
