@@ -35,7 +35,7 @@ CHECK_PARADIGMS = {"blimp": check_paradigms, "zorro": check_zorro_paradigms,
                    "marvin-linzen": check_constructions}
 USER = "user"  # the dataset of an experiment on the user's own files
 METHOD_NAME = re.compile(r"[a-z][a-z0-9_]*")  # "gpt2:logprob"; not "C:\\models\\x"
-MAX_DELTA = 100.0
+MAX_DELTA = experiment_schema.MAX_DELTA
 BOUNDARIES = ("sum", "corrected")  # SyntaxGym's region surprisal (scoring.word_scores)
 SYNTAXGYM_SCORES = ("give --model to score the suites (e.g. --model gpt2), or --scores FILE: "
                     "region surprisals written by `acceptability score --dataset syntaxgym` "

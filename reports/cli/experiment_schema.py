@@ -13,6 +13,7 @@ from acceptability.data.errors import DataError
 
 MAX_N_BOOT = 1_000_000  # bootstrap resamples: ~100x the default, minutes on LI-Adger
 MAX_SEED = 2**32 - 1  # the seeds numpy's RandomState and most tools take
+MAX_DELTA = 100.0  # an ADC delta, in z-units (``experiment.check_delta``)
 
 TEXT, WHOLE, FLAG = "a string", "an integer", "true or false"
 TEXTS, NUMBERS = "a list of strings", "a list of numbers"
@@ -113,7 +114,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "max_memory": Key("max_memory", MEMORY, '"0=70GiB,cpu=200GiB"'),
         "batch_tokens": Key("batch_tokens", WHOLE, "16384", low=1)},
     "analysis": {
-        "deltas": Key("deltas", NUMBERS, "[0.5, 1.0, 5.0]", low=0, high=100, open_low=True),
+        "deltas": Key("deltas", NUMBERS, "[0.5, 1.0, 5.0]", low=0, high=MAX_DELTA,
+                      open_low=True),
         "n_boot": Key("n_boot", WHOLE, "10_000", low=0, high=MAX_N_BOOT),
         "seed": Key("seed", WHOLE, "0", low=0, high=MAX_SEED),
         "by": Key("by", TEXT, '"auto"'),
