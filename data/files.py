@@ -121,6 +121,9 @@ def text_cells(frame: pd.DataFrame, kept: list[str]) -> pd.DataFrame:
         if name in kept or pd.api.types.is_numeric_dtype(values.dtype) \
                 or pd.api.types.is_bool_dtype(values.dtype):
             continue
+        head = values.head(1000).dropna()
+        if pd.to_numeric(head[~head.isin(NA_STRINGS)], errors="coerce").isna().any():
+            continue  # a word among the first rows: text, without parsing the rest
         missing = values.isin(NA_STRINGS).to_numpy()
         known = values[~missing & values.notna().to_numpy()]
         if len(known) and pd.to_numeric(known, errors="coerce").notna().all():
