@@ -268,7 +268,7 @@ def _no_variation(d: MixedDesign) -> str | None:
                 "to estimate (the residual variance is 0). Check the column and any filter or "
                 "join that left one value; a constant needs no model")
     if d.family == "gaussian" and d.link is None:
-        c, _ = d.centred(d.y)
+        c, _ = d.centred_response
         if np.max(np.abs(c)) <= 64 * np.finfo(float).eps * np.max(np.abs(y)):
             return (f"{less} is an exact linear function of the fixed effects "
                     f"{d.xnames}: the residual variance is 0, so there is nothing left to "

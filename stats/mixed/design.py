@@ -163,14 +163,20 @@ class MixedDesign:
     @cached_property
     def response_crossprods(self) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
         """``weighted_crossprods`` of the design's response."""
-        return self.weighted_crossprods(self.y)
+        return self._crossprods(*self.centred_response)
+
+    @cached_property
+    def centred_response(self) -> tuple[np.ndarray, np.ndarray]:
+        """``centred`` of the design's response."""
+        return self.centred(self.y)
 
     def centred(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(c, gamma): r = y - offset (the design's offset, if any) = X gamma + c, gamma its
         weighted least-squares coefficients on X. A linear model of r is one of c with beta
         less gamma, and c sits at 0 in the response's own units wherever y sits: from y's
         cross products, |y - X beta - Z b|^2 was y'y less the fitted part, which cancelled
-        catastrophically far from 0 (y + 1e6: theta moved by 4%; issue 43, item 7)."""
+        catastrophically far from 0 (issue 43, item 7: sleepstudy's theta moved by 1% at
+        y + 1e8, LI-Adger's sentence model had no positive definite solution at y + 1e6)."""
         r = np.asarray(y, float) if self.offset is None else y - self.offset
         if not self.p:
             return r, np.zeros(0)
@@ -181,7 +187,9 @@ class MixedDesign:
     def weighted_crossprods(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
         """Z'Wc, X'Wc, c'Wc and gamma of ``centred(y)``: the cross products the PLS solves
         for beta - gamma from."""
-        c, gamma = self.centred(y)
+        return self._crossprods(*self.centred(y))
+
+    def _crossprods(self, c: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
         wc = c if self.weights is None else self.weights * c
         return self.Z.T @ wc, self.X.T @ wc, float(c @ wc), gamma
 

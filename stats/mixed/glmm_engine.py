@@ -154,10 +154,10 @@ def _b(d: MixedDesign, g: Any) -> np.ndarray:
 def _standardised(d: MixedDesign) -> np.ndarray:
     """A linear model's response less its offset and least-squares fit on X
     (``MixedDesign.centred``), in units of its root mean square: the same theta as y's
-    wherever y sits and whatever its unit (glmm's optimum drifted with y's location: +4% in
-    theta at y + 1e6 on LI-Adger's sentence model, no positive definite solution at 1e6;
-    issue 43, item 7)."""
-    c, _ = d.centred(d.y)
+    wherever y sits and whatever its unit (glmm's optimum drifted with y's location: on
+    LI-Adger's sentence model at y + 1e6 it gave a theta with no positive definite PLS
+    solution; issue 43, item 7)."""
+    c, _ = d.centred_response
     rms = float(np.sqrt(np.mean(c * c)))
     return c / rms if rms > 0 else c
 
