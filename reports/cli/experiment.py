@@ -155,17 +155,13 @@ class Experiment:
                                 fix="use them with dataset blimp, zorro or marvin-linzen")
             CHECK_PARADIGMS[self.dataset](self.paradigms)
         check_syntaxgym(self)
-        for key in ("max_pairs", "max_sentences"):
-            value = getattr(self, key)
-            if value is not None and not (isinstance(value, int) and value > 0):
-                raise DataError(f"{key} must be a positive whole number, got {value!r}")
+        self._check_bounds()
         self._check_ratings()
         self._check_columns()
         object.__setattr__(self, "formula", level_formula(self.formula, self.level,
                                                           DEFAULT_FORMULA))
         object.__setattr__(self, "deltas", tuple(check_delta(d) for d in self.deltas))
         object.__setattr__(self, "models", tuple(self.models))
-        self._check_bounds()
         if self.sign not in stats.metrics.SIGNS:
             raise DataError(f"unknown sign convention {self.sign!r}",
                             fix=f"use one of {list(stats.metrics.SIGNS)}")
@@ -187,11 +183,14 @@ class Experiment:
             self.scoring_plan()  # an unknown method fails here, before any work
 
     def _check_bounds(self) -> None:
-        """n_boot within the schema's bounds, which bound the work a run may ask for
-        (``experiment_schema.SCHEMA``), before any model is scored."""
-        key = experiment_schema.SCHEMA["analysis"]["n_boot"]
-        if not key.fits(self.n_boot):
-            raise DataError(f"n_boot must be {key.expected()}, got {self.n_boot!r}")
+        """max_pairs, max_sentences (or None) and n_boot of the schema's types and bounds
+        (``experiment_schema.SCHEMA``; booleans are not numbers), which bound the work a
+        run may ask for, before any model is scored."""
+        for table, name in (("data", "max_pairs"), ("data", "max_sentences"),
+                            ("analysis", "n_boot")):
+            key, value = experiment_schema.SCHEMA[table][name], getattr(self, name)
+            if not (key.fits(value) or value is None and table == "data"):
+                raise DataError(f"{name} must be {key.expected()}, got {value!r}")
 
     def _check_ratings(self) -> None:
         """Trial-level ratings: a file needs its sentences and scale; a norming must be

@@ -206,3 +206,14 @@ def test_the_schema_is_one_table_the_docs_list():
     from acceptability.reports.cli.experiment import Experiment
 
     assert fields <= {f.name for f in dataclass_fields(Experiment)}
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--n-boot", str(2**63 - 1)], "n_boot must be an integer from 0 to 1,000,000"),
+    (["--max-pairs", "0"], "max_pairs must be an integer >= 1"),
+])
+def test_the_flags_share_the_files_bounds(flags, said, tmp_path, capsys):
+    """The bounds on work hold for flags too (2**63-1 resamples ran until killed)."""
+    assert cli.main(["run", "--dataset", "example", "--out", str(tmp_path / "out"),
+                     *flags]) != 0
+    assert said in capsys.readouterr().err and not (tmp_path / "out").exists()
