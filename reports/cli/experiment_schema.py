@@ -5,6 +5,7 @@ file; docs/cli.md lists the table (``rows``)."""
 
 from __future__ import annotations
 
+import json
 import math
 import reprlib
 from dataclasses import dataclass
@@ -158,8 +159,10 @@ def check(table: str, name: str, value: object, source: str | None = None) -> ob
     if key.fits(value):
         return value
     where = f"[{table}] {name}" if table else name
+    example = f"[{json.dumps(value)}]" if key.type == TEXTS and isinstance(value, str) \
+        else key.example  # one string for a list: that string, in a list
     raise DataError(f"{where} must be {key.expected()}, got {reprlib.repr(value)}",
-                    source=source, fix=f"e.g. {name} = {key.example}")
+                    source=source, fix=f"e.g. {name} = {example}")
 
 
 def rows() -> list[tuple[str, str, str, str]]:
