@@ -129,3 +129,18 @@ def test_shifted_sleepstudy_agrees_with_statsmodels():
     ours = m.design.covariances(m.theta, m.sigma)[0]
     np.testing.assert_allclose(ours, np.asarray(sm.cov_re), rtol=1e-4)
     assert m.sigma**2 == pytest.approx(sm.scale, rel=1e-4)
+
+
+def test_profile_intervals_and_satterthwaite_df_move_with_the_shift():
+    """The likelihood-profile intervals (lme4's default confint) of y + 1e8 are those of y,
+    the intercept's moved by 1e8, within 1e-6 of its SE (the roots were found to 1e-10 of
+    |estimate|: 0.01 at 1e8, 3.4e-4 off), and lme4's; Satterthwaite's df within 1e-6."""
+    frame = lme4_data("sleepstudy")
+    base, m = fit(SLEEP, frame, "Reaction"), fit(SLEEP, frame, "Reaction", shift=1e8)
+    ci, ours = base.confint(), m.confint()
+    ours.loc["(Intercept)"] -= 1e8
+    np.testing.assert_allclose(ours.to_numpy(), ci.to_numpy(), rtol=0, atol=1e-6 * base.se["(Intercept)"])
+    r = lme4_reference("sleepstudy|corr|")
+    for side, col in zip(("lower", "upper"), ours.columns, strict=True):
+        assert ours.loc["(Intercept)", col] == pytest.approx(r[f"profile|(Intercept)|{side}"], rel=2e-4)
+    np.testing.assert_allclose(m.coefficients["df"], base.coefficients["df"], rtol=1e-6)
