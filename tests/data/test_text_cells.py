@@ -5,6 +5,8 @@ missing. Real data: the published example (seed papers), LI-Adger and Lau et al.
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -173,3 +175,12 @@ def test_a_scores_file_keeps_a_model_named_so(tmp_path, value):
     out = data.read_scores(tmp_path / "scores.csv", ds)
     assert (out["model"] == value).sum() == (scores["model"] == value).sum() > 0
     assert np.isnan(out["score"].iloc[0]) and out["score"].iloc[1:].notna().all()
+
+
+def test_the_strings_are_the_ones_pandas_reads_as_missing():
+    """`NA_STRINGS` (missing in numeric columns) are what pandas itself reads as missing,
+    so a number column reads as it did; six of them are the issue's."""
+    from acceptability.data.files import NA_STRINGS as ours
+
+    column = pd.read_csv(io.StringIO("x\n" + "\n".join(f'"{s}"' for s in ours)))["x"]
+    assert column.isna().all() and len(column) == len(ours) and set(NA_STRINGS) <= set(ours)
