@@ -19,8 +19,16 @@ from scipy import stats as sps
 from statsmodels.stats.contingency_tables import mcnemar
 
 from acceptability._moved import renamed_kwargs
+from acceptability._warnings import warn
 from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
+from acceptability.stats.arguments import (
+    check_count,
+    check_number,
+    check_probability,
+    check_resampling,
+    check_whole,
+)
 from acceptability.stats.defaults import (
     DEFAULT_DELTAS,
     DEFAULT_MAX_DELTA,
@@ -92,9 +100,14 @@ def steiger_z(r_ha: float, r_hb: float, r_ab: float, n: int) -> tuple[float, flo
     >>> round(z, 4), round(p, 4)
     (2.0349, 0.0419)
     """
+    r_ha, r_hb, r_ab = _correlations(r_ha, r_hb, r_ab)
+    n = check_whole("n", n, 4, 2**62, "Steiger's z needs at least 4 cases (its SE has n - 3)")
     rbar = (r_ha + r_hb) / 2
     psi = r_ab * (1 - 2 * rbar**2) - 0.5 * rbar**2 * (1 - 2 * rbar**2 - r_ab**2)
     cov = psi / (1 - rbar**2) ** 2
+    if not cov < 1:
+        raise ValueError(f"r_ab={r_ab!r}: a and b correlate perfectly and equally with h, so "
+                         "their correlations with h cannot differ: there is nothing to test")
     z = (np.arctanh(r_ha) - np.arctanh(r_hb)) * np.sqrt((n - 3) / (2 - 2 * cov))
     return float(z), float(2 * sps.norm.sf(abs(z)))
 
@@ -197,6 +210,8 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
     >>> table.attrs["p_min"], bool((table["p_boot_adj"] >= table["p_boot"]).all())
     (0.01, True)
     """
+    n_boot, ci, seed, deltas, max_delta = check_resampling(n_boot, ci, method, seed, deltas,
+                                                           max_delta)
     strata, cells, statistic = _one_metric(dataset, scores, metric, cluster, deltas,
                                            max_delta, sign)
     pairs = _model_pairs(list(cells.get_level_values("model")), models)
@@ -212,6 +227,7 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
                    block_size(strata.units.n))
     full = statistic(strata.draws(strata.samples))
     out, p_min = _comparisons(dataset, scores, metric, cells, pairs, full, res, sign)
+    _warn_undefined(out, res)
     if correction is not None:
         for col in ("p_boot", "p_test"):  # correct over the comparisons that have a p
             out[f"{col}_adj"] = adjust_p(out[col].to_numpy(float), correction)
@@ -219,6 +235,21 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
                      unit=strata.unit[0], ci=ci, method=method.lower(), seed=seed,
                      correction=correction, p_min=p_min)
     return out
+
+
+def _warn_undefined(out: pd.DataFrame, res: Resamples) -> None:
+    """Name the pairs of models whose difference is a number but whose bootstrap interval
+    and p-value are not: the metric is undefined in some resamples (a resample without a
+    pair one model scored), which count on neither side of 0."""
+    undefined = (out["p_boot"].isna() & out["difference"].notna()).to_numpy()
+    if undefined.any():
+        share = np.isnan(np.atleast_2d(res.distribution)[undefined]).mean(axis=1).max()
+        pairs = list(zip(out["model_a"][undefined], out["model_b"][undefined], strict=True))
+        warn(f"no bootstrap interval or p-value for {len(pairs)} pair(s) of models "
+             f"{pairs[:5]}{' ...' if len(pairs) > 5 else ''}: the metric is undefined "
+             f"(NaN) in up to {share:.1%} of the resamples (e.g. a resample without a pair "
+             "that one of the models scored); resample clusters (cluster=) or compare on "
+             "pairs both models scored")
 
 
 def _one_metric(dataset: Dataset, scores: pd.DataFrame, metric: Metric, cluster: str | None,
@@ -301,10 +332,27 @@ def resamples_for(n_comparisons: int, alpha: float = 0.05, tail: int = 50) -> in
     >>> resamples_for(28), resamples_for(1)
     (55999, 1999)
     """
-    if n_comparisons < 1 or not 0 < alpha < 1 or tail < 1:
-        raise ValueError(f"need n_comparisons >= 1, 0 < alpha < 1, tail >= 1; got "
-                         f"{n_comparisons}, {alpha}, {tail}")
+    n_comparisons, tail = check_count("n_comparisons", n_comparisons), check_count("tail", tail)
+    alpha = check_probability("alpha", alpha)
     return math.ceil(round(2 * tail * n_comparisons / alpha, 9)) - 1
+
+
+def _correlations(r_ha: float, r_hb: float, r_ab: float) -> tuple[float, float, float]:
+    """``steiger_z``'s correlations: r_ha, r_hb in (-1, 1) (Fisher's z of 1 is infinite),
+    r_ab in [-1, 1], together those of three real variables (a positive semi-definite
+    matrix, determinant >= 0)."""
+    rs = [check_number(name, r, -1.0, 1.0, allowed="a correlation must be a number from -1 "
+                       "to 1" + (", exclusive (Fisher's z of +-1 is infinite)" if k < 2 else ""))
+          for k, (name, r) in enumerate((("r_ha", r_ha), ("r_hb", r_hb), ("r_ab", r_ab)))]
+    for name, r in zip(("r_ha", "r_hb"), rs, strict=False):
+        if abs(r) == 1:
+            raise ValueError(f"{name}={r!r}: a correlation with h must lie strictly between "
+                             "-1 and 1 (Fisher's z of +-1 is infinite)")
+    a, b, c = rs
+    if 1 - a * a - b * b - c * c + 2 * a * b * c < -1e-12:
+        raise ValueError(f"r_ha={a!r}, r_hb={b!r}, r_ab={c!r}: no three variables have "
+                         "these correlations (their matrix is not positive semi-definite)")
+    return a, b, c
 
 
 @renamed_kwargs(n="n_boot")

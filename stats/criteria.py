@@ -9,6 +9,7 @@ import pandas as pd
 
 from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
+from acceptability.stats.arguments import check_delta, check_deltas
 from acceptability.stats.deltas import pair_deltas
 
 
@@ -105,8 +106,7 @@ def adc(dataset: Dataset, scores: pd.DataFrame, delta: float = 0.5,
     bert-large-cased_mlm  0.438       16          13
             trigram_slor    NaN        0          29
     """
-    if not delta > 0:
-        raise ValueError(f"delta must be positive, got {delta}")
+    delta = check_delta("delta", delta)
     metrics.check_sign(sign)
     return _per_model(pair_deltas(dataset, scores),
                       lambda dh, dlm: metrics.adc_rate(dh, dlm, delta, sign), f"adc_{delta:g}")
@@ -160,8 +160,9 @@ def adc_curve(dataset: Dataset, scores: pd.DataFrame, deltas: Sequence[float] | 
     0.389
     """
     metrics.check_sign(sign)
+    max_delta = check_delta("max_delta", max_delta)
     grid = (np.round(np.arange(0, max_delta + 1e-9, 0.05), 10) if deltas is None
-            else np.asarray(deltas))
+            else np.asarray(check_deltas(deltas, zero=True), dtype=float))
     d = pair_deltas(dataset, scores)
     rows, area = [], {}
     for model, g in d.groupby("model", sort=False):

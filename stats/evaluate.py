@@ -9,6 +9,13 @@ import pandas as pd
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError
 from acceptability.stats import metrics
+from acceptability.stats.arguments import (
+    check_ci,
+    check_delta,
+    check_deltas,
+    check_n_boot,
+    check_seed,
+)
 from acceptability.stats.benchmarks.raters import rater_reliability
 from acceptability.stats.defaults import (
     DEFAULT_DELTAS,
@@ -133,7 +140,7 @@ def evaluate(dataset: Dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
     max_delta
         Upper end of the ADC curve whose area is ``adc_area``.
     ci, n_boot, cluster, seed
-        ``ci=True`` (or a level such as 0.9) adds ``<metric>_lower``/``<metric>_upper``
+        ``ci=True`` (or a level in (0, 1) such as 0.9) adds ``<metric>_lower``/``<metric>_upper``
         beside each metric: percentile intervals from ``n_boot`` bootstrap resamples
         clustered by ``cluster`` and drawn from ``seed`` (see `stats.bootstrap`); with
         ``by``, per group.
@@ -176,21 +183,29 @@ def evaluate(dataset: Dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
     ['blimp', 'blimp_lower', 'blimp_upper']
     """
     metrics.check_sign(sign)
-    deltas = tuple(float(d) for d in deltas)
-    if any(not d > 0 for d in deltas):
-        raise ValueError(f"deltas must be positive, got {deltas}")
+    deltas, max_delta = check_deltas(deltas), check_delta("max_delta", max_delta)
+    level = _level(ci)
+    n_boot, seed = check_n_boot(n_boot, used=level is not None), check_seed(seed)
     dataset = with_norming(dataset, norming)  # ratings -> human, as on the command line
     with z_scoring_once():  # the table and the bootstrap's arrays: one z-scoring
         rows = _with_ceiling(_rows(dataset, scores, deltas, by, max_delta, sign), dataset)
         rows.attrs |= {"norming": norming_note(dataset)} if dataset.ratings is not None else {}
-        if not ci:
+        if level is None:
             return rows
         boot = bootstrap(evaluate, dataset, scores, n_boot=n_boot, cluster=cluster,
-                         ci=0.95 if ci is True else float(ci), seed=seed, deltas=deltas,
+                         ci=level, seed=seed, deltas=deltas,
                          max_delta=max_delta, by=by, sign=sign)
     out = with_intervals(rows, boot, by)
     out.attrs["intervals"] = dict(boot.attrs)  # what was resampled, as the engine says
     return out
+
+
+def _level(ci: bool | float | None) -> float | None:
+    """``evaluate``'s ``ci`` as an interval level: None (False, None: no intervals), 0.95
+    (True) or a level checked by `stats.arguments.check_ci`."""
+    if ci is None or isinstance(ci, (bool, np.bool_)):
+        return 0.95 if ci else None
+    return check_ci(ci)
 
 
 CEILING_SEED = 0

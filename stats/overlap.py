@@ -8,6 +8,7 @@ import pandas as pd
 
 from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
+from acceptability.stats.arguments import check_delta
 from acceptability.stats.deltas import pair_deltas
 
 
@@ -64,6 +65,7 @@ def reduced(dataset: Dataset, scores: pd.DataFrame, baseline: str | dict[str, st
                    model  delta  n_pairs  original  reduced  n_reduced  overlap
     bert-large-cased_mlm    1.0       11     0.455    0.625          8      0.0
     """
+    delta = check_delta("delta", delta)
     d = pair_deltas(dataset, scores)
     d = d[d["dh"].notna()]
     ok = metrics.adc_pass(d["dh"].to_numpy(), d["dlm"].to_numpy(), delta, sign)

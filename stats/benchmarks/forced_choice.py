@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.tables import validate_trials
+from acceptability.stats.arguments import check_number, check_positive, check_seed, check_whole
 
 
 def pair_preferences(trials: pd.DataFrame) -> pd.DataFrame:
@@ -154,6 +155,8 @@ def elo_ratings(winners: np.ndarray | pd.Series, losers: np.ndarray | pd.Series,
     """
     # Hand-written: the update is one line, and running all random orders at once as
     # numpy rows is what libraries with one rating object per player (elote, skelo) lack.
+    k, initial = check_positive("k", k, 1e6), check_number("initial", initial, -1e9, 1e9)
+    n_orders, seed = check_whole("n_orders", n_orders, 0, 10_000), check_seed(seed)
     winners, losers = np.asarray(winners), np.asarray(losers)
     if winners.shape != losers.shape or winners.ndim != 1:
         raise ValueError("winners and losers must be 1-d and of equal length")

@@ -18,6 +18,7 @@ import pandas as pd
 from acceptability.data.errors import DataError
 from acceptability.data.tables import member, require_columns, validate_trials
 from acceptability.stats import metrics
+from acceptability.stats.arguments import check_intervals, check_seed
 from acceptability.stats.defaults import DEFAULT_N_BOOT, DEFAULT_SEED
 from acceptability.stats.inference.engine import Seed, mean_resamples
 from acceptability.stats.inference.intervals import percentile_interval
@@ -83,6 +84,7 @@ def pair_outcomes(dataset, scores: pd.DataFrame, ties: str = "strict",
     """
     if ties not in TIES:
         raise DataError(f"unknown ties rule {ties!r}", fix=f"use one of {list(TIES)}")
+    seed = check_seed(seed)
     require_columns(scores, ["sentence_id", "model", "score"], "scores")
     groups = pair_groups(dataset.pairs)
     wide = scores.pivot_table(index="sentence_id", columns="model", values="score",
@@ -209,6 +211,7 @@ def accuracy(outcomes: pd.DataFrame | None, published: pd.DataFrame | None = Non
     >>> overall[["system", "accuracy", "lower", "upper"]].to_numpy().tolist()
     [['lm', 0.75, 0.5, 1.0], ['rnn', 0.25, 0.0, 0.5]]
     """
+    n_boot, seed, ci = check_intervals(n_boot, seed, ci)
     if outcomes is None:
         outcomes = pd.DataFrame(columns=OUTCOME_COLUMNS)
     else:

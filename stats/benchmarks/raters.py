@@ -49,6 +49,13 @@ from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError
 from acceptability.data.ratings import validate_ratings
 from acceptability.data.tables import numeric_column, require_columns, validate_trials
+from acceptability.stats.arguments import (
+    check_choice,
+    check_ci,
+    check_count,
+    check_n_boot,
+    check_seed,
+)
 from acceptability.stats.benchmarks.reliability import spearman_brown
 from acceptability.stats.defaults import DEFAULT_SEED
 from acceptability.stats.inference import resample
@@ -268,13 +275,14 @@ def _split_kind(g: _Items, method: str, split: str) -> str | None:
     return "participants"
 
 
-def _check(method: str, split: str, n_splits: int, n_boot: int) -> None:
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {list(SPLITS)}, got {split!r}")
-    if n_splits < 1 or n_boot < 1:
-        raise ValueError(f"n_splits and n_boot must be positive, got {n_splits}, {n_boot}")
+def _check(method: str, split: str, n_splits: int, n_boot: int, seed: int,
+           ci: float | None) -> tuple[int, int, int, float | None]:
+    """``rater_reliability``'s arguments (`stats.arguments`): ``n_boot`` unused (any count,
+    0 too) where ``ci`` is None."""
+    check_choice("method", method, tuple(METHODS))
+    check_choice("split", split, tuple(SPLITS))
+    return (check_count("n_splits", n_splits), check_n_boot(n_boot, used=ci is not None),
+            check_seed(seed), None if ci is None else check_ci(ci))
 
 
 def _interval(statistic, n_items: int, n_boot: int, ci: float | None,
@@ -365,7 +373,7 @@ def rater_reliability(data: pd.DataFrame | Dataset, method: str = "split_half",
     >>> rater_reliability(toy, n_boot=500).set_index("quantity")["estimate"].round(2).tolist()
     [0.66, 0.8, 0.89]
     """
-    _check(method, split, n_splits, n_boot)
+    n_splits, n_boot, seed, ci = _check(method, split, n_splits, n_boot, seed, ci)
     g = _items(data, response)
     kind = _split_kind(g, method, split)
     rng = np.random.default_rng(seed)

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.tables import validate_trials
+from acceptability.stats.arguments import check_count, check_positive, check_seed
 from acceptability.stats.metrics import pearson
 
 _OUT = ["scope", "unit", "n_units", "n_participants", "n_splits", "n_defined", "r_half",
@@ -59,6 +60,7 @@ def spearman_brown(r: np.ndarray | float, factor: float = 2.0) -> np.ndarray | f
     >>> round(spearman_brown(0.6), 4), round(spearman_brown(0.5, factor=3), 4)
     (0.75, 0.75)
     """
+    factor = check_positive("factor", factor)
     return factor * r / (1.0 + (factor - 1.0) * r)
 
 
@@ -141,6 +143,7 @@ def split_half(trials: pd.DataFrame, n_splits: int = 1000, seed: int = 0) -> pd.
       all     pair       24         0.87     0.93
       all paradigm        3         0.99     0.99
     """
+    n_splits, seed = check_count("n_splits", n_splits), check_seed(seed)
     trials = validate_trials(trials, columns=("participant", "pair_id", "paradigm", "chose_good"))
     rng = np.random.default_rng(seed)
     rows, a_all, b_all, para_a, para_b = [], [], [], [], []

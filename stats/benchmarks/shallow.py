@@ -10,6 +10,7 @@ import pandas as pd
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError
 from acceptability.data.tables import SIGNED_CONFIDENCE_METHOD, require_columns
+from acceptability.stats.arguments import check_whole
 from acceptability.stats.benchmarks.outcomes import pair_outcomes
 
 PREDICTORS = {
@@ -75,6 +76,7 @@ def shallow_predictors(dataset: Dataset, scores: pd.DataFrame, n_bins: int = 5) 
     0.03  0.27        8      0.50
     0.28  1.45        8      0.38
     """
+    n_bins = check_whole("n_bins", n_bins, 1, 1_000)
     require_columns(scores, ["sentence_id", "model", "score"], "scores")
     if "method" in scores and (scores["method"] == SIGNED_CONFIDENCE_METHOD).any():
         raise DataError(f"shallow predictors need log-probability scores, not "

@@ -24,6 +24,7 @@ from acceptability.data.syntaxgym import syntaxgym_predictions
 from acceptability.data.syntaxgym_formula import FormulaError, parse_prediction
 from acceptability.data.syntaxgym_results import HU2020_MODELS, HU2020_TIE_BREAKING
 from acceptability.data.tables import require_columns
+from acceptability.stats.arguments import check_intervals
 from acceptability.stats.benchmarks.outcomes import paradigm_boot
 from acceptability.stats.defaults import DEFAULT_N_BOOT, DEFAULT_SEED
 from acceptability.stats.inference.intervals import percentile_interval
@@ -271,6 +272,7 @@ def syntaxgym_accuracy(regions: pd.DataFrame, dataset, n_boot: int = DEFAULT_N_B
     """
     if combine not in COMBINE:
         raise ValueError(f"combine must be one of {COMBINE}, got {combine!r}")
+    n_boot, seed, ci = check_intervals(n_boot, seed, ci)
     outcomes = syntaxgym_outcomes(regions, dataset)
     key = ["model", "suite", "circuit", "item"]
     counted = outcomes if combine == "all" else outcomes[
@@ -351,6 +353,7 @@ def sg_scores(results: pd.DataFrame, by: str = "model", paper: bool = True,
                               "circuit", *(["in_paper"] if paper else [])], "results")
     if by not in ("model", "corpus", "run"):
         raise DataError(f"by={by!r}", fix="use 'model', 'corpus' or 'run'")
+    n_boot, seed, ci = check_intervals(n_boot, seed, ci)
     r = _majority(results[results["in_paper"].astype(bool)] if paper else results)
     name = r["model"].map(HU2020_MODELS).fillna(r["model"])
     corpus = r["corpus"].fillna("").astype(str)

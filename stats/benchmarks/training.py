@@ -13,6 +13,7 @@ from scipy import stats as sps
 
 from acceptability.data.errors import DataError
 from acceptability.data.tables import require_columns
+from acceptability.stats.arguments import check_ci
 from acceptability.stats.metrics import mcc
 
 PREDICTION_COLUMNS = ["run", "split", "sentence_id", "label", "prediction"]
@@ -351,6 +352,7 @@ def learning_slopes(curve: pd.DataFrame, size: str = "n_tokens", level: float = 
        islands         3  0.035 -0.075  0.145
        overall         3  0.068  0.012  0.123
     """
+    level = check_ci(level, "level")
     require_columns(curve, [size, "phenomenon", value], "learning curve")
     if (curve[size] <= 0).any():
         raise DataError(f"training sizes ({size}) must be positive", fix="drop size 0 rows")

@@ -30,6 +30,7 @@ import pandas as pd
 from acceptability._moved import renamed_kwargs
 from acceptability._warnings import warn
 from acceptability.data.dataset import Dataset
+from acceptability.stats.arguments import check_resampling
 from acceptability.stats.defaults import (
     DEFAULT_DELTAS,
     DEFAULT_MAX_DELTA,
@@ -133,16 +134,17 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame,
     dataset, scores
         The data and the long scores table.
     n_boot
-        Bootstrap resamples (the old name ``n=`` still works, with a DeprecationWarning).
+        Resamples, 20 to 1,000,000 (the old name ``n=`` works, with a DeprecationWarning).
     cluster
         Sentence column resampled whole (clusters linked by a pair merged: on LI-Adger
         ``"type_id"`` gives the 236 phenomena); ``None``: the naive pair bootstrap,
         which under-covers clustered pairs. Fewer than ``MIN_CLUSTERS`` (10) clusters
         are resampled by the pairs within each, with a warning (``attrs["unit"]``).
     ci, method
-        Interval level; ``"percentile"`` or ``"bca"`` (Efron 1987).
+        Interval level, between 0 and 1; ``"percentile"`` or ``"bca"`` (Efron 1987).
     seed
-        For ``numpy.random.default_rng`` (default 0; None: fresh entropy).
+        For ``numpy.random.default_rng``: 0 to 2**32 - 1 (default 0), a Generator, or
+        None (fresh entropy).
     deltas, max_delta, sign
         As in `stats.evaluate`.
     distribution
@@ -170,8 +172,8 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame,
     >>> table.loc[0, ["estimate", "lower", "upper"]].astype(float).round(2).tolist()
     [0.85, 0.67, 1.0]
     """
-    if method.lower() not in ("percentile", "bca"):
-        raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
+    n_boot, ci, seed, deltas, max_delta = check_resampling(n_boot, ci, method, seed, deltas,
+                                                           max_delta, batch)
     units = resampling_units(dataset, cluster)
     strata = resampling_strata(dataset, units, cluster, by)
     cells, statistic = cell_statistic(metric, dataset, scores, strata.units, deltas, max_delta,

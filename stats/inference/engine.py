@@ -21,6 +21,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from acceptability.stats.arguments import (
+    INTERVALS,
+    MAX_N_BOOT,
+    check_choice,
+    check_ci,
+    check_n_boot,
+    check_seed,
+    check_whole,
+)
 from acceptability.stats.defaults import DEFAULT_SEED
 from acceptability.stats.inference.intervals import bca_levels, interval, percentile_levels
 
@@ -95,9 +104,9 @@ def resample(samples: Sequence[np.ndarray], statistic: Statistic, n_boot: int,
         ``statistic(*resampled)``: each resampled sample (resamples x size), or the
         samples themselves, to an array (cells x resamples), or (cells,) on the data.
     n_boot
-        Number of resamples.
+        Number of resamples, 20 to 1,000,000 (`stats.arguments.check_n_boot`).
     ci, method
-        Interval level and method, ``"percentile"`` or ``"bca"`` (Efron 1987; the
+        Interval level (between 0 and 1) and method, ``"percentile"`` or ``"bca"`` (Efron 1987; the
         acceleration by jackknife over each sample's observations).
     seed
         For ``numpy.random.default_rng`` (a Generator is used as is).
@@ -121,10 +130,8 @@ def resample(samples: Sequence[np.ndarray], statistic: Statistic, n_boot: int,
     >>> round(float(res.lower[0]), 2), round(float(res.upper[0]), 2)
     (2.69, 6.4)
     """
-    if method.lower() not in ("percentile", "bca"):
-        raise ValueError(f"method must be 'percentile' or 'bca', got {method!r}")
-    if n_boot < 1:
-        raise ValueError(f"n_boot must be a positive number of resamples, got {n_boot}")
+    method, n_boot = check_choice("method", method, INTERVALS, lower=True), check_n_boot(n_boot)
+    ci, seed = check_ci(ci), check_seed(seed)
     samples = [np.asarray(s) for s in samples]
     if not samples or min(len(s) for s in samples) < 2:
         raise ValueError("each sample must hold two or more observations to resample")
@@ -134,7 +141,7 @@ def resample(samples: Sequence[np.ndarray], statistic: Statistic, n_boot: int,
                                                       batch)], axis=-1)
     estimate = statistic(*samples)
     levels = (bca_levels(samples, statistic, estimate, dist, ci, batch)
-              if method.lower() == "bca" else percentile_levels(ci))
+              if method == "bca" else percentile_levels(ci))
     lower, upper = interval(dist, levels)
     return Resamples(estimate, dist, np.std(dist, ddof=1, axis=-1), lower, upper)
 
@@ -153,7 +160,8 @@ def mean_resamples(values: np.ndarray, n_boot: int, seed: Seed = DEFAULT_SEED,
     >>> dist.shape, bool(np.all((dist >= 0) & (dist <= 1)))
     ((500, 2), True)
     """
-    rng = np.random.default_rng(seed)
+    n_boot = check_whole("n_boot", n_boot, 1, MAX_N_BOOT)
+    rng = np.random.default_rng(check_seed(seed))
     out = np.empty((n_boot, values.shape[1]))
     for part, (idx,) in index_blocks(rng, [len(values)], n_boot,
                                      block_size(values.size, batch)):

@@ -11,6 +11,8 @@ import numpy as np
 from scipy import stats as sps
 from scipy.special import ndtr, ndtri
 
+from acceptability.stats.arguments import check_ci
+
 Levels = tuple[np.ndarray, np.ndarray]
 
 
@@ -71,7 +73,7 @@ def percentile_interval(dist: np.ndarray, ci: float = 0.95,
     >>> round(float(lower), 9), round(float(upper), 9)
     (5.0, 95.0)
     """
-    return interval(dist, percentile_levels(ci), nan_policy)
+    return interval(dist, percentile_levels(check_ci(ci)), nan_policy)
 
 
 def _jackknife(samples: Sequence[np.ndarray], statistic: Callable, batch: int | None

@@ -97,9 +97,9 @@ def test_compare_user_function_and_errors(li_adger, li_adger_scores):
         assert general[col] == pytest.approx(fast[col])
     assert general["test"] is None
     with pytest.raises(KeyError, match="no model"):
-        compare(small, scores, "gpt9", "trigram_slor", "blimp", n_boot=10)
+        compare(small, scores, "gpt9", "trigram_slor", "blimp", n_boot=20)
     with pytest.raises(ValueError, match="several metrics"):
-        compare(small, scores, "trigram_slor", "trigram_logprob", stats.evaluate, n_boot=10)
+        compare(small, scores, "trigram_slor", "trigram_logprob", stats.evaluate, n_boot=20)
 
 
 def test_p_boot_states_its_resolution(li_adger, li_adger_scores):

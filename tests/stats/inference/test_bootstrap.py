@@ -254,18 +254,18 @@ def test_evaluate_ci_puts_intervals_beside_each_metric(li_adger, li_adger_scores
         lower, value, upper = (per_dataset[f"{m}_lower"], per_dataset[m], per_dataset[f"{m}_upper"])
         assert lower.notna().all() and (lower <= value).all() and (value <= upper).all()
     with pytest.raises(ValueError, match="by= needs"):
-        bootstrap(lambda d, s: 0.0, li_adger, li_adger_scores, n_boot=10, by="dataset")
+        bootstrap(lambda d, s: 0.0, li_adger, li_adger_scores, n_boot=20, by="dataset")
 
 
 def test_bad_arguments(li_adger, li_adger_scores):
     with pytest.raises(ValueError, match="unknown metric"):
-        bootstrap("accuracy", li_adger, li_adger_scores, n_boot=10)
+        bootstrap("accuracy", li_adger, li_adger_scores, n_boot=20)
     with pytest.raises(ValueError, match="percentile"):
-        bootstrap("blimp", li_adger, li_adger_scores, n_boot=10, method="basic")
+        bootstrap("blimp", li_adger, li_adger_scores, n_boot=20, method="basic")
     mixed = li_adger_scores.copy()
     mixed.loc[mixed.index[:5], ["ref_mean", "ref_sd"]] = [0.0, 1.0]
     with pytest.raises(ValueError, match="some rows"):
-        bootstrap("adc_1", li_adger, mixed, n_boot=10)
+        bootstrap("adc_1", li_adger, mixed, n_boot=20)
 
 
 def test_default_seed_makes_every_resampling_reproducible(example):
