@@ -93,6 +93,10 @@ def cell_statistic(metric: Metric, dataset: Dataset, scores: pd.DataFrame, units
             values = arrays(counts_from_indices(idx, units.n))
             return values.reshape(len(cells), -1) if np.ndim(idx) > 1 else values.reshape(-1)
         return cells, fast
+    if not callable(metric):
+        raise TypeError(f"metric={metric!r} ({type(metric).__name__}): a metric is stats."
+                        "evaluate, a metric name such as 'r_pair', a list of names, or a "
+                        "function f(dataset, scores)")
     if by is not None:
         raise ValueError("by= needs stats.evaluate or metric names; a function can split "
                          "the data itself (one row per model and group, the group in `model`)")

@@ -49,10 +49,12 @@ def test_evaluate_refuses_impossible_arguments(example, kwargs, match):
     (dict(seed=2**32), ValueError, r"seed=4294967296: "),
     (dict(seed=1.0), TypeError, r"seed=1.0 \(float\): "),
     (dict(batch=0), ValueError, r"batch=0: "),
+    (dict(metric=5), TypeError, r"metric=5 \(int\): "),  # was "'int' object is not callable"
 ])
 def test_bootstrap_refuses_impossible_arguments(example, kwargs, error, match):
     with pytest.raises(error, match=match):
-        stats.bootstrap("blimp", *example, **({"n_boot": 50} | kwargs))
+        kwargs = {"metric": "blimp", "n_boot": 50} | kwargs
+        stats.bootstrap(kwargs.pop("metric"), *example, **kwargs)
 
 
 @pytest.mark.needs_data("lau2020")
