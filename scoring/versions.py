@@ -13,8 +13,13 @@ from.
 from __future__ import annotations
 
 from importlib import import_module
+from importlib.metadata import version
 
 PACKAGE = "acceptability.scoring"
+#: The libraries whose code tokenises a text and runs the model (a new tokenizer or model
+#: class can change a score); torch is left out: its releases change scores by float
+#: rounding, as device placement does, which the key leaves out too.
+LIBRARIES = ("tokenizers", "transformers")
 #: The modules every transformer scorer runs: batching and padding (`batches`), loading and
 #: weight packing (`models`, `gguf`, `prepack`), the device pipeline (`overlap`), sums
 #: (`results`), a context's join to its text (`context`) and the choice of functions and
@@ -31,8 +36,9 @@ BACKENDS = {
 
 
 def scorer_version(backend: str) -> str:
-    """The versions of the modules whose code computes `backend`'s scores, as one string
-    for its cache keys, e.g. ``"backends.causal=1 batches=1 ..."``.
+    """The versions of the modules whose code computes `backend`'s scores, and of the
+    `LIBRARIES` it runs, as one string for its cache keys, e.g.
+    ``"backends.causal=1 batches=1 ... tokenizers=0.22.1 transformers=4.57.1"``.
 
     Parameters
     ----------
@@ -46,4 +52,10 @@ def scorer_version(backend: str) -> str:
     'backends.causal=1'
     """
     names = sorted({*BACKENDS[backend.removeprefix(f"{PACKAGE}.")], *SHARED})
-    return " ".join(f"{name}={import_module(f'{PACKAGE}.{name}').SCORER_VERSION}" for name in names)
+    ours = [f"{name}={import_module(f'{PACKAGE}.{name}').SCORER_VERSION}" for name in names]
+    return " ".join(ours + library_versions())
+
+
+def library_versions() -> list[str]:
+    """``name=version`` of each of `LIBRARIES` installed here."""
+    return [f"{lib}={version(lib)}" for lib in LIBRARIES]

@@ -55,6 +55,7 @@ from acceptability.reports.provenance import version
 from acceptability.reports.rating_fits import is_trial_formula
 from acceptability.reports.render import Report, build
 from acceptability.reports.syntaxgym import SYNTAXGYM
+from acceptability.scoring.versions import library_versions
 
 STEPS = ("score", "evaluate", "fit", "report")
 
@@ -339,7 +340,8 @@ def _steps(exp: Experiment, ds, formula: str | None, why: str | None,
               **({"columns": exp.columns} if exp.columns else {})}  # as before without one
     gym = ds.name == SYNTAXGYM  # region surprisals (reports.cli.syntaxgym_data)
     fp_score = fingerprint(source, exp.scores_settings(), pkg,
-                           code_hash("data", "scoring", *(["reports"] if gym else [])))
+                           code_hash("data", "scoring", *(["reports"] if gym else [])),
+                           *(library_versions() if exp.models else []))
     step(1, "score", fp_score,
          (lambda: write_run_scores(exp, ds, out)) if gym else
          (lambda: [data.write_scores(load_scores(exp, ds), scores_file).name]),

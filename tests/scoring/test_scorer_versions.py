@@ -203,6 +203,47 @@ def test_a_version_bump_recomputes_cached_scores(tmp_path, gpt2_dir, sentences, 
     assert calls == [] and np.array_equal(again, before)
 
 
+def _upgrade_transformers(monkeypatch) -> None:
+    """Report another transformers release, as an upgrade does (a new tokenizer or model
+    class can change a score)."""
+    real = versions.version
+    monkeypatch.setattr(versions, "version",
+                        lambda lib: "999.0" if lib == "transformers" else real(lib))
+
+
+def test_a_library_upgrade_recomputes_cached_scores(tmp_path, gpt2_dir, sentences, monkeypatch):
+    """The key holds the tokenizers and transformers releases: after an upgrade the scores
+    are recomputed, not read (the forward pass runs again)."""
+    kw = {"cache": tmp_path, "progress": False}
+    lm = scoring.load_model(gpt2_dir, "causal", device="cpu")
+    before = scoring.score(sentences, lm, "logprob", **kw)["score"].to_numpy()
+    _upgrade_transformers(monkeypatch)
+    assert "transformers=999.0" in versions.scorer_version("backends.causal")
+    calls = []
+    handle = lm.model.register_forward_pre_hook(lambda _m, _a: calls.append(1))
+    after = scoring.score(sentences, lm, "logprob", **kw)["score"].to_numpy()
+    handle.remove()
+    assert calls and np.array_equal(after, before)
+    assert len(scoring.ScoreCache(tmp_path)) == 2 * len(sentences)
+
+
+def test_a_library_upgrade_reruns_runs_score_step(tmp_path, gpt2_dir, monkeypatch, capsys):
+    from acceptability.reports.cli import commands as cli
+    from acceptability.reports.cli import pipeline
+
+    monkeypatch.setenv("ACCEPTABILITY_CACHE_DIR", str(tmp_path / "cache"))
+    args = ["run", "--dataset", "example", "--model", gpt2_dir, "--n-boot", "0",
+            "--formula", "", "--out", str(tmp_path / "run")]
+    assert cli.main(args) == 0
+    frozen = pipeline.code_hash  # other edits to the checkout must not move the fingerprint
+    monkeypatch.setattr(pipeline, "code_hash", lambda *p, _h={}: _h.setdefault(p, frozen(*p)))
+    assert cli.main(args) == 0
+    capsys.readouterr()
+    _upgrade_transformers(monkeypatch)
+    assert cli.main(args) == 0
+    assert "score: its inputs, settings or code changed, recomputing" in capsys.readouterr().err
+
+
 def test_run_after_a_scorer_fix_does_not_read_old_scores(tmp_path, gpt2_dir, monkeypatch, capsys):
     """`run` recomputes the score step when the scoring code changed (its fingerprint), and
     the recomputed step gets the fixed numbers, not the cache's old ones."""
