@@ -11,10 +11,7 @@ import reprlib
 from dataclasses import dataclass
 
 from acceptability.data.errors import DataError
-
-MAX_N_BOOT = 1_000_000  # bootstrap resamples: ~100x the default, minutes on LI-Adger
-MAX_SEED = 2**32 - 1  # the seeds numpy's RandomState and most tools take
-MAX_DELTA = 100.0  # an ADC delta, in z-units (``experiment.check_delta``)
+from acceptability.stats.arguments import MAX_DELTA, MAX_N_BOOT, MAX_SEED, MIN_N_BOOT
 
 TEXT, WHOLE, FLAG = "a string", "an integer", "true or false"
 TEXTS, NUMBERS = "a list of strings", "a list of numbers"
@@ -25,7 +22,8 @@ PATH = "a path"  # relative to the file's folder, ~ the user's home (``experimen
 @dataclass(frozen=True)
 class Key:
     """One key: the ``Experiment`` field it sets, its type, bounds (``low`` excluded when
-    ``open_low``) and an example value as TOML writes it."""
+    ``open_low``; 0 allowed besides them when ``zero``, e.g. n_boot's "no intervals") and
+    an example value as TOML writes it."""
 
     field: str
     type: str
@@ -33,16 +31,18 @@ class Key:
     low: float | None = None
     high: float | None = None
     open_low: bool = False
+    zero: bool = False
     note: str = ""
 
     def expected(self) -> str:
-        """The type with its bounds: "an integer from 0 to 1,000,000"."""
+        """The type with its bounds: "an integer from 1 to 100", "an integer >= 1"."""
         if self.low is None and self.high is None:
             return self.type
         low, high = _shown(self.low), _shown(self.high)
         if self.open_low:
             return f"{self.type} in ({low}, {high}]"
-        return f"{self.type} from {low} to {high}" if self.high is not None \
+        zero = ", or 0 (no intervals)" if self.zero else ""
+        return f"{self.type} from {low} to {high}{zero}" if self.high is not None \
             else f"{self.type} >= {low}"
 
     def fits(self, value: object) -> bool:
@@ -63,7 +63,7 @@ class Key:
         """One value of type ``kind`` (booleans are not numbers) within the bounds."""
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
             return False
-        if self.low is None and self.high is None:
+        if self.low is None and self.high is None or self.zero and value == 0:
             return True
         above = value > self.low if self.open_low else value >= self.low
         return bool(above and (self.high is None or value <= self.high)
@@ -117,7 +117,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "analysis": {
         "deltas": Key("deltas", NUMBERS, "[0.5, 1.0, 5.0]", low=0, high=MAX_DELTA,
                       open_low=True),
-        "n_boot": Key("n_boot", WHOLE, "10_000", low=0, high=MAX_N_BOOT),
+        "n_boot": Key("n_boot", WHOLE, "10_000", low=MIN_N_BOOT, high=MAX_N_BOOT, zero=True),
         "seed": Key("seed", WHOLE, "0", low=0, high=MAX_SEED),
         "by": Key("by", TEXT, '"auto"'),
         "formula": Key("formula", TEXT, '"human ~ score + (1 + score | phenomenon)"'),

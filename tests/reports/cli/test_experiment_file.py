@@ -148,7 +148,10 @@ BAD = [
     ("[analysis]\nn_boot = 1.5", "n_boot", "an integer"),
     ('[analysis]\nn_boot = "many"', "n_boot", "an integer"),
     ("[analysis]\nn_boot = 9223372036854775807", "n_boot", "1,000,000"),
-    ("[analysis]\nn_boot = -1", "n_boot", "from 0 to 1,000,000"),
+    ("[analysis]\nn_boot = -1", "n_boot", "from 20 to 1,000,000, or 0 (no intervals)"),
+    # fewer than stats' MIN_N_BOOT: refused by the file, not by stats after scoring
+    ('[data]\ndataset = "example"\n[analysis]\nn_boot = 5', "n_boot", "from 20 to 1,000,000"),
+    ('[data]\ndataset = "example"\n[analysis]\nn_boot = 19', "n_boot", "from 20 to 1,000,000"),
     ('[analysis]\nseed = "x"', "seed", "an integer"),
     ("[analysis]\nseed = -1", "seed", "seed must be an integer from 0 to 2**32-1"),
     ("[analysis]\nseed = 4294967296", "seed", "2**32-1"),
@@ -191,6 +194,18 @@ def test_a_bad_value_is_refused_before_anything_runs(text, key, expected, tmp_pa
     assert len(err) < 1000 and not (tmp_path / "out").exists()
 
 
+def test_the_files_bounds_are_the_statistics_bounds():
+    """One implementation of the limits: the schema's are stats.arguments' (issue 43)."""
+    from acceptability.reports.cli import experiment_schema as schema
+    from acceptability.stats import arguments
+
+    key = schema.SCHEMA["analysis"]["n_boot"]
+    assert (key.low, key.high) == (arguments.MIN_N_BOOT, arguments.MAX_N_BOOT)
+    assert key.fits(0) and not key.fits(arguments.MIN_N_BOOT - 1)
+    assert schema.SCHEMA["analysis"]["seed"].high == arguments.MAX_SEED
+    assert schema.SCHEMA["analysis"]["deltas"].high == arguments.MAX_DELTA
+
+
 def test_the_schema_is_one_table_the_docs_list():
     """docs/cli.md lists every key of the schema with its type and bounds."""
     from acceptability.reports.cli import experiment_schema as schema
@@ -210,7 +225,8 @@ def test_the_schema_is_one_table_the_docs_list():
 
 
 @pytest.mark.parametrize("flags, said", [
-    (["--n-boot", str(2**63 - 1)], "n_boot must be an integer from 0 to 1,000,000"),
+    (["--n-boot", str(2**63 - 1)], "n_boot must be an integer from 20 to 1,000,000, or 0"),
+    (["--n-boot", "5"], "n_boot must be an integer from 20 to 1,000,000, or 0"),
     (["--max-pairs", "0"], "max_pairs must be an integer >= 1"),
 ])
 def test_the_flags_share_the_files_bounds(flags, said, tmp_path, capsys):
