@@ -148,9 +148,8 @@ def check_n_boot(value: Any, name: str = "n_boot", allow_zero: bool = False,
     if not used:
         return check_whole(name, value, 0, MAX_N_BOOT)
     none = " (or 0: no intervals)" if allow_zero else ""
-    allowed = (f"an interval needs at least {MIN_N_BOOT} bootstrap resamples (fewer: the "
-               "range of a handful of values, which may exclude its own estimate) and at "
-               f"most {MAX_N_BOOT:,}{none}")
+    allowed = (f"an interval needs {MIN_N_BOOT} to {MAX_N_BOOT:,} bootstrap resamples{none} "
+               "(fewer: the range of a handful of values, which may exclude its own estimate)")
     fix = f"use {name}=10_000 (the default) or at least {MIN_N_BOOT}{none}"
     n = check_whole(name, value, 0, MAX_N_BOOT, allowed, fix)
     if n < MIN_N_BOOT and not (allow_zero and n == 0):

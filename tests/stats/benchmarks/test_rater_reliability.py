@@ -232,7 +232,7 @@ def test_refusals(example) -> None:
         rater_reliability([1, 2, 3])
     with pytest.raises(ValueError, match="method must be one of"):
         rater_reliability(nameless, method="alpha")
-    with pytest.raises(ValueError, match="n_boot=0: an interval needs at least 20"):
+    with pytest.raises(ValueError, match="n_boot=0: an interval needs 20 to 1,000,000"):
         rater_reliability(nameless, n_boot=0)
 
 
