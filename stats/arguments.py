@@ -11,12 +11,11 @@ here), a value out of range a ``ValueError``. The bounds:
   ``ci=0.95``, never converted.
 - ``n_boot``: `MIN_N_BOOT` to `MAX_N_BOOT` resamples, 0 where a function documents it as
   "no intervals". An interval of fewer resamples is the range of a handful of values and
-  may exclude its own estimate (1 resample: a point, no standard error; on the bundled
-  example 42 of 559 intervals of 5 resamples excluded their estimate, 0 of 541 of 20;
-  for a median-unbiased statistic all n resamples fall on one side of it with
-  probability 2 * 0.5**n, 2e-6 at 20). 20 is a floor, not advice: reported intervals
-  want thousands (the default is 10,000). The ceiling bounds the work (a million
-  resamples of every metric take minutes on LI-Adger; 2**63 - 1 ran until killed).
+  may exclude its own estimate (1 resample: a point, no standard error; for a
+  median-unbiased statistic all n resamples fall on one side of it with probability
+  2 * 0.5**n: 6% at 5, 2e-6 at 20). 20 is a floor, not advice: reported intervals
+  want thousands (the default is 10,000). The ceiling, 100 times the default, bounds
+  the work (2**63 - 1 ran until killed).
 - ``seed``: None (fresh entropy), a ``numpy.random.Generator``, or a whole number from 0
   to `MAX_SEED` = 2**32 - 1 (what ``numpy.random.RandomState`` and scikit-learn accept;
   ``default_rng`` refuses negatives with "expected non-negative integer").
