@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from acceptability import data, stats
@@ -85,6 +86,12 @@ def test_rater_reliability_refuses_a_level_above_one():
     (lambda ds, sc: stats.elo_ratings(np.array([0]), np.array([1]), seed=-1), r"seed=-1: "),
     (lambda ds, sc: stats.shallow_predictors(ds, sc, n_bins=0), r"n_bins=0: "),
     (lambda ds, sc: stats.inference.percentile_interval(np.arange(5.0), ci=-0.5), r"ci=-0.5: "),
+    (lambda ds, sc: stats.split_half(pd.DataFrame(), n_splits=0), r"n_splits=0: "),
+    (lambda ds, sc: stats.learning_slopes(pd.DataFrame(), level=95),
+     r"level=95: .*did you mean level=0.95"),
+    (lambda ds, sc: stats.accuracy(None, n_boot=5), r"n_boot=5: "),
+    (lambda ds, sc: stats.syntaxgym_accuracy(pd.DataFrame(), ds, ci=2), r"ci=2: "),
+    (lambda ds, sc: stats.zorro_accuracy(ds, sc, seed=-1), r"seed=-1: the seed must be"),
 ])
 def test_other_entry_points_refuse_impossible_arguments(example, call, match):
     with pytest.raises((ValueError, TypeError), match=match):
