@@ -121,11 +121,12 @@ def check_positive(name: str, value: Any, high: float = math.inf) -> float:
                         fix=f"pass a positive {name}")
 
 
-def check_probability(name: str, value: Any) -> float:
-    """A probability strictly between 0 and 1 (a significance level ``alpha``)."""
+def check_probability(name: str, value: Any, example: str = "0.05") -> float:
+    """A probability strictly between 0 and 1 (a significance level ``alpha``; the fix
+    suggests ``name=example``)."""
     return check_number(name, value, 0.0, math.nextafter(1.0, 0.0), above_low=True,
                         allowed=f"{name} must be a number between 0 and 1 (exclusive)",
-                        fix=f"e.g. {name}=0.05")
+                        fix=f"e.g. {name}={example}")
 
 
 def check_ci(value: Any, name: str = "ci") -> float:
@@ -140,16 +141,17 @@ def check_ci(value: Any, name: str = "ci") -> float:
 
 
 def check_n_boot(value: Any, name: str = "n_boot", allow_zero: bool = False,
-                 used: bool = True) -> int:
+                 used: bool = True, default: int = 10_000) -> int:
     """Bootstrap resamples, `MIN_N_BOOT` to `MAX_N_BOOT`; 0 (no intervals) where
     ``allow_zero``; any whole number up to `MAX_N_BOOT` where no interval is asked for
-    (not ``used``: ``evaluate(ci=False)``, ``rater_reliability(ci=None)``)."""
+    (not ``used``: ``evaluate(ci=False)``, ``rater_reliability(ci=None)``); the fix
+    suggests the function's ``default``."""
     if not used:
         return check_whole(name, value, 0, MAX_N_BOOT)
     none = " (or 0: no intervals)" if allow_zero else ""
     allowed = (f"an interval needs {MIN_N_BOOT} to {MAX_N_BOOT:,} bootstrap resamples{none} "
                "(fewer: the range of a handful of values, which may exclude its own estimate)")
-    fix = f"use {name}=10_000 (the default) or at least {MIN_N_BOOT}{none}"
+    fix = f"use {name}={default:_} (the default) or at least {MIN_N_BOOT}{none}"
     n = check_whole(name, value, 0, MAX_N_BOOT, allowed, fix)
     if n < MIN_N_BOOT and not (allow_zero and n == 0):
         raise _refuse(name, value, allowed, fix)
@@ -161,13 +163,15 @@ def check_count(name: str, value: Any, low: int = 1) -> int:
     return check_whole(name, value, low, MAX_COUNT)
 
 
-def check_seed(value: Any, name: str = "seed") -> Any:
-    """None, a ``numpy.random.Generator`` (used as is) or a whole number 0 to `MAX_SEED`."""
-    if value is None or isinstance(value, np.random.Generator):
+def check_seed(value: Any, name: str = "seed", whole: bool = False) -> Any:
+    """None, a ``numpy.random.Generator`` (used as is) or a whole number 0 to `MAX_SEED`;
+    only the whole number where ``whole`` (a seed passed on as an int: PyMC's, bambi's)."""
+    if not whole and (value is None or isinstance(value, np.random.Generator)):
         return value
+    none, fresh = ("", "") if whole else ("None or ", "; None draws a fresh one")
     return check_whole(name, value, 0, MAX_SEED,
-                       f"the seed must be None or a whole number from 0 to {MAX_SEED:,} "
-                       "(2**32 - 1)", f"e.g. {name}=0 (the default); None draws a fresh one")
+                       f"the seed must be {none}a whole number from 0 to {MAX_SEED:,} "
+                       "(2**32 - 1)", f"e.g. {name}=0 (the default){fresh}")
 
 
 def check_delta(name: str, value: Any, zero: bool = False) -> float:

@@ -20,6 +20,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from acceptability.stats.arguments import (
+    check_ci,
+    check_count,
+    check_number,
+    check_probability,
+    check_seed,
+)
 from acceptability.stats.mixed.bambi_engine import (
     FAMILIES,
     arviz_label,
@@ -113,6 +120,8 @@ def brm(
     ...               chains=2)  # doctest: +SKIP
     >>> print(b.summary())  # doctest: +SKIP
     """
+    draws, tune, chains, thin, seed, target_accept = _check_sampling(
+        draws, tune, chains, thin, seed, target_accept)
     parsed = parse_formula(formula)
     _check_plain(parsed)
     frame, n_dropped = prepare_frame(parsed, data)
@@ -120,8 +129,6 @@ def brm(
     sampler = sampler or default_sampler()
     if sampler not in ("nutpie", "pymc"):
         raise ValueError(f"sampler={sampler!r}: use 'nutpie' or 'pymc'")
-    if thin < 1 or draws < 1 or chains < 1:
-        raise ValueError(f"draws={draws}, chains={chains}, thin={thin}: each must be >= 1")
     if check_memory:
         _refuse_if_too_large(_estimate(parsed, frame, family, draws, chains, thin), draws,
                              chains, thin)
@@ -129,6 +136,18 @@ def brm(
                "sampler": sampler, "target_accept": target_accept, "thin": thin}
     design = _design(parsed, frame, family, n_dropped)
     return BrmResult(design, fit(design, engine="bambi", options=options))
+
+
+def _check_sampling(draws: Any, tune: Any, chains: Any, thin: Any, seed: Any,
+                    target_accept: Any) -> tuple[int, int, int, int, int, float]:
+    """brm's sampling settings checked before any work (``stats.arguments``): counts of
+    draws, chains and thin from 1 (tune from 0) to ``MAX_COUNT``, a whole-number seed,
+    ``target_accept`` strictly between 0 and 1."""
+    counts = (check_count(name, n, low) for name, n, low in (
+        ("draws", draws, 1), ("tune", tune, 0), ("chains", chains, 1), ("thin", thin, 1)))
+    return (*counts, check_seed(seed, whole=True),
+            check_probability("target_accept", target_accept,
+                              "0.9 (the default; nearer 1 after divergent transitions)"))
 
 
 # the working memory of the pointwise log-likelihood's blocks (bambi_engine.draw_chunks)
@@ -376,6 +395,7 @@ class BrmResult(MixedResult):
         effects) and ``random`` (its group-level SDs). Until 0.3 the Summary also answers
         as the arviz table did (``.loc``, ``.index``, ``[...]``), with a
         ``DeprecationWarning``."""
+        check_ci(hdi_prob, "hdi_prob")
         table = self._arviz_summary(var_names, hdi_prob)
         brms = _posterior_table(table)
         tables = {"posterior": table, "coefficients": table[table.index.isin(self.fixed_names)],
@@ -385,6 +405,7 @@ class BrmResult(MixedResult):
     def confint(self, level: float = 0.95, method: str = "hdi") -> pd.DataFrame:
         """Credible intervals of the fixed effects: ``"hdi"`` (highest density, arviz),
         ``"eti"`` (equal-tailed quantiles, as brms) or ``"Wald"`` (normal, from ``vcov``)."""
+        check_ci(level, "level")
         if method == "Wald":
             return self._wald(level)
         lo, hi = (1 - level) / 2, (1 + level) / 2
@@ -447,6 +468,7 @@ class BrmResult(MixedResult):
         Replicates are drawn a block of draws at a time and reduced to their mean and SD."""
         import arviz as az
 
+        seed = check_seed(seed, whole=True)
         name = self.model.response_component.response.name
         y = self.frame[self.formula.response].to_numpy(dtype=float)
         means, sds = [], []
@@ -467,6 +489,11 @@ class BrmResult(MixedResult):
              hdi_prob: float = 0.95) -> dict[str, float]:
         """Share of the posterior of ``name`` inside the region of practical equivalence,
         overall and within the ``hdi_prob`` HDI (Kruschke 2018, AMPPS 1(2))."""
+        check_ci(hdi_prob, "hdi_prob")
+        low, high = (check_number(f"bounds[{i}]", b) for i, b in enumerate(bounds))
+        if low > high:
+            raise ValueError(f"bounds={bounds!r}: the region's lower end is above its upper. "
+                             f"Fix: bounds=({high!r}, {low!r})")
         import arviz as az
 
         x = self.draws(name)
@@ -484,6 +511,7 @@ class BrmResult(MixedResult):
         coefficient's prior), the posterior density a KDE of the draws (``arviz.kde``, as
         ``arviz.bayes_factor``). ``inf`` when no posterior draw reaches ``ref_val``, where
         a KDE says nothing."""
+        check_number("ref_val", ref_val)
         import arviz as az
         import pymc as pm
         from pytensor.graph.traversal import ancestors

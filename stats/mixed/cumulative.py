@@ -20,6 +20,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from acceptability._warnings import warn
+from acceptability.stats.arguments import check_ci
 from acceptability.stats.mixed.checks import prepare_frame
 from acceptability.stats.mixed.design import fixed_matrix
 from acceptability.stats.mixed.formula import Formula, parse_formula
@@ -315,6 +316,7 @@ class OrdinalResult(FittedRows):
 
     def confint(self, level: float = 0.95) -> pd.DataFrame:
         """Wald intervals of the coefficients (ordinal's ``confint(m, type = "Wald")``)."""
+        check_ci(level, "level")
         z = sps.norm.ppf((1 + level) / 2)
         lo, hi = (1 - level) / 2, (1 + level) / 2
         return pd.DataFrame({f"{100 * lo:.1f} %": self.coef - z * self.se,

@@ -36,6 +36,7 @@ from scipy import linalg, optimize, sparse
 from scipy.linalg import lapack
 
 from acceptability._warnings import warn
+from acceptability.stats.arguments import check_whole
 from acceptability.stats.mixed.cumulative import (
     OrdinalDesign,
     OrdinalResult,
@@ -56,6 +57,7 @@ _INNER_TOL = 1e-10  # max |gradient| of the conditional modes
 # 100 slow iterations per mode: 5x ordinal's time on wine)
 _ROUNDING = 64 * np.finfo(float).eps
 _BOUND = 1e-3  # an SD below this is on the boundary: left out of the Hessian (ordinal's paratBoundary2)
+MAX_NAGQ = 100  # quadrature nodes a level: bounds the work (ordinal sets no bound)
 _H = 1e-4  # the difference step of the Hessian (ordinal's deriv12 delta)
 
 
@@ -796,8 +798,10 @@ def clmm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str =
     >>> list(m.coef.index), int(m.ngrps["judge"])
     (['1|2', '2|3', '3|4', 'x'], 8)
     """
-    nagq = int(nAGQ)
-    if nagq != nAGQ or nagq in (0, -1):
+    nagq = check_whole("nAGQ", nAGQ, -MAX_NAGQ, MAX_NAGQ, f"nAGQ is 1 (Laplace) or a whole "
+                       f"number of quadrature points from 2 to {MAX_NAGQ} (adaptive) or -2 to "
+                       f"-{MAX_NAGQ} (non-adaptive)", "use nAGQ=1 (ordinal's default)")
+    if nagq in (0, -1):
         raise ValueError(f"nAGQ={nAGQ!r}: use 1 (Laplace), an integer > 1 (adaptive "
                          "Gauss-Hermite quadrature) or < -1 (non-adaptive quadrature)")
     d = ordinal_design(formula, data, link, threshold, random=True)

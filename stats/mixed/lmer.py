@@ -24,6 +24,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from acceptability._warnings import warn
+from acceptability.stats.arguments import check_ci, check_whole
 from acceptability.stats.mixed import families, ftests, kenward_roger, lsmeans, pls
 from acceptability.stats.mixed.checks import check_reml, parse, prepare_frame
 from acceptability.stats.mixed.design import MixedDesign, group_key
@@ -184,15 +185,16 @@ def glmer(formula: str, data: pd.DataFrame, family: str | Family = "binomial", n
     if fam.name == "gaussian" and fam.canonical:
         raise ValueError("glmer: family='gaussian' with the identity link is a linear mixed model: "
                          "fit it with stats.lmer (lme4 deprecates glmer's shortcut to lmer)")
-    if isinstance(nAGQ, bool) or not isinstance(nAGQ, (int, np.integer)) or not 1 <= nAGQ <= 25 \
-            or nAGQ % 2 == 0:
+    nAGQ = check_whole("nAGQ", nAGQ, 1, 25, "nAGQ is 1 (Laplace) or an odd number of "
+                       "quadrature points up to 25", "use nAGQ=1 (lme4's default)")
+    if nAGQ % 2 == 0:
         raise ValueError(f"nAGQ={nAGQ!r}: use 1 (Laplace) or an odd number of quadrature points up to 25")
     parsed = parse(formula)
     if nAGQ > 1 and (len(parsed.random) != 1 or len(parsed.random[0].names) != 1):
         raise ValueError(f"nAGQ={nAGQ} needs a single scalar random effect, as in lme4 "
                          f"(the model has {[str(t) for t in parsed.random]}); use nAGQ=1 (Laplace)")
     d = model_design(formula, data, fam, weights=weights, offset=offset)
-    return make_result(d, fit(d, REML=False, nAGQ=int(nAGQ)), nAGQ=int(nAGQ))
+    return make_result(d, fit(d, REML=False, nAGQ=nAGQ), nAGQ=nAGQ)
 
 
 def glmer_nb(formula: str, data: pd.DataFrame, link: str = "log", nAGQ: int = 1,
@@ -471,6 +473,7 @@ class LmerResult(MixedResult):
         in lme4; ``"boot"``: parametric-bootstrap percentile intervals (lme4 ``bootMer``),
         ``nsim`` refits in ``n_jobs`` processes (default: one per core).
         """
+        check_ci(level, "level")
         method = self._confint_methods[0] if method is None else method
         lo, hi = (1 - level) / 2, (1 + level) / 2
         cols = [f"{100 * lo:.1f} %", f"{100 * hi:.1f} %"]

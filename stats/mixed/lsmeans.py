@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from acceptability.stats.arguments import check_ci
 from acceptability.stats.mixed.ftests import (
     check_lmm,
     contest_1d,
@@ -103,8 +104,7 @@ def _tests(model: MixedResult, L: np.ndarray, ddf: str) -> pd.DataFrame:
 
 def _check(model: MixedResult, level: float) -> None:
     check_lmm(model, "least-squares means")
-    if not 0 < level < 1:
-        raise ValueError(f"level={level!r}: a confidence level between 0 and 1, e.g. 0.95")
+    check_ci(level, "level")
 
 
 def ls_means(model: MixedResult, which: str | list[str] | None = None, pairwise: bool = False,

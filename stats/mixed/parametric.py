@@ -12,6 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import pandas as pd
 
+from acceptability.stats.arguments import check_ci, check_count, check_n_boot, check_seed
 from acceptability.stats.defaults import DEFAULT_SEED
 from acceptability.stats.inference.intervals import percentile_interval
 from acceptability.stats.mixed.pls import one_blas_thread
@@ -59,6 +60,10 @@ def parametric_bootstrap(m: LmerResult, nsim: int, seed: int | None = DEFAULT_SE
     The responses are drawn here, in order, from ``seed``; the refits run in ``n_jobs``
     forked processes (default: one per core; lme4's ``bootMer(parallel="multicore")``),
     so the result does not depend on ``n_jobs``."""
+    nsim = check_n_boot(nsim, "nsim", default=500)
+    seed = check_seed(seed)
+    if n_jobs is not None:
+        check_count("n_jobs", n_jobs)
     rng = np.random.default_rng(seed)
     responses = [simulate(m, rng) for _ in range(nsim)]
     jobs = min(n_jobs or os.cpu_count() or 1, max(nsim, 1))
@@ -102,6 +107,7 @@ def parametric_confint(m: LmerResult, level: float = 0.95, nsim: int = 500,
     >>> list(ci.columns), bool((ci["2.5 %"] <= ci["97.5 %"]).all())
     (['2.5 %', '97.5 %'], True)
     """
+    check_ci(level, "level")
     draws = parametric_bootstrap(m, nsim, seed, n_jobs)
     lower, upper = percentile_interval(draws.to_numpy(float).T, level, nan_policy="omit")
     lo, hi = (1 - level) / 2, (1 + level) / 2

@@ -18,6 +18,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from acceptability._warnings import warn
+from acceptability.stats.arguments import check_ci
 from acceptability.stats.mixed.design import MixedDesign
 from acceptability.stats.mixed.formula import Formula
 from acceptability.stats.mixed.protocol import FittedParameters
@@ -150,6 +151,7 @@ class MixedResult(FittedRows):
     def confint(self, level: float = 0.95, method: str = "Wald") -> pd.DataFrame:
         """Confidence (credible) intervals; the base gives Wald intervals of the fixed
         effects, each model adds its own methods."""
+        check_ci(level, "level")
         if method != "Wald":
             raise ValueError(f"confint method {method!r}: use 'Wald'")
         return self._wald(level)
