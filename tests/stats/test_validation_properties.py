@@ -13,6 +13,7 @@ takes ~10 s (AMD EPYC, 2 cores shared with other work; 500 examples a test, 35 s
 
 from __future__ import annotations
 
+import importlib
 import math
 import numbers
 import warnings
@@ -26,6 +27,8 @@ from hypothesis import strategies as st
 from acceptability import data, stats
 from acceptability.data import DataError
 from tests.conftest import need_data, require_everything
+from tests.lme4_data import lme4_data
+from tests.stats.mixed.test_ordinal import wine
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=require_everything(),
                     suppress_health_check=[HealthCheck.too_slow,
@@ -340,3 +343,79 @@ def test_rater_reliability_on_damaged_ratings(ratings, column, rows, value, keep
         return
     assert (out["estimate"].dropna().abs() <= 1 + TOL).all()
     assert (out["ci_low"] <= out["estimate"] + TOL).all()
+
+
+# Mixed models: fitted once (lme4's sleepstudy, lmerTest's ham for a factor); only the
+# arguments read after the fit are run, and the pre-fit ones (glmer's and clmm's nAGQ,
+# brm's sampling settings, the parametric bootstrap's) up to where the work would start
+# (`Reached`). The two tests add ~1.5 s (AMD EPYC, 2 shared cores).
+class Reached(Exception):
+    """The fit, sampler or simulation that a valid argument lets the call start."""
+
+
+def _reached(*args, **kwargs):
+    raise Reached
+
+
+@pytest.fixture(scope="module")
+def mixed_fits():
+    return (stats.lmer("Reaction ~ Days + (Days | Subject)", lme4_data("sleepstudy")),
+            stats.lmer("Informed.liking ~ Product + (1 | Consumer)", lme4_data("ham")),
+            lme4_data("cbpp"), lme4_data("sleepstudy"))
+
+
+def up_to_the_work(call, *modules_and_names):
+    """``call`` with the work replaced by `Reached`: "reached" when it got there."""
+    with pytest.MonkeyPatch.context() as mp:
+        for module, name in modules_and_names:
+            mp.setattr(importlib.import_module(f"acceptability.stats.mixed.{module}"), name,
+                       _reached)
+        try:
+            return call()
+        except Reached:
+            return "reached"
+
+
+@SETTINGS
+@given(level=LEVELS, which=st.sampled_from(["confint", "emmeans", "ls_means"]))
+def test_mixed_model_levels(mixed_fits, level, which):
+    sleep, ham = mixed_fits[:2]
+    calls = {"confint": lambda: sleep.confint(level=level, method="Wald").dropna(),
+             "emmeans": lambda: stats.emmeans(ham, "Product", level=level),
+             "ls_means": lambda: stats.ls_means(ham, level=level)}
+    got = outcome(calls[which], {"level": not level_ok(level)})
+    if got is None:
+        return
+    table, messages = got
+    if which == "confint":
+        table = table.set_axis(["lower", "upper"], axis=1).assign(estimate=sleep.fixef)
+    names = {"emmeans": ("emmean", "lower.CL", "upper.CL"),
+             "ls_means": ("Estimate", "lower", "upper")}.get(which, ("estimate", "lower", "upper"))
+    check_intervals(table, *names, messages)  # t and z intervals: symmetric at any level
+
+
+@SETTINGS
+@given(nsim=N_BOOTS, seed=SEEDS, n_jobs=st.one_of(st.none(), st.integers(1, 64),
+                                                    st.integers(-3, 0), JUNK),
+       nagq=st.one_of(st.integers(-30, 30), st.integers(101, 2**70), JUNK))
+def test_mixed_model_counts_and_seeds(mixed_fits, nsim, seed, n_jobs, nagq):
+    sleep, _, cbpp, sleepstudy = mixed_fits
+    got = outcome(lambda: up_to_the_work(lambda: sleep.confint(
+        method="boot", nsim=nsim, seed=seed, n_jobs=n_jobs), ("parametric", "simulate")),
+        {"nsim": not boot_ok(nsim), "seed": not seed_ok(seed),
+         "n_jobs": n_jobs is not None and not whole(n_jobs, 1, 10**6)})
+    assert got is None or got[0] == "reached"
+    got = outcome(lambda: up_to_the_work(lambda: stats.glmer(
+        "cbind(incidence, size - incidence) ~ period + (1 | herd)", cbpp, nAGQ=nagq),
+        ("lmer", "fit")), {"nAGQ": not (whole(nagq, 1, 25) and nagq % 2 == 1)})
+    assert got is None or got[0] == "reached"
+    got = outcome(lambda: up_to_the_work(lambda: stats.clmm(
+        "rating ~ temp + contact + (1 | judge)", wine(), nAGQ=nagq),
+        ("cumulative_mixed", "_fit")), {"nAGQ": not whole(nagq, -100, 100) or nagq in (0, -1)})
+    assert got is None or got[0] == "reached"
+    got = outcome(lambda: up_to_the_work(lambda: stats.brm(
+        "Reaction ~ Days + (1 | Subject)", sleepstudy, draws=nsim, chains=n_jobs or 1,
+        seed=seed, target_accept=0.9, check_memory=False), ("brm", "fit")),
+        {"draws": not whole(nsim, 1, 10**6), "seed": not whole(seed, 0, 2**32 - 1),
+         "chains": not whole(n_jobs or 1, 1, 10**6)})
+    assert got is None or got[0] == "reached"
