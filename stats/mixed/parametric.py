@@ -60,7 +60,7 @@ def parametric_bootstrap(m: LmerResult, nsim: int, seed: int | None = DEFAULT_SE
     The responses are drawn here, in order, from ``seed``; the refits run in ``n_jobs``
     forked processes (default: one per core; lme4's ``bootMer(parallel="multicore")``),
     so the result does not depend on ``n_jobs``."""
-    nsim = check_n_boot(nsim, "nsim", default=500)
+    nsim = check_count("nsim", nsim)
     seed = check_seed(seed)
     if n_jobs is not None:
         check_count("n_jobs", n_jobs)
@@ -108,6 +108,7 @@ def parametric_confint(m: LmerResult, level: float = 0.95, nsim: int = 500,
     (['2.5 %', '97.5 %'], True)
     """
     check_ci(level, "level")
+    check_n_boot(nsim, "nsim", default=500)  # an interval's floor; the draws alone need 1
     draws = parametric_bootstrap(m, nsim, seed, n_jobs)
     lower, upper = percentile_interval(draws.to_numpy(float).T, level, nan_policy="omit")
     lo, hi = (1 - level) / 2, (1 + level) / 2
