@@ -8,7 +8,6 @@ import dataclasses
 import os
 import re
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -401,7 +400,7 @@ def from_toml(path: str | os.PathLike, trust_remote_code: bool = False) -> Exper
     ('example', 'published', 0, 'report')
     """
     p = Path(path)
-    values = experiment_schema.read(_read_toml(p), str(p))
+    values = experiment_schema.read(experiment_schema.load(p), str(p))
     if "sentences" in values and "dataset" in values:
         raise DataError("[data] gives both a dataset and sentences", source=str(p),
                         fix="keep one: a named dataset, or your own sentences/pairs files")
@@ -426,24 +425,6 @@ def from_toml(path: str | os.PathLike, trust_remote_code: bool = False) -> Exper
         return Experiment(**values)
     except DataError as err:  # a setting that fails with another: name the file too
         raise (err if err.source else DataError(str(err), source=str(p))) from None
-
-
-def _read_toml(p: Path) -> dict:
-    """The TOML document of file ``p``, or a DataError naming it."""
-    try:
-        text = p.read_text(encoding="utf-8")
-        return tomllib.loads(text)
-    except FileNotFoundError:
-        raise DataError("no such experiment file", source=str(p)) from None
-    except RecursionError:  # tomllib recurses once per level of nesting
-        lines = text.splitlines()
-        n = max(range(len(lines)), key=lambda i: lines[i].count("[") + lines[i].count("{"))
-        raise DataError(f"line {n + 1}: {lines[n].split('=')[0].strip()[:40]!r} holds "
-                        "arrays or tables nested too deeply to read", source=str(p),
-                        fix="give each key a value of the type docs/cli.md lists (at most "
-                            "a list of strings or numbers, or a table of strings)") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-        raise DataError(f"unreadable experiment file ({err})", source=str(p)) from None
 
 
 def beside(toml: Path, entry: str) -> Path:

@@ -1,14 +1,13 @@
 """The training commands: ``learning-curve``, ``finetune`` and ``training-order``.
 
 Each takes flags or ``--config FILE.toml`` (keys = the flags' names with underscores, e.g.
-``shuffles = 10``; flags win) and writes its tables (CSV), figure (PNG) and a Markdown
+``shuffles = 10``; flags win; checked as experiment files are: ``from_file``) and writes its tables (CSV), figure (PNG) and a Markdown
 summary into ``--out``; rerun with the same settings, it resumes where it stopped.
 """
 
 from __future__ import annotations
 
 import argparse
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -33,28 +32,45 @@ LM = {"vocab_size": None, **dict.fromkeys(MODEL_SIZE)}
 
 
 def settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The command's settings: defaults, then the TOML file, then flags given."""
+    """The command's settings: defaults, then the TOML file, then flags given; the file's
+    and the flags' values checked against ``experiment_schema.TRAINING`` before anything
+    runs, the file's paths relative to its folder (``from_file``)."""
+    from acceptability.reports.cli import experiment_schema as schema
+
     known = {**COMMON, **SETTINGS[args.command],
              **(LM if args.command == "learning-curve" else {})}
     merged = dict(known)
     if args.config:
-        try:
-            with open(args.config, "rb") as fh:
-                table = tomllib.load(fh)
-        except (OSError, tomllib.TOMLDecodeError) as err:
-            raise DataError(f"cannot read {args.config}: {err}",
-                            fix="give a TOML file of this command's settings") from None
-        unknown = sorted(set(table) - set(known))
-        if unknown:
-            raise DataError(f"{args.config}: unknown setting(s) {unknown} for "
-                            f"{args.command}", fix=f"use some of {sorted(known)}")
-        merged.update(table)
-    merged.update({k: v for k, v in vars(args).items() if k in known and v is not None})
+        merged.update(from_file(Path(args.config), args.command))
+    flags = {k: v for k, v in vars(args).items() if k in known and v is not None}
+    schema.check_flags(flags, schema.training_keys(args.command))
+    merged.update(flags)
     missing = [k for k in ("out", "model", "sizes") if k in known and merged.get(k) is None]
     if missing:
         raise DataError(f"{args.command} needs {', '.join('--' + m.replace('_', '-') for m in missing)}",
                         fix="give it as a flag or in the --config file")
     return merged
+
+
+def from_file(path: Path, command: str) -> dict[str, Any]:
+    """The settings ``command``'s TOML file sets, every key checked as an experiment
+    file's (``experiment_schema.read_training``); ``out``, the data files and a corpus
+    file relative to the file's folder, ``~`` the home, and ``model`` as an experiment
+    file's models (``experiment.resolve_model``: a local-looking path that is not there
+    is refused, never sent to the hub)."""
+    from acceptability.reports.cli import experiment_schema as schema
+    from acceptability.reports.cli.experiment import HUB, beside, resolve_model
+
+    values = schema.read_training(schema.load(path, "settings file"), command, str(path))
+    for key, names in (("out", ()), ("corpus", ("aochildes",)), ("train", ("cola",)),
+                       ("test", ("li-adger",))):
+        if key in values and values[key] not in names:
+            values[key] = str(beside(path, values[key]))
+    if "eval" in values:
+        values["eval"] = [str(beside(path, f)) for f in values["eval"]]
+    if "model" in values:  # "hub:owner/name" says the hub (docs/training.md)
+        values["model"] = resolve_model(values["model"], path).removeprefix(HUB)
+    return values
 
 
 def _options(s: dict[str, Any]) -> dict[str, Any]:

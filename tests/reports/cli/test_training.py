@@ -79,7 +79,7 @@ def test_bad_training_settings(tmp_path, capsys):
     config.write_text("shuffels = 3\n")
     assert main(["training-order", "--config", str(config), "--model", "m",
                  "--out", str(tmp_path)]) == 2
-    assert "unknown setting(s) ['shuffels']" in capsys.readouterr().err
+    assert "unknown key 'shuffels' in the top level" in capsys.readouterr().err
     assert main(["training-order", "--out", str(tmp_path)]) == 2
     assert "training-order needs --model" in capsys.readouterr().err
     assert main(["learning-curve", "--out", str(tmp_path)]) == 2
