@@ -13,7 +13,8 @@ from acceptability.data.tables import validate_scores
 
 
 def read_scores(path: str | os.PathLike, dataset=None) -> pd.DataFrame:
-    """A scores file, validated.
+    """A scores file, validated. A CSV/TSV cell that `write_scores` began with ``'`` so
+    that a spreadsheet does not run it (``'=1+1``: `data.cells`) is read without it.
 
     Parameters
     ----------
@@ -23,9 +24,6 @@ def read_scores(path: str | os.PathLike, dataset=None) -> pd.DataFrame:
         ``ref_mean``, ``ref_sd``).
     dataset : Dataset, optional
         When given, every score must be of one of its sentences.
-
-    A CSV/TSV cell that `write_scores` began with ``'`` so that a spreadsheet does not run
-    it (``'=1+1``: `data.cells`) is read without it.
 
     Returns
     -------

@@ -131,7 +131,7 @@ def test_nan_judgments_and_scores_are_excluded_and_counted():
 def test_bad_delta():
     ds = from_frames(_sentences(), _pairs())
     sc = pd.DataFrame({"sentence_id": list("abcd"), "model": "m", "score": [2.0, 1.0, 3, 0.5]})
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match="must be greater than 0"):
         stats.evaluate(ds, sc, deltas=(0,))
     with pytest.raises(KeyError, match="cannot break down by 'nope'"):
         stats.evaluate(ds, sc, by="nope")

@@ -246,3 +246,18 @@ def test_every_python_block_runs_and_prints_what_the_page_shows(page, hub_cache,
             assert _lines(got["stdout"]) == _lines(expected), (
                 f"{name} block {i + 1} prints something else than the page shows:\n"
                 f"{got['stdout']}")
+
+
+def test_the_security_tests_the_docs_name_exist():
+    """docs/development.md's table of the tests behind README's "Security and reliability":
+    every file it names is there (a later name in a cell is in the folder of the one before)."""
+    page = (ROOT / "docs" / "development.md").read_text()
+    table = page.split("## The tests behind", 1)[1].split("\n## ", 1)[0]
+    named = []
+    for row in table.splitlines()[4:]:
+        folder = ""
+        for name in re.findall(r"`([\w/.]+\.(?:py|json))`", row.split("|")[2]):
+            folder = name.rsplit("/", 1)[0] if "/" in name else folder
+            named.append(name if "/" in name else f"{folder}/{name}")
+    assert len(named) > 20
+    assert [n for n in named if not (ROOT / n).is_file()] == []

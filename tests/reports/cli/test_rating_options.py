@@ -30,7 +30,7 @@ def test_toml_and_flags_give_the_same_experiment(tmp_path):
     ({"sentences": "s.csv", "ratings": "r.csv"}, "a ratings file and its scale come together"),
     ({"sentences": "s.csv", "scale": "likert:1-7"}, "a ratings file and its scale"),
     ({"dataset": "lau2020", "norming": "median"}, "unknown norming 'median'"),
-    ({"dataset": "lau2020", "max_sentences": 0}, "max_sentences must be a positive"),
+    ({"dataset": "lau2020", "max_sentences": 0}, "max_sentences must be an integer >= 1, got 0"),
 ])
 def test_refusals(settings, message):
     with pytest.raises(DataError, match=message):
