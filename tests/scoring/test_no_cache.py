@@ -6,12 +6,21 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import sqlite3
+from contextlib import closing
 
 import pandas as pd
 
 from acceptability.reports.cli import commands as cli
 
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
+
+
+def _entries(folder) -> list[tuple]:
+    """Every row of the cache's tables, read through a read-only connection."""
+    with closing(sqlite3.connect(f"file:{folder / 'scores.sqlite'}?mode=ro", uri=True)) as db:
+        tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return [(t, *row) for t in sorted(tables) for row in db.execute(f"SELECT * FROM {t} ORDER BY 1")]
 
 
 def _files(folder) -> dict[str, str]:
@@ -27,10 +36,12 @@ def test_score_no_cache_neither_reads_nor_writes_the_cache(gpt2_dir, tmp_path, m
     assert cli.main([*args, "--no-cache", "--out", str(tmp_path / "uncached.csv")]) == 0
     assert not cache.exists()  # not even created
     assert cli.main([*args, "--out", str(tmp_path / "cached.csv")]) == 0
-    written = _files(cache)
-    assert "scores.sqlite" in written
+    assert "scores.sqlite" in _files(cache)
+    written, reads = _entries(cache), []
+    from acceptability.scoring.cache import ScoreCache
+    monkeypatch.setattr(ScoreCache, "get_many", lambda *a: reads.append(a) or {})
     assert cli.main([*args, "--no-cache", "--out", str(tmp_path / "again.csv")]) == 0
-    assert _files(cache) == written  # nothing read (a read can touch -wal/-shm) or written
+    assert reads == [] and _entries(cache) == written  # nothing read or written
     cached = pd.read_csv(tmp_path / "cached.csv")
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "uncached.csv"), cached)
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "again.csv"), cached)
