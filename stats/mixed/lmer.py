@@ -25,15 +25,14 @@ from scipy import stats as sps
 
 from acceptability._warnings import warn
 from acceptability.stats.arguments import check_ci, check_whole
-from acceptability.stats.mixed import families, ftests, kenward_roger, lsmeans, pls
+from acceptability.stats.mixed import families, ftests, kenward_roger, lsmeans, pls, reform
 from acceptability.stats.mixed.checks import check_reml, parse, prepare_frame
-from acceptability.stats.mixed.design import MixedDesign, group_key
+from acceptability.stats.mixed.design import MixedDesign
 from acceptability.stats.mixed.families import Family
 from acceptability.stats.mixed.parametric import parametric_confint
 from acceptability.stats.mixed.profile import profile_confint
 from acceptability.stats.mixed.protocol import FittedParameters
 from acceptability.stats.mixed.results import MixedResult, Summary
-from acceptability.stats.mixed.slopes import term_columns
 from acceptability.stats.mixed.stages import fit, model_design
 from acceptability.stats.mixed.summary import lme4_summary
 from acceptability.stats.mixed.transforms import fixed_part
@@ -353,11 +352,7 @@ class LmerResult(MixedResult):
         a factor in several terms (``(1 | g) + (0 + x | g)``) gets one frame with all its
         columns."""
         out: dict[str, pd.DataFrame] = {}
-        b, off = self._b(), 0
-        for t in self.design.terms:
-            block = b[off:off + t.nlev * t.nc].reshape(t.nlev, t.nc)
-            off += t.nlev * t.nc
-            frame = pd.DataFrame(block, index=pd.Index(t.levels, name=t.group), columns=list(t.names))
+        for t, frame in zip(self.design.terms, reform.mode_tables(self.design.terms, self._b()), strict=True):
             out[t.group] = out[t.group].join(frame) if t.group in out else frame
         return out
 
@@ -506,14 +501,15 @@ class LmerResult(MixedResult):
     def predict(self, newdata: pd.DataFrame | None = None, re_form: str | None = None,
                 allow_new_levels: bool = False, type: str = "link") -> pd.Series:
         """Predictions (lme4 ``predict.merMod``): ``re_form=None`` includes every random
-        effect, ``re_form="~0"`` (or ``"NA"``) the fixed effects only. Levels unseen in the
+        effect, ``re_form="~0"`` (or ``"NA"``) the fixed effects only, a formula such as
+        ``"~(1 | g)"`` the random terms it names (lme4's ``re.form``:
+        [select_terms][acceptability.stats.mixed.reform.select_terms]). Levels unseen in the
         fit raise unless ``allow_new_levels=True``, which gives them random effect 0, as in
         lme4. A random-slope factor of new rows is coded with the fit's levels; a level the
         fit did not have is an error. ``type="response"`` applies a GLMM's inverse link.
         The fitted rows' predictions include the offset; new rows' only the formula's
         ``offset(...)`` terms (lme4: the ``offset=`` argument is not evaluated in newdata)."""
-        if re_form not in (None, "~0", "NA"):
-            raise ValueError(f"re_form={re_form!r}: use None (all random effects) or '~0'")
+        selection = reform.select_terms(self.design.terms, re_form)
         if type not in ("link", "response"):
             raise ValueError(f"type={type!r}: use 'link' or 'response'")
         data = self.frame if newdata is None else newdata
@@ -522,19 +518,9 @@ class LmerResult(MixedResult):
         offset = self.design.offset if newdata is None else total_offset(self.formula, newdata, None)
         if offset is not None:
             eta = eta + offset
-        if re_form is None:
-            ranef = self.ranef
-            for t in self.design.terms:
-                keys = group_key(data, t.term.factors)
-                tab = ranef[t.group]
-                unseen = sorted(set(keys) - set(tab.index))
-                if unseen and not allow_new_levels:
-                    raise ValueError(
-                        f"new level(s) {unseen[:5]} of {t.group!r} in newdata: pass "
-                        "allow_new_levels=True to predict them with random effect 0")
-                cols = t.cols if newdata is None else term_columns(t.term, data, t.slope_levels)[0]
-                for j, name in enumerate(t.names):
-                    eta = eta + keys.map(tab[name]).fillna(0.0).to_numpy() * cols[:, j]
+        tables = reform.mode_tables(self.design.terms, self._b())
+        eta = eta + reform.random_part(self.design.terms, data, newdata is None, tables, selection,
+                                       allow_new_levels)
         out = self._inverse_link(eta) if type == "response" else eta
         return pd.Series(out, index=data.index)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -17,45 +18,45 @@ from acceptability.stats.defaults import DEFAULT_SEED
 from acceptability.stats.inference.intervals import percentile_interval
 from acceptability.stats.mixed.pls import one_blas_thread
 from acceptability.stats.mixed.results import MixedResult as LmerResult
+from acceptability.stats.mixed.simulation import Simulator
 
 __all__ = ["parametric_bootstrap", "parametric_confint", "simulate"]
 
 
-def simulate(m: LmerResult, rng: np.random.Generator) -> np.ndarray:
-    """One response vector drawn from the fitted model: b = Lambda u with u ~ N(0, sigma^2 I),
-    then y ~ N(X beta + Z b + offset, sigma^2 / w) (lmer, prior weights w), or the family's
+def simulate(m: LmerResult, rng: np.random.Generator, use_u: bool = False) -> np.ndarray:
+    """One response vector drawn from the fitted model: b = Lambda u with u ~ N(0, sigma^2 I)
+    (``use_u``: b at its conditional modes, lme4's ``use.u = TRUE``), then
+    y ~ N(X beta + Z b + offset, sigma^2 / w) (lmer, prior weights w), or the family's
     draw at the inverse link (glmer; a cbind() response as the proportion of its trials:
-    ``families.Family.sample``)."""
-    d = m.design
-    u = rng.standard_normal(d.q) * m.sigma
-    eta = d.X @ m.fixef.to_numpy() + d.Z @ (d.lambdat(m.theta).T @ u)
-    if d.offset is not None:
-        eta = eta + d.offset
-    if m._kind == "lmer":
-        w = np.ones(d.n) if d.weights is None else d.weights
-        return eta + rng.normal(0.0, m.sigma / np.sqrt(w), d.n)
-    return d.glm_family.sample(m._inverse_link(eta), m._prior_weights, m.dispersion, rng)
+    ``families.Family.sample``); the draw of
+    [Simulator][acceptability.stats.mixed.simulation.Simulator]."""
+    return Simulator(m, None if use_u else "NA").draw(rng)
 
 
 _MODEL = None  # the fit a forked worker refits (set by _set_model before the fork's first task)
+_FUN: Callable[[LmerResult], object] | None = None  # and the statistic of each refit
 
 
-def _set_model(m: LmerResult) -> None:
-    global _MODEL
-    _MODEL = m
+def _set_model(m: LmerResult, fun: Callable[[LmerResult], object] | None = None) -> None:
+    global _MODEL, _FUN
+    _MODEL, _FUN = m, fun
 
 
 @one_blas_thread
-def _refit(y: np.ndarray, m: LmerResult | None = None) -> pd.Series:
-    """The parameters of ``m`` (or the worker's fit) refitted to response ``y``, started at
-    ``m``'s estimates (lme4's ``refit``)."""
-    m = _MODEL if m is None else m
-    return m.refit(y).params()
+def _refit(y: np.ndarray, m: LmerResult | None = None,
+           fun: Callable[[LmerResult], object] | None = None) -> pd.Series:
+    """``fun`` (default: the parameters) of ``m`` (or the worker's fit) refitted to response
+    ``y``, started at ``m``'s estimates (lme4's ``refit``)."""
+    m, fun = (_MODEL, _FUN) if m is None else (m, fun)
+    refitted = m.refit(y)
+    return refitted.params() if fun is None else pd.Series(fun(refitted), dtype=float)
 
 
 def parametric_bootstrap(m: LmerResult, nsim: int, seed: int | None = DEFAULT_SEED,
-                         n_jobs: int | None = None) -> pd.DataFrame:
-    """``nsim`` refits to simulated responses; one row of ``m.params()`` per refit.
+                         n_jobs: int | None = None, fun: Callable[[LmerResult], object] | None = None,
+                         use_u: bool = False) -> pd.DataFrame:
+    """``nsim`` refits to simulated responses (``use_u``: given the random effects' modes);
+    one row of ``fun(refit)`` per refit (default: ``m.params()``).
 
     The responses are drawn here, in order, from ``seed``; the refits run in ``n_jobs``
     forked processes (default: one per core; lme4's ``bootMer(parallel="multicore")``),
@@ -65,13 +66,14 @@ def parametric_bootstrap(m: LmerResult, nsim: int, seed: int | None = DEFAULT_SE
     if n_jobs is not None:
         check_count("n_jobs", n_jobs)
     rng = np.random.default_rng(seed)
-    responses = [simulate(m, rng) for _ in range(nsim)]
+    sim = Simulator(m, None if use_u else "NA")
+    responses = [sim.draw(rng) for _ in range(nsim)]
     jobs = min(n_jobs or os.cpu_count() or 1, max(nsim, 1))
     if jobs == 1 or "fork" not in multiprocessing.get_all_start_methods():
-        rows = [_refit(y, m) for y in responses]
+        rows = [_refit(y, m, fun) for y in responses]
     else:
         ctx = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_set_model, initargs=(m,)) as ex:
+        with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_set_model, initargs=(m, fun)) as ex:
             rows = list(ex.map(_refit, responses, chunksize=max(1, nsim // (4 * jobs))))
     return pd.DataFrame(rows).reset_index(drop=True)
 
