@@ -22,6 +22,14 @@ from scipy import stats as sps
 from acceptability._warnings import warn
 from acceptability.stats.arguments import check_ci
 from acceptability.stats.mixed.checks import prepare_frame
+from acceptability.stats.mixed.clm_effects import (
+    EffectMatrix,
+    aliased_columns,
+    effect_formula,
+    effect_matrix,
+    nominal_blocks,
+)
+from acceptability.stats.mixed.clm_newton import NewtonFit, clm_objective, newton_clm
 from acceptability.stats.mixed.design import fixed_matrix
 from acceptability.stats.mixed.formula import Formula, parse_formula
 from acceptability.stats.mixed.lmer import LmerResult
@@ -30,8 +38,10 @@ from acceptability.stats.mixed.pls import one_blas_thread
 from acceptability.stats.mixed.results import FittedRows, Summary
 from acceptability.stats.mixed.thresholds import Thresholds, make_thresholds, ordinal_response
 from acceptability.stats.mixed.transforms import formula_offset
+from acceptability.stats.mixed.weights import pop_row_values, with_row_values
 
-__all__ = ["ClmResult", "OrdinalDesign", "OrdinalResult", "anova_clm", "clm", "ordinal_design"]
+__all__ = ["ClmResult", "NewtonFit", "OrdinalDesign", "OrdinalResult", "anova_clm", "clm", "clm_objective",
+           "newton_clm", "ordinal_design"]
 
 
 @dataclass
@@ -40,11 +50,14 @@ class OrdinalDesign:
 
     ``X`` is the model matrix with its ``(Intercept)`` column (the thresholds take its
     place in the model: ``beta`` has the other columns). A row in category j has ends
-    a = theta_j - x'beta and b = theta_{j-1} - x'beta, linear in the parameters
+    a = theta_j - x'beta and b = theta_{j-1} - x'beta, linear in the location parameters
     (alpha, beta): a = B1 par, b = B2 par (ordinal's ``B1``, ``B2``), a = +inf in the top
     category and b = -inf in the bottom one. ``offset`` is the known part of the location,
     x'beta + offset (the formula's ``offset(...)`` terms, zeros without; ordinal's ``offset``):
-    both ends less it."""
+    both ends less it. ``weights`` are case weights (ordinal's ``weights``: row i counts
+    w_i times; None: 1). ``nominal`` makes the thresholds depend on covariates and
+    ``scale`` divides both ends by exp(z'zeta) ([clm_effects][acceptability.stats.mixed.clm_effects]);
+    the parameters are (alpha, beta, zeta)."""
 
     formula: Formula
     frame: pd.DataFrame
@@ -55,6 +68,10 @@ class OrdinalDesign:
     link: CumulativeLink
     offset: np.ndarray
     n_dropped: int = 0
+    weights: np.ndarray | None = None
+    nominal: EffectMatrix | None = None
+    scale: EffectMatrix | None = None
+    aliased: list[str] = field(default_factory=list)  # X columns the nominal effects span
 
     @property
     def levels(self) -> tuple[str, ...]:
@@ -65,22 +82,48 @@ class OrdinalDesign:
         return len(self.y)
 
     @property
-    def nalpha(self) -> int:
-        return self.thresholds.tjac.shape[1]
+    def case_weights(self) -> np.ndarray:
+        """The case weights, ones without ``weights``."""
+        return np.ones(self.n) if self.weights is None else self.weights
 
     @property
-    def npar(self) -> int:
+    def nalpha(self) -> int:
+        nom = 1 if self.nominal is None else self.nominal.M.shape[1]
+        return nom * self.thresholds.tjac.shape[1]
+
+    @property
+    def nloc(self) -> int:
+        """Number of location parameters (alpha, beta): the columns of B1 and B2."""
         return self.nalpha + self.X.shape[1] - 1
 
     @property
+    def nzeta(self) -> int:
+        return 0 if self.scale is None else self.scale.M.shape[1]
+
+    @property
+    def npar(self) -> int:
+        return self.nloc + self.nzeta
+
+    @property
+    def alpha_names(self) -> list[str]:
+        """ordinal's names: ``1|2``, ... or, with nominal effects, ``1|2.(Intercept)``, ...,
+        ``1|2.contactyes``, ..."""
+        if self.nominal is None:
+            return list(self.thresholds.names)
+        return [f"{a}.{s}" for s in self.nominal.names for a in self.thresholds.names]
+
+    @property
     def par_names(self) -> list[str]:
-        return [*self.thresholds.names, *self.xnames[1:]]
+        zeta = [] if self.scale is None else self.scale.names
+        return [*self.alpha_names, *self.xnames[1:], *zeta]
 
     @cached_property
     def _b_matrices(self) -> tuple[np.ndarray, np.ndarray]:
         tjac = self.thresholds.tjac
         upper = np.vstack([tjac, np.zeros((1, tjac.shape[1]))])[self.y]
         lower = np.vstack([np.zeros((1, tjac.shape[1])), tjac])[self.y]
+        if self.nominal is not None:
+            upper, lower = nominal_blocks(self.nominal.M, upper, lower)
         minus_x = -self.X[:, 1:]
         return np.hstack([upper, minus_x]), np.hstack([lower, minus_x])
 
@@ -95,19 +138,30 @@ class OrdinalDesign:
         return self._b_matrices[1]
 
     def ends(self, par: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(a, b) of every row at ``par``."""
+        """(a, b) of every row at the location parameters ``par`` (no scale effects)."""
         top = len(self.levels) - 1
         a = np.where(self.y == top, np.inf, self.B1 @ par - self.offset)
         b = np.where(self.y == 0, -np.inf, self.B2 @ par - self.offset)
         return a, b
 
+    def start(self) -> np.ndarray:
+        """ordinal's start: threshold quantiles for the intercept's thresholds, zeros for
+        the nominal, regression and scale parameters."""
+        out = np.zeros(self.npar)
+        out[:self.thresholds.tjac.shape[1]] = self.thresholds.start()
+        return out
+
 
 def ordinal_design(formula: str, data: pd.DataFrame, link: str = "logit",
-                   threshold: str = "flexible", random: bool = False) -> OrdinalDesign:
+                   threshold: str = "flexible", random: bool = False, *,
+                   weights: object = None, nominal: str | None = None,
+                   scale: str | None = None) -> OrdinalDesign:
     """Check and set up a cumulative link model: the formula (random intercept terms only
-    when ``random``), the rows complete in its columns, the ordinal response, the fixed
-    effects without intercept, the offset and the threshold structure. Fixed effects are coded
-    as elsewhere in this package (R's ``model.matrix``, treatment contrasts)."""
+    when ``random``), the rows complete in its columns (and those of ``nominal``, ``scale``
+    and ``weights``: a column name or one positive value per row), the ordinal response,
+    the fixed effects without intercept, the offset and the threshold structure. Fixed
+    effects are coded as elsewhere in this package (R's ``model.matrix``, treatment
+    contrasts)."""
     parsed = parse_formula(formula)
     if parsed.random and not random:
         raise ValueError(f"formula {formula!r} has random-effects terms: fit it with clmm")
@@ -118,7 +172,15 @@ def ordinal_design(formula: str, data: pd.DataFrame, link: str = "logit",
         raise ValueError(f"response {parsed.response!r} is not a column name: create it as a "
                          "column (an ordered Categorical or whole-number ratings) first")
     link_obj = cumulative_link(link)
-    frame, n_dropped = prepare_frame(parsed, data)
+    effects = {k: effect_formula(v, parsed.response, k) for k, v in (("nominal", nominal), ("scale", scale))}
+    for f in effects.values():
+        if f is not None:
+            f.check_columns(data)
+    data, added = with_row_values(data, weights=weights)
+    used = set(parsed.columns())
+    extra = [c for f in effects.values() if f is not None for c in f.columns() if c not in used]
+    frame, n_dropped = prepare_frame(parsed, data, (*dict.fromkeys(extra), *added))
+    w, _ = pop_row_values(frame)
     y, levels = ordinal_response(frame[parsed.response], parsed.response, n_dropped)
     thresholds = make_thresholds(levels, threshold)
     x, names = fixed_matrix(parsed, frame)
@@ -129,86 +191,15 @@ def ordinal_design(formula: str, data: pd.DataFrame, link: str = "logit",
             "'0 +' or '- 1')")
     offset = formula_offset(parsed, frame)
     offset = np.zeros(len(y)) if offset is None else offset
-    return OrdinalDesign(parsed, frame, y, x, names, thresholds, link_obj, offset, n_dropped)
-
-
-def clm_objective(d: OrdinalDesign, par: np.ndarray, order: int = 0):
-    """Negative log-likelihood at ``par`` (``order`` 0), with its gradient (1) and Hessian
-    (2) (ordinal's ``clm.nll``, ``clm.grad``, ``clm.hess``); inf where a row has
-    probability <= 0 (thresholds out of order)."""
-    a, b = d.ends(par)
-    iv = interval(d.link, a, b)
-    p = iv.p
-    if not np.all(p > 0):
-        return np.inf if order == 0 else (np.inf, *[None] * order)
-    nll = float(-np.sum(np.log(p)))
-    if order == 0:
-        return nll
-    grad = d.B1.T @ (-iv.fa / p) + d.B2.T @ (iv.fb / p)
-    if order == 1:
-        return nll, grad
-    c2 = d.B1 * iv.fa[:, None] - d.B2 * iv.fb[:, None]
-    hess = -(d.B1.T @ (d.B1 * (iv.ga / p)[:, None]) - d.B2.T @ (d.B2 * (iv.gb / p)[:, None]))
-    hess += c2.T @ (c2 / (p * p)[:, None])
-    return nll, grad, hess
-
-
-@dataclass
-class NewtonFit:
-    par: np.ndarray
-    nll: float
-    gradient: np.ndarray
-    hessian: np.ndarray
-    iterations: int
-    halvings: int
-    converged: bool
-
-
-def _newton_direction(hess: np.ndarray, grad: np.ndarray) -> np.ndarray:
-    """H^-1 g, with H's diagonal inflated by |min eigenvalue| + 1 where H is not positive
-    definite (ordinal's ``clm.fit.NR``)."""
-    try:
-        chol = np.linalg.cholesky(hess)
-    except np.linalg.LinAlgError:
-        inflate = abs(np.linalg.eigvalsh(hess).min()) + 1
-        chol = np.linalg.cholesky(hess + inflate * np.eye(len(hess)))
-    return np.linalg.solve(chol.T, np.linalg.solve(chol, grad))
-
-
-def newton_clm(d: OrdinalDesign, max_iter: int = 100) -> NewtonFit:
-    """Newton's method with step halving, to the precision of the arithmetic: it stops
-    when the Newton step is below 1e-10 (ordinal stops at max|gradient| < 1e-6 and steps
-    below 1e-6; the same optimum, to more digits). It starts where ordinal does: logistic
-    quantiles for the thresholds, zero coefficients."""
-    par = np.concatenate([d.thresholds.start(), np.zeros(d.npar - d.nalpha)])
-    nll = clm_objective(d, par)
-    if not np.isfinite(nll):
-        raise ValueError("clm: the log-likelihood is not finite at the starting values")
-    halvings, iterations, converged = 0, 0, False
-    while iterations < max_iter:
-        iterations += 1
-        _, grad, hess = clm_objective(d, par, order=2)
-        step = _newton_direction(hess, grad)
-        if np.max(np.abs(step)) < 1e-10:
-            converged = True
-            break
-        factor = 1.0
-        while True:
-            trial = par - factor * step
-            new = clm_objective(d, trial)
-            if new <= nll:
-                break
-            factor /= 2
-            halvings += 1
-            if factor < 2**-30:  # no descent left: at the optimum to rounding error
-                converged = bool(np.max(np.abs(grad)) < 1e-6)
-                trial, new = par, nll
-                break
-        par, nll = trial, new
-        if factor < 2**-30:
-            break
-    nll, grad, hess = clm_objective(d, par, order=2)
-    return NewtonFit(par, nll, grad, hess, iterations, halvings, converged)
+    built = {k: None if f is None else effect_matrix(f, frame, k) for k, f in effects.items()}
+    aliased: list[str] = []
+    if built["nominal"] is not None:
+        drop = aliased_columns(x, built["nominal"].M)
+        aliased = [n for n, a in zip(names[1:], drop, strict=True) if a]
+        x = x[:, np.concatenate([[True], ~drop])]
+        names = [names[0], *(n for n, a in zip(names[1:], drop, strict=True) if not a)]
+    return OrdinalDesign(parsed, frame, y, x, names, thresholds, link_obj, offset, n_dropped,
+                         w, built["nominal"], built["scale"], aliased)
 
 
 def _inverse_hessian(hess: np.ndarray) -> np.ndarray | None:
@@ -278,7 +269,17 @@ class OrdinalResult(FittedRows):
     @property
     def beta(self) -> pd.Series:
         """The regression coefficients, named as R names them (``tempwarm``)."""
-        return self.coef.iloc[self.design.nalpha:]
+        return self.coef.iloc[self.design.nalpha:self.design.nloc]
+
+    @property
+    def zeta(self) -> pd.Series:
+        """The scale effects (log sigma per unit; ordinal's ``zeta``), empty without ``scale``."""
+        return self.coef.iloc[self.design.nloc:]
+
+    @property
+    def aliased(self) -> list[str]:
+        """Regression columns the nominal effects span, left out (ordinal's NA coefficients)."""
+        return list(self.design.aliased)
 
     @property
     def fixef(self) -> pd.Series:
@@ -286,10 +287,26 @@ class OrdinalResult(FittedRows):
         return self.beta
 
     @property
-    def Theta(self) -> pd.Series:
-        """The K - 1 thresholds, ``1|2``, ``2|3``, ... (ordinal's ``Theta``)."""
-        theta = self.design.thresholds.tjac @ self.alpha.to_numpy()
-        return pd.Series(theta, index=self.design.thresholds.theta_names)
+    def Theta(self) -> pd.Series | pd.DataFrame:
+        """The K - 1 thresholds, ``1|2``, ``2|3``, ... (ordinal's ``Theta``); with nominal
+        effects one row per combination of the nominal variables in the data, as ordinal."""
+        d = self.design
+        nt = d.thresholds.tjac.shape[1]
+        alpha = self.alpha.to_numpy().reshape(-1, nt) @ d.thresholds.tjac.T
+        if d.nominal is None:
+            return pd.Series(alpha[0], index=d.thresholds.theta_names)
+        cols = [c for c in d.nominal.part_columns if c in self.frame.columns]
+        rows = self.frame[cols].drop_duplicates().sort_values(cols).reset_index(drop=True)
+        theta = pd.DataFrame(d.nominal.new(rows) @ alpha, columns=d.thresholds.theta_names)
+        return pd.concat([rows, theta], axis=1)
+
+    @property
+    def nobs(self) -> float:
+        """Number of observations: the rows, or the sum of the case weights (ordinal's ``nobs``)."""
+        if self.design.weights is None:
+            return self.design.n
+        total = float(self.design.weights.sum())
+        return int(total) if total.is_integer() else total
 
     @cached_property
     def _vcov(self) -> np.ndarray | None:
@@ -380,7 +397,7 @@ class OrdinalResult(FittedRows):
     def fitted(self) -> pd.Series:
         """Fitted probability of each row's observed category (ordinal's ``fitted``)."""
         prob = self.predict().to_numpy()
-        return pd.Series(prob[np.arange(self.nobs), self.design.y], index=self.frame.index)
+        return pd.Series(prob[np.arange(self.design.n), self.design.y], index=self.frame.index)
 
     # --- output -----------------------------------------------------------------------------
     def anova(self, *others: OrdinalResult) -> pd.DataFrame:
@@ -402,14 +419,37 @@ class ClmResult(OrdinalResult):
     object, with ``coef``, ``alpha``, ``beta``/``fixef``, ``Theta``, ``vcov``, ``se``,
     ``logLik``, ``AIC``, ``BIC``, ``predict``, ``anova`` and ``summary``."""
 
-    def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob") -> pd.DataFrame | pd.Series:
-        """Category probabilities of the fitted rows or ``newdata`` (one column per
-        category; ``type="class"``: the most probable category; ``"linear.predictor"``:
-        x'beta + offset). ordinal's ``predict.clm`` gives the same matrix for new data without the
-        response column; for the fitted rows it gives only the observed category's
-        probability, which is ``fitted`` here."""
-        eta, index = self._eta(newdata)
-        return self._predict(eta, index, type)
+    def predict(self, newdata: pd.DataFrame | None = None,
+                type: str = "prob") -> pd.Series | pd.DataFrame | dict[str, pd.DataFrame]:
+        """ordinal's ``predict.clm``: ``type`` = ``"prob"``, ``"cum.prob"``,
+        ``"linear.predictor"`` or ``"class"``, of the fitted rows (``newdata`` None) or new
+        rows; rows with the response give their observed category's values, rows without
+        one column per category ([ordinal_predict][acceptability.stats.mixed.ordinal_predict]
+        gives the shapes)."""
+        from acceptability.stats.mixed.ordinal_predict import clm_predict
+
+        return clm_predict(self, newdata, type)
+
+    @property
+    def fitted(self) -> pd.Series:
+        """Fitted probability of each row's observed category (ordinal's ``fitted``)."""
+        return self.predict()
+
+    def confint(self, parm: list[str] | None = None, level: float = 0.95,
+                type: str = "profile") -> pd.DataFrame:
+        """Confidence intervals (ordinal's ``confint.clm``): by default profile-likelihood
+        intervals of the regression and scale coefficients (scale rows named ``sca.x``),
+        each end where the signed root of the likelihood-ratio statistic reaches the normal
+        quantile, solved to 1e-8 (ordinal interpolates a spline through its profile);
+        ``type="Wald"``: estimate -+ z SE for every parameter."""
+        if type == "Wald":
+            table = OrdinalResult.confint(self, level)
+            return table if parm is None else table.loc[parm]
+        if type != "profile":
+            raise ValueError(f"type={type!r}: use 'profile' or 'Wald'")
+        from acceptability.stats.mixed.ordinal_profile import profile_confint
+
+        return profile_confint(self, parm, level)
 
     def summary(self) -> Summary:
         """The fit printed as ordinal's ``summary(clm)`` prints it, with its tables."""
@@ -419,12 +459,13 @@ class ClmResult(OrdinalResult):
 
 
 @one_blas_thread
-def clm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str = "flexible") -> ClmResult:
+def clm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str = "flexible", *,
+        nominal: str | None = None, scale: str | None = None, weights: object = None) -> ClmResult:
     """Fit a cumulative link model for an ordinal response (R's ``ordinal::clm``).
 
     Pr(Y <= j) = F(theta_j - x'beta) with F the inverse ``link`` (logit, probit,
     cloglog, loglog, cauchit) and thresholds ``flexible`` (one per pair of adjacent
-    categories), ``equidistant`` or ``symmetric``. The response is an ordered pandas
+    categories), ``equidistant``, ``symmetric`` or ``symmetric2`` (mirrored about 0). The response is an ordered pandas
     Categorical or whole-number ratings; an empty category is an error. Rows with
     missing values in the formula's columns are dropped and counted in ``n_dropped``.
     ``offset(v)`` terms add a known ``v`` to x'beta (ordinal's offset of the location).
@@ -440,6 +481,13 @@ def clm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str = 
         The inverse of the latent distribution F.
     threshold
         The threshold structure.
+    nominal
+        ``"~ x"``: effects of x on each threshold separately (partial proportional odds;
+        coefficients ``1|2.(Intercept)``, ..., ``1|2.xb``, ...).
+    scale
+        ``"~ z"``: effects of z on the log of the latent scale (coefficients ``zeta``).
+    weights
+        Case weights: a column name or one positive value per row (ordinal's ``weights``).
 
     Returns
     -------
@@ -455,7 +503,7 @@ def clm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str = 
     >>> list(m.coef.index), round(m.logLik, 4)
     (['1|2', '2|3', 'x'], -8.5626)
     """
-    d = ordinal_design(formula, data, link, threshold)
+    d = ordinal_design(formula, data, link, threshold, weights=weights, nominal=nominal, scale=scale)
     fit = newton_clm(d)
     notes = []
     if not fit.converged:

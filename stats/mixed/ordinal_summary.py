@@ -183,17 +183,35 @@ def _header(m) -> list[str]:
     formula = m.formula.canonical()
     # R's cat(..., fill = TRUE): the formula moves to a line of its own at 80 characters
     first = [f"formula: {formula}"] if len(formula) + 9 < 80 else ["formula: ", formula]
-    return [*first, f"data:    DataFrame, {m.nobs + m.n_dropped} rows", ""]
+    d = m.design
+    effects = [f"{what}{e.text}" for what, e in (("scale:   ", getattr(d, "scale", None)),
+                                                ("nominal: ", getattr(d, "nominal", None))) if e is not None]
+    return [*first, *effects, f"data:    DataFrame, {d.n + m.n_dropped} rows", ""]
+
+
+def _with_aliased(tab: pd.DataFrame, aliased: list[str], digits: int) -> list[str]:
+    """printCoefmat with ordinal's NA rows for aliased coefficients (R prints ``NA``)."""
+    if not aliased:
+        return print_coefmat(tab, digits)
+    full = pd.concat([tab, pd.DataFrame(np.nan, index=aliased, columns=tab.columns)])
+    lines = print_coefmat(full, digits)
+    return [line.replace("NaN", " NA") if any(line.startswith(a + " ") for a in aliased) else line
+            for line in lines]
 
 
 def _coefficient_blocks(m, digits: int) -> list[str]:
     tab = m.coefficients
-    nalpha = m.design.nalpha
+    d = m.design
+    nalpha, nloc = d.nalpha, getattr(d, "nloc", len(tab))
+    aliased = list(getattr(d, "aliased", []))
     out = []
-    if len(tab) > nalpha:
-        out += ["", "Coefficients:", *print_coefmat(tab.iloc[nalpha:], digits)]
+    if nloc > nalpha or aliased:
+        note = f" ({len(aliased)} not defined because of singularities)" if aliased else ""
+        out += ["", f"Coefficients:{note}", *_with_aliased(tab.iloc[nalpha:nloc], aliased, digits)]
     else:
         out += ["", "No Coefficients"]
+    if len(tab) > nloc:
+        out += ["", "log-scale coefficients:", *print_coefmat(tab.iloc[nloc:], digits)]
     out += ["", "Threshold coefficients:", *print_coefmat(tab.iloc[:nalpha, :3], digits)]
     if m.n_dropped:
         out.append(f"({m.n_dropped} observation{'s' if m.n_dropped > 1 else ''} deleted due to missingness)")

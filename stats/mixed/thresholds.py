@@ -5,7 +5,9 @@ ordinal", section 3.2; ordinal's ``makeThresholds`` and ``start.threshold``).
 The K - 1 thresholds are theta = J alpha for a fixed Jacobian J: ``flexible`` (J = I, one
 parameter per threshold, named ``1|2``, ``2|3``, ...), ``equidistant`` (``threshold.1`` and a
 common ``spacing``) and ``symmetric`` (thresholds mirrored about the centre: ``central`` or
-``central.1``/``central.2``, then ``spacing.1``, ...).
+``central.1``/``central.2``, then ``spacing.1``, ...) and ``symmetric2`` (thresholds mirrored
+about 0: only the spacings ``spacing.1``, ..., the location left to the regression part;
+ordinal's second symmetric parametrisation).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from scipy import special
 
 __all__ = ["THRESHOLDS", "Thresholds", "make_thresholds", "ordinal_response"]
 
-THRESHOLDS = ("flexible", "equidistant", "symmetric")
+THRESHOLDS = ("flexible", "equidistant", "symmetric", "symmetric2")
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class Thresholds:
             centre = (k + 1) // 2 if k % 2 else (k + 2) // 2  # R's 1-based nalpha
             head = st[[centre - 1]] if k % 2 else st[[centre - 2, centre - 1]]
             return np.concatenate([head, np.diff(st[centre - 1:])])
+        if self.kind == "symmetric2":  # the upper half: k // 2 values
+            return st[k - k // 2:]
         return st
 
 
@@ -76,6 +80,11 @@ def make_thresholds(levels: tuple[str, ...], kind: str = "flexible") -> Threshol
         return Thresholds(kind, tuple(levels), np.column_stack([np.ones(k), np.arange(k)]),
                           ("threshold.1", "spacing"))
     half = k // 2
+    if kind == "symmetric2":  # theta = (-s_m, ..., -s_1, [0,] s_1, ..., s_m), m = k // 2
+        tjac = np.zeros((k, half))
+        for s in range(half):
+            tjac[half - 1 - s, s], tjac[k - half + s, s] = -1, 1
+        return Thresholds(kind, tuple(levels), tjac, tuple(f"spacing.{s}" for s in range(1, half + 1)))
     if k % 2:  # an odd number of thresholds: the middle one is 'central'
         tjac = np.zeros((k, half + 1))
         tjac[:, 0] = 1
