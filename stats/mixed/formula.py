@@ -19,8 +19,9 @@ __all__ = ["Formula", "RandomTerm", "parse_formula"]
 # a name not followed by "(" (a function) or by "=" (an argument's name: scale(x, center = 2))
 _IDENT = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)(?![\w.]*\s*(?:\(|=(?!=)))")
 _QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'|`[^`]*`")
-_FORMULA_WORDS = {"C", "I", "Q", "np", "Treatment", "Sum", "Poly", "Diff", "Helmert",
-                  "TRUE", "FALSE", "NULL", "NA", "Inf", "NaN"}
+# R's constants; a function's name is skipped by _IDENT (it is followed by "("), and any other
+# name is a column, whatever it is called (Treatment, Sum, C, I: issue 44, item 3)
+_FORMULA_WORDS = {"TRUE", "FALSE", "NULL", "NA", "Inf", "NaN"}
 _OFFSET = re.compile(r"^offset\s*\((.*)\)$", re.S)
 
 
@@ -103,7 +104,8 @@ def _unknown(name: str, term: str, data: pd.DataFrame) -> str:
 
 
 def _identifiers(expr: str) -> list[str]:
-    """Variable names in a patsy expression (function names and quoted strings skipped)."""
+    """Variable names in an R expression (function names, R's constants and quoted strings
+    skipped)."""
     names = _IDENT.findall(_QUOTED.sub("", expr))
     return [n for n in names if n.split(".")[0] not in _FORMULA_WORDS]
 

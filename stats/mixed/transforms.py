@@ -26,6 +26,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from acceptability.stats.mixed.contrasts import (
+    Contrast,
+    check_contrasts,
+    contrast,
+    default_contrast,
+)
 from acceptability.stats.mixed.formula import Formula, _identifiers
 from acceptability.stats.mixed.slopes import factor_levels, is_factor
 
@@ -444,14 +450,17 @@ class FixedPart:
     variables: tuple[Variable, ...]
     params: dict[str, dict]  # scale(): center, scale; poly(): alpha, norm2
     levels: dict[str, list[str]]  # each factor variable's levels (by its R name)
+    requested: dict[str, object] = field(default_factory=dict)  # contrasts= of the fit
+    contrasts: dict[str, Contrast] = field(default_factory=dict)  # each factor's coding (R's attr)
     xnames: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     assign: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
 
     @property
     def transformed(self) -> bool:
-        """Whether any variable is a transformation (otherwise glmm reads the formula as is)."""
-        return bool(self.variables)
+        """Whether glmm cannot read the formula as is: a variable is a transformation, or a
+        factor is coded otherwise than by treatment contrasts (glmm's only coding)."""
+        return bool(self.variables) or any(c.kind != "contr.treatment" for c in self.contrasts.values())
 
     def _columns(self, data: pd.DataFrame, fitting: bool) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
         """The columns glmm reads (safe names; factors with the fit's levels) and each poly
@@ -509,6 +518,9 @@ class FixedPart:
             if len(self.levels[name]) < 2:
                 raise ValueError(f"{name} has one level ({self.levels[name]}) in the rows used: it "
                                  "has no contrast to estimate; drop it from the formula")
+            ordered = isinstance(col.dtype, pd.CategoricalDtype) and col.dtype.ordered
+            self.contrasts[name] = contrast(self.requested[name], self.levels[name], name) \
+                if name in self.requested else default_contrast(self.levels[name], ordered)
         levels = self.levels[name]
         known = set(levels)
         unknown = [lv for lv in pd.unique(labels.dropna()) if lv not in known]
@@ -518,36 +530,64 @@ class FixedPart:
         return pd.Categorical(labels, categories=levels)
 
     def _build(self, data: pd.DataFrame, fitting: bool) -> tuple[np.ndarray, list[str], list[str], np.ndarray]:
+        """X, its column names, R's term labels and ``assign``. glmm's ``model_matrix`` gives
+        the terms and, through which levels of a factor a term's columns have, R's rule for
+        coding it there (its contrasts, or an indicator of every level where the term's
+        margin is absent); the columns are then built with the factor's contrast matrix,
+        the first variable of a term varying fastest, as R's ``model.matrix`` orders them."""
         import glmm
 
         frame, polys = self._columns(data, fitting)
         try:
-            x0, names0 = glmm.model_matrix(frame, f"~ {self.text}")
+            _, names0 = glmm.model_matrix(frame, f"~ {self.text}")
             labels, intercept = glmm.term_labels(f"~ {self.text}")
         except ValueError as err:
             raise ValueError(f"glmm: {err}") from None
-        x0 = np.asarray(x0, float)
+        if fitting:
+            self._check_contrasts()
         parts = _column_parts(list(names0), labels, intercept, frame)
-        columns: list[tuple[int, tuple]] = []  # (column of x0, parts with poly degrees)
-        assign: list[int] = []
-        for k in range(len(labels) + 1):
-            block = [(j, p) for j, p in enumerate(parts) if p[0] == k]
-            for safe in polys:
-                block = _expand(block, safe, polys[safe].shape[1])
-            columns += [(j, p[1]) for j, p in block]
-            assign += [k] * len(block)
         names = {v.safe: v.name for v in self.variables}
-        x = np.empty((len(data), len(columns)))
-        xnames = []
-        for c, (j, p) in enumerate(columns):
-            x[:, c] = x0[:, j]
-            for var, level in p:
-                if var in polys:
-                    x[:, c] *= polys[var][:, level - 1]
-            xnames.append(":".join(names.get(v, v) + ("" if lv is None else str(lv)) for v, lv in p)
-                          or "(Intercept)")
+        blocks = [np.ones((len(data), 1))] if any(k == 0 for k, _ in parts) else []
+        xnames = ["(Intercept)"] if blocks else []
+        assign = [0] * len(blocks)
+        for k, label in enumerate(labels, start=1):
+            combos = [p for j, p in parts if j == k]
+            if not combos:
+                continue
+            coded = []
+            for i, var in enumerate(label.split(":")):
+                full = frame[var].dtype == "category" and combos[0][i][1] is not None and \
+                    str(frame[var].cat.categories[0]) in {c[i][1] for c in combos}
+                coded.append(self._coded(frame[var], var, names.get(var, var), polys, full))
+            x, xn = _term_columns(coded)
+            blocks.append(x)
+            xnames += xn
+            assign += [k] * len(xn)
+        x = np.column_stack(blocks) if blocks else np.zeros((len(data), 0))
         rlabels = [":".join(names.get(v, v) for v in lab.split(":")) for lab in labels]
         return x, xnames, rlabels, np.asarray(assign, int)
+
+    def _coded(self, col: pd.Series, var: str, name: str, polys: dict[str, np.ndarray],
+               full: bool) -> tuple[np.ndarray, list[str]]:
+        """A variable's columns in one term and their names: a number, a poly() matrix, a
+        factor's indicators (``full``) or its contrasts (the fit's coding of it)."""
+        if var in polys:
+            return polys[var], [f"{name}{d}" for d in range(1, polys[var].shape[1] + 1)]
+        if col.dtype != "category":
+            return col.to_numpy(dtype=float)[:, None], [name]
+        codes, levels = col.cat.codes.to_numpy(), list(map(str, col.cat.categories))
+        if full:
+            return np.eye(len(levels))[codes], [f"{name}{lv}" for lv in levels]
+        c = self.contrasts[name]
+        return c.matrix[codes], [f"{name}{s}" for s in c.names]
+
+    def _check_contrasts(self) -> None:
+        """Every factor named in ``contrasts=`` is a factor of the fixed part."""
+        unknown = [k for k in self.requested if k not in self.levels]
+        if unknown:
+            raise ValueError(f"contrasts= names {unknown}, which {'is' if len(unknown) == 1 else 'are'} "
+                             f"not a factor of the fixed effects {self.fixed!r} (its factors: "
+                             f"{list(self.levels) or 'none'})")
 
     def matrix(self, data: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
         """The model matrix of ``data``'s rows and its column names (R's), with the fit's
@@ -625,29 +665,23 @@ def _column_parts(names: list[str], labels: list[str], intercept: bool,
     return out
 
 
-def _expand(block: list[tuple[int, tuple]], safe: str, degree: int) -> list[tuple[int, tuple]]:
-    """Replace the single placeholder column of a poly variable by its ``degree`` columns,
-    in R's order (the first variable of a term varies fastest): columns that agree on the
-    variables after the placeholder form a run, repeated once per degree."""
-    if not block or all(v != safe for v, _ in block[0][1][1]):
-        return block
-    pos = [v for v, _ in block[0][1][1]].index(safe)
-    out, run = [], []
-    for i, (j, (k, parts)) in enumerate(block):
-        run.append((j, (k, parts)))
-        last = i + 1 == len(block) or block[i + 1][1][1][pos + 1:] != parts[pos + 1:]
-        if last:
-            for d in range(1, degree + 1):
-                out += [(jj, (kk, pp[:pos] + ((safe, d),) + pp[pos + 1:])) for jj, (kk, pp) in run]
-            run = []
-    return out
+def _term_columns(coded: list[tuple[np.ndarray, list[str]]]) -> tuple[np.ndarray, list[str]]:
+    """The columns of a term from those of its variables: every product of one column of
+    each, the first variable varying fastest (R's ``model.matrix``), named ``a:b``."""
+    x, names = coded[0]
+    for cols, cnames in coded[1:]:
+        x = (x[:, None, :] * cols[:, :, None]).reshape(len(x), -1)
+        names = [f"{a}:{b}" for b in cnames for a in names]
+    return x, names
 
 
-def fixed_part(formula: Formula, frame: pd.DataFrame) -> FixedPart:
+def fixed_part(formula: Formula, frame: pd.DataFrame, contrasts: dict[str, object] | None = None) -> FixedPart:
     """The fixed part of ``formula`` learnt from the rows fitted: each transformed variable
     under a safe name, what ``scale()``/``poly()`` learnt (from ``frame.attrs[PARAMS_KEY]``,
     set by ``prepare_frame`` from the data before incomplete rows were dropped; else from
-    ``frame``), the factors' levels, R's term labels and column names and ``assign``.
+    ``frame``), the factors' levels and codings (``contrasts``: a coding per factor,
+    [contrast][acceptability.stats.mixed.contrasts.contrast]; R's defaults for the others),
+    R's term labels and column names and ``assign``.
 
     Examples
     --------
@@ -661,10 +695,11 @@ def fixed_part(formula: Formula, frame: pd.DataFrame) -> FixedPart:
     >>> t.labels, t.assign.tolist()
     (['poly(x, 2)', 'f', 'poly(x, 2):f'], [0, 1, 1, 2, 3, 3])
     """
-    return _learn_fixed(formula, frame)[0]
+    return _learn_fixed(formula, frame, contrasts)[0]
 
 
-def fit_matrix(formula: Formula, frame: pd.DataFrame) -> tuple[np.ndarray, FixedPart]:
+def fit_matrix(formula: Formula, frame: pd.DataFrame,
+               contrasts: dict[str, object] | None = None) -> tuple[np.ndarray, FixedPart]:
     """The model matrix of the fitted rows (R's ``model.matrix``) and the
     :func:`fixed_part` it comes from (column names in ``xnames``), learnt once.
 
@@ -678,11 +713,12 @@ def fit_matrix(formula: Formula, frame: pd.DataFrame) -> tuple[np.ndarray, Fixed
     >>> part.xnames, x[:, 1].tolist()
     (['(Intercept)', 'log10(x)'], [0.0, 1.0, 2.0])
     """
-    part, x = _learn_fixed(formula, frame)
+    part, x = _learn_fixed(formula, frame, contrasts)
     return x, part
 
 
-def _learn_fixed(formula: Formula, frame: pd.DataFrame) -> tuple[FixedPart, np.ndarray]:
+def _learn_fixed(formula: Formula, frame: pd.DataFrame,
+                 contrasts: dict[str, object] | None = None) -> tuple[FixedPart, np.ndarray]:
     fixed = formula.fixed
     variables, text, pos, safe_of = [], [], 0, {}
     for start, end, node in _variables(fixed):
@@ -697,7 +733,8 @@ def _learn_fixed(formula: Formula, frame: pd.DataFrame) -> tuple[FixedPart, np.n
     if params is None or any(c.deparse() not in params for v in variables
                              for c in v.node.calls() if c.value in _STATEFUL):
         params = learn_stateful(formula, frame)
-    out = FixedPart(fixed, "".join(text), tuple(variables), dict(params), {})
+    out = FixedPart(fixed, "".join(text), tuple(variables), dict(params), {},
+                    check_contrasts(contrasts))
     x, out.xnames, out.labels, out.assign = out._build(frame, fitting=True)
     return out, x
 
