@@ -20,7 +20,7 @@ from acceptability.stats.mixed.design import ReTerm, group_key
 from acceptability.stats.mixed.formula import RandomTerm, parse_formula
 from acceptability.stats.mixed.slopes import term_columns
 
-__all__ = ["Selection", "mode_tables", "random_part", "select_terms"]
+__all__ = ["Selection", "effects_part", "mode_tables", "random_part", "select_terms", "term_rows"]
 
 Selection = list[tuple[int, list[int]]]  # (index of a design term, its columns included)
 _NONE = ("NA", "~0", "~ 0", "~-1", "~ -1")
@@ -81,6 +81,28 @@ def select_terms(terms: list[ReTerm], re_form: object) -> Selection:
     return [(k, sorted(js)) for k, js in sorted(chosen.items()) if js]
 
 
+def term_rows(t: ReTerm, data: pd.DataFrame, fit_rows: bool, levels: pd.Index,
+              allow_new_levels: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's index in ``levels`` (-1 for a level not there, allowed only with
+    ``allow_new_levels``) and the term's columns on the rows; the fit's own rows are coded
+    by the design when ``levels`` starts with the fit's levels."""
+    if fit_rows and len(levels) >= t.nlev and (levels[:t.nlev] == t.levels).all():
+        return t.codes, t.cols
+    keys = group_key(data, t.term.factors)
+    codes = levels.get_indexer(keys)
+    if (codes < 0).any() and not allow_new_levels:
+        unseen = sorted(set(keys[codes < 0]))
+        raise ValueError(f"new level(s) {unseen[:5]} of {t.group!r} in newdata: pass "
+                         "allow_new_levels=True to predict them with random effect 0")
+    return codes, t.cols if fit_rows else term_columns(t.term, data, t.slope_levels)[0]
+
+
+def effects_part(b: np.ndarray, codes: np.ndarray, x: np.ndarray, cols: list[int]) -> np.ndarray:
+    """sum over ``cols`` of b[row's level, col] x column value (0 for code -1)."""
+    b = np.vstack([b[:, cols], np.zeros((1, len(cols)))])
+    return np.einsum("ij,ij->i", b[codes], x[:, cols])
+
+
 def random_part(terms: list[ReTerm], data: pd.DataFrame, fit_rows: bool, tables: list[pd.DataFrame],
                 selection: Selection, allow_new_levels: bool) -> np.ndarray:
     """sum over the selected terms and columns of b[level, column] x column value, with
@@ -88,18 +110,8 @@ def random_part(terms: list[ReTerm], data: pd.DataFrame, fit_rows: bool, tables:
     Rows of a level the table lacks raise unless ``allow_new_levels`` (then 0, as lme4)."""
     out = np.zeros(len(data))
     for k, cols in selection:
-        t, tab = terms[k], tables[k]
-        if fit_rows and len(tab) >= t.nlev and (tab.index[:t.nlev] == t.levels).all():
-            out += np.einsum("ij,ij->i", tab.to_numpy()[t.codes][:, cols], t.cols[:, cols])
-            continue
-        keys = group_key(data, t.term.factors)
-        unseen = sorted(set(keys) - set(tab.index))
-        if unseen and not allow_new_levels:
-            raise ValueError(f"new level(s) {unseen[:5]} of {t.group!r} in newdata: pass "
-                             "allow_new_levels=True to predict them with random effect 0")
-        x = t.cols if fit_rows else term_columns(t.term, data, t.slope_levels)[0]
-        for j in cols:
-            out += keys.map(tab.iloc[:, j]).fillna(0.0).to_numpy() * x[:, j]
+        codes, x = term_rows(terms[k], data, fit_rows, tables[k].index, allow_new_levels)
+        out += effects_part(tables[k].to_numpy(), codes, x, cols)
     return out
 
 

@@ -39,17 +39,20 @@ class Simulator:
         self.allow_new_levels = allow_new_levels
         self.eta = m.predict(newdata, re_form=re_form, allow_new_levels=allow_new_levels).to_numpy()
         whole = {k for k, _ in kept}
-        self.new = [(k, list(range(t.nc))) for k, t in enumerate(d.terms) if k not in whole]
-        self.levels = {k: self._levels(k) for k, _ in self.new}
+        self.new = [k for k in range(len(d.terms)) if k not in whole]
+        levels = {k: self._levels(k) for k in self.new}
+        self.nlev = {k: len(levels[k]) for k in self.new}
+        self.rows = {k: reform.term_rows(d.terms[k], self.data, self.fit_rows, levels[k], allow_new_levels)
+                     for k in self.new}
         self.weights = self._weights()
 
-    def _levels(self, k: int) -> list[str]:
+    def _levels(self, k: int) -> pd.Index:
         """The fit's levels of term k, then (allow_new_levels) newdata's unseen ones."""
         t = self.m.design.terms[k]
         levels = list(t.levels)
         if not self.fit_rows and self.allow_new_levels:
             levels += sorted(set(group_key(self.data, t.term.factors)) - set(levels))
-        return levels
+        return pd.Index(levels)
 
     def _weights(self) -> np.ndarray:
         m, n = self.m, len(self.data)
@@ -61,23 +64,22 @@ class Simulator:
                              "the trials of new rows are unknown; simulate the fitted rows (newdata=None)")
         return np.ones(n)
 
-    def effects(self, rng: np.random.Generator) -> list[pd.DataFrame | None]:
-        """New random effects of the terms to draw: b_l = T_k u_l, u_l ~ N(0, sigma^2 I)."""
-        d, tables = self.m.design, [None] * len(self.m.design.terms)
-        u = rng.standard_normal(sum(len(self.levels[k]) * d.terms[k].nc for k, _ in self.new)) * self.m.sigma
-        thetas, off = d.split_theta(self.m.theta), 0
-        for k, _ in self.new:
-            t, size = d.terms[k], len(self.levels[k]) * d.terms[k].nc
-            block = u[off:off + size].reshape(-1, t.nc) @ t.lower(thetas[k]).T
+    def effects(self, rng: np.random.Generator) -> np.ndarray:
+        """The drawn terms' part of eta: per level b_l = T_k u_l, u_l ~ N(0, sigma^2 I)."""
+        d = self.m.design
+        u = rng.standard_normal(sum(self.nlev[k] * d.terms[k].nc for k in self.new)) * self.m.sigma
+        thetas, off, out = d.split_theta(self.m.theta), 0, np.zeros(len(self.data))
+        for k in self.new:
+            t, size = d.terms[k], self.nlev[k] * d.terms[k].nc
+            b = u[off:off + size].reshape(-1, t.nc) @ t.lower(thetas[k]).T
             off += size
-            tables[k] = pd.DataFrame(block, index=pd.Index(self.levels[k]), columns=list(t.names))
-        return tables
+            out += reform.effects_part(b, *self.rows[k], list(range(t.nc)))
+        return out
 
     def draw(self, rng: np.random.Generator) -> np.ndarray:
         """One response: a binomial one as the proportion of its trials (as ``family$simulate``)."""
         m = self.m
-        eta = self.eta + reform.random_part(m.design.terms, self.data, self.fit_rows, self.effects(rng),
-                                            self.new, self.allow_new_levels)
+        eta = self.eta + self.effects(rng)
         if m._kind == "lmer":
             return eta + rng.normal(0.0, m.sigma / np.sqrt(self.weights), len(eta))
         return m.design.glm_family.sample(m._inverse_link(eta), self.weights, m.dispersion, rng)
