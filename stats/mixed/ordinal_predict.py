@@ -62,7 +62,7 @@ def _observed(m, newdata: pd.DataFrame | None) -> np.ndarray | None:
     if name not in newdata.columns:
         return None
     labels = newdata[name].map(lambda v: str(int(v)) if isinstance(v, float) and v.is_integer() else str(v))
-    codes = pd.Categorical(labels, categories=list(m.levels)).codes
+    codes = pd.Index(list(m.levels)).get_indexer(labels)
     if np.any(codes < 0):
         bad = sorted(set(labels[codes < 0]))[:5]
         raise ValueError(f"newdata: response {name!r} has values {bad} that are not categories "
