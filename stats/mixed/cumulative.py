@@ -155,7 +155,7 @@ class OrdinalDesign:
 def ordinal_design(formula: str, data: pd.DataFrame, link: str = "logit",
                    threshold: str = "flexible", random: bool = False, *,
                    weights: object = None, nominal: str | None = None,
-                   scale: str | None = None) -> OrdinalDesign:
+                   scale: str | None = None, contrasts: dict[str, object] | None = None) -> OrdinalDesign:
     """Check and set up a cumulative link model: the formula (random intercept terms only
     when ``random``), the rows complete in its columns (and those of ``nominal``, ``scale``
     and ``weights``: a column name or one positive value per row), the ordinal response,
@@ -183,7 +183,7 @@ def ordinal_design(formula: str, data: pd.DataFrame, link: str = "logit",
     w, _ = pop_row_values(frame)
     y, levels = ordinal_response(frame[parsed.response], parsed.response, n_dropped)
     thresholds = make_thresholds(levels, threshold)
-    x, names = fixed_matrix(parsed, frame)
+    x, names = fixed_matrix(parsed, frame, contrasts=contrasts)  # kept in frame.attrs
     if not names or names[0] != "(Intercept)":
         raise ValueError(
             f"fixed part {parsed.fixed!r} has no intercept: in a cumulative link model the "
@@ -460,7 +460,8 @@ class ClmResult(OrdinalResult):
 
 @one_blas_thread
 def clm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str = "flexible", *,
-        nominal: str | None = None, scale: str | None = None, weights: object = None) -> ClmResult:
+        nominal: str | None = None, scale: str | None = None, weights: object = None,
+        contrasts: dict[str, object] | None = None) -> ClmResult:
     """Fit a cumulative link model for an ordinal response (R's ``ordinal::clm``).
 
     Pr(Y <= j) = F(theta_j - x'beta) with F the inverse ``link`` (logit, probit,
@@ -488,6 +489,9 @@ def clm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str = 
         ``"~ z"``: effects of z on the log of the latent scale (coefficients ``zeta``).
     weights
         Case weights: a column name or one positive value per row (ordinal's ``weights``).
+    contrasts
+        A coding per factor (``{"temp": "sum"}``; ordinal's ``contrasts``, as in
+        [lmer][acceptability.stats.mixed.lmer.lmer]), for ``nominal`` and ``scale`` too.
 
     Returns
     -------
@@ -503,7 +507,8 @@ def clm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str = 
     >>> list(m.coef.index), round(m.logLik, 4)
     (['1|2', '2|3', 'x'], -8.5626)
     """
-    d = ordinal_design(formula, data, link, threshold, weights=weights, nominal=nominal, scale=scale)
+    d = ordinal_design(formula, data, link, threshold, weights=weights, nominal=nominal, scale=scale,
+                       contrasts=contrasts)
     fit = newton_clm(d)
     notes = []
     if not fit.converged:

@@ -7,8 +7,9 @@ factor ``Lambda(theta)`` (block diagonal: one lower-triangular ``T_k`` per term,
 per level) and the covariance parameter ``theta`` (the lower triangles of the ``T_k``,
 column-major). Terms are ordered by decreasing number of levels, as lme4 orders them: when
 they are not in that order already, by ``rev(order(nl))``, which also reverses ties.
-The fixed-effects matrix ``X`` comes from glmm's ``model_matrix`` (R's ``model.matrix``
-with treatment contrasts), the same parser that fits the model; transformed variables
+The fixed-effects matrix ``X`` is R's ``model.matrix`` (terms from glmm's ``model_matrix``, the
+same parser that fits the model; each factor coded by its contrasts, R's defaults
+``contr.treatment`` and ``contr.poly`` for an ordered factor, or ``contrasts=``); transformed variables
 (``scale(x)``, ``poly(x, 2)``, ``log(x)``, ``factor(x)``) are built by
 [transforms][acceptability.stats.mixed.transforms], which keeps R's column names, terms and
 ``assign`` in ``MixedDesign.fixed_part``.
@@ -280,14 +281,15 @@ def _lower_factor(s: np.ndarray) -> np.ndarray:
         return low
 
 
-def fixed_design(formula: Formula, frame: pd.DataFrame,
-                 check_rank: bool = True) -> tuple[np.ndarray, FixedPart]:
-    """``X`` as R's ``model.matrix`` gives it (treatment contrasts, transformed variables)
-    and the [FixedPart][acceptability.stats.mixed.transforms.FixedPart] it comes from
-    (column names, terms, what the transformations learnt); a rank-deficient ``X`` is an
+def fixed_design(formula: Formula, frame: pd.DataFrame, check_rank: bool = True,
+                 contrasts: dict[str, object] | None = None) -> tuple[np.ndarray, FixedPart]:
+    """``X`` as R's ``model.matrix`` gives it (R's default contrasts unless ``contrasts``
+    names a coding, transformed variables) and the
+    [FixedPart][acceptability.stats.mixed.transforms.FixedPart] it comes from (column
+    names, terms, codings, what the transformations learnt); a rank-deficient ``X`` is an
     error naming its columns."""
     try:
-        x, part = fit_matrix(formula, frame)
+        x, part = fit_matrix(formula, frame, contrasts)
     except ValueError as err:
         raise ValueError(f"fixed-effects part {formula.fixed!r} of {formula.text!r}: {err}") from None
     if check_rank and np.linalg.matrix_rank(x) < x.shape[1]:
@@ -297,10 +299,10 @@ def fixed_design(formula: Formula, frame: pd.DataFrame,
     return x, part
 
 
-def fixed_matrix(formula: Formula, frame: pd.DataFrame,
-                 check_rank: bool = True) -> tuple[np.ndarray, list[str]]:
+def fixed_matrix(formula: Formula, frame: pd.DataFrame, check_rank: bool = True,
+                 contrasts: dict[str, object] | None = None) -> tuple[np.ndarray, list[str]]:
     """``X`` and its column names ([fixed_design][acceptability.stats.mixed.design.fixed_design])."""
-    x, part = fixed_design(formula, frame, check_rank)
+    x, part = fixed_design(formula, frame, check_rank, contrasts)
     return x, list(part.xnames)
 
 

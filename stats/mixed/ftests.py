@@ -123,7 +123,10 @@ def fixed_part(model: MixedResult) -> FixedPart:
 
 def fixed_terms(model: MixedResult) -> FixedTerms:
     """R's ``terms`` of the fixed part of ``model``, with the columns of X of each term."""
-    part = fixed_part(model)
+    return _terms(fixed_part(model))
+
+
+def _terms(part: FixedPart) -> FixedTerms:
     labels, assign = tuple(part.labels), np.asarray(part.assign)
     columns = {t: np.flatnonzero(assign == k + 1).tolist() for k, t in enumerate(labels)}
     variables = {t: _split_term(t) for t in labels}
@@ -186,7 +189,21 @@ def _type2(x: np.ndarray, terms: FixedTerms) -> dict[str, np.ndarray]:
 
 
 def _type3(model: MixedResult, x: np.ndarray, terms: FixedTerms) -> dict[str, np.ndarray]:
-    """lmerTest's ``get_contrasts_type3`` (``extract_contrasts_type3``) for a treatment-coded X:
+    """lmerTest's ``get_contrasts_type3``: with a factor coded otherwise than by treatment
+    contrasts (``contrasts=``, an ordered factor's ``contr.poly``), the hypotheses of the
+    treatment-coded X mapped to X's coding by ``ginv(X_treatment) X``."""
+    part = fixed_part(model)
+    if all(c.kind == "contr.treatment" for c in part.contrasts.values()):
+        return _type3_treatment(model, x, terms, list(model.design.xnames))
+    xt, treatment = part.recoded(model.frame, "treatment")
+    mapping = _zapsmall(np.linalg.pinv(xt) @ x)
+    ls = _type3_treatment(model, xt, _terms(treatment), list(treatment.xnames))
+    return {t: lt @ mapping for t, lt in ls.items()}
+
+
+def _type3_treatment(model: MixedResult, x: np.ndarray, terms: FixedTerms,
+                     xnames: list[str]) -> dict[str, np.ndarray]:
+    """lmerTest's ``extract_contrasts_type3`` for a treatment-coded X:
     each term's full indicator coding (its ``get_rdX``) expressed in X's columns, made
     orthogonal to the terms containing it, highest order first."""
     blocks, names = ([np.ones((len(x), 1))], ["(Intercept)"]) if terms.intercept else ([], [])
@@ -202,7 +219,6 @@ def _type3(model: MixedResult, x: np.ndarray, terms: FixedTerms) -> dict[str, np
         if outer:
             y, a = lmat[:, terms.columns[t]], lmat[:, outer]
             lmat[:, terms.columns[t]] = _zapsmall(y - a @ np.linalg.lstsq(a, y, rcond=None)[0])
-    xnames = list(model.design.xnames)
     missing = [n for n in xnames if n not in names]
     if missing:
         raise ValueError(f"type III hypotheses: the columns {missing} of X are not columns of the "

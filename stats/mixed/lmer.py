@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -43,10 +42,6 @@ __all__ = ["ConvergenceWarning", "GlmerResult", "LmerResult", "SingularFitWarnin
            "glmer", "glmer_nb", "lmer", "make_result", "prepare_frame"]
 
 _SINGULAR_TOL = 1e-4  # lme4::isSingular: a diagonal of a relative covariance factor below this
-
-if TYPE_CHECKING:
-    from acceptability.stats.mixed.allfit import AllFit
-    from acceptability.stats.mixed.selection import StepResult
 
 
 class SingularFitWarning(UserWarning):
@@ -89,7 +84,7 @@ def _varcorr_labels(groups: list[str]) -> list[str]:
 
 @pls.one_blas_thread
 def lmer(formula: str, data: pd.DataFrame, REML: bool = True, weights: object = None,
-         offset: object = None) -> LmerResult:
+         offset: object = None, contrasts: dict[str, object] | None = None) -> LmerResult:
     """Fit a linear mixed model written in lme4 syntax (``lme4::lmer``).
 
     ``y ~ x + (1 + x | g) + (1 | h)``: crossed or nested factors, ``(1 | g/h)`` =
@@ -112,6 +107,11 @@ def lmer(formula: str, data: pd.DataFrame, REML: bool = True, weights: object = 
     offset
         A known term of the linear predictor (a column name or one value per row), added to
         the formula's ``offset(...)`` terms.
+    contrasts
+        A coding per factor, R's ``contrasts`` argument: ``{"A": "sum"}``, ``"helmert"``,
+        ``"poly"``, ``"treatment"`` or a matrix with a row per level
+        ([contrast][acceptability.stats.mixed.contrasts.contrast]). Other factors get R's
+        defaults: treatment contrasts, ``contr.poly`` for an ordered Categorical.
 
     Returns
     -------
@@ -131,13 +131,14 @@ def lmer(formula: str, data: pd.DataFrame, REML: bool = True, weights: object = 
     (['(Intercept)', 'score'], True)
     """
     reml = check_reml(REML)
-    d = model_design(formula, data, weights=weights, offset=offset)
+    d = model_design(formula, data, weights=weights, offset=offset, contrasts=contrasts)
     return make_result(d, fit(d, REML=reml), REML=reml)
 
 
 @pls.one_blas_thread
 def glmer(formula: str, data: pd.DataFrame, family: str | Family = "binomial", nAGQ: int = 1,
-          link: str | None = None, weights: object = None, offset: object = None) -> GlmerResult:
+          link: str | None = None, weights: object = None, offset: object = None,
+          contrasts: dict[str, object] | None = None) -> GlmerResult:
     """Fit a generalised linear mixed model in lme4 syntax (``lme4::glmer``).
 
     Any of R's families and links (``families.family``):
@@ -170,6 +171,8 @@ def glmer(formula: str, data: pd.DataFrame, family: str | Family = "binomial", n
     offset
         A known term of the linear predictor (e.g. log exposure), added to the formula's
         ``offset(...)`` terms.
+    contrasts
+        A coding per factor, as in [lmer][acceptability.stats.mixed.lmer.lmer].
 
     Returns
     -------
@@ -197,19 +200,20 @@ def glmer(formula: str, data: pd.DataFrame, family: str | Family = "binomial", n
     if nAGQ > 1 and (len(parsed.random) != 1 or len(parsed.random[0].names) != 1):
         raise ValueError(f"nAGQ={nAGQ} needs a single scalar random effect, as in lme4 "
                          f"(the model has {[str(t) for t in parsed.random]}); use nAGQ=1 (Laplace)")
-    d = model_design(formula, data, fam, weights=weights, offset=offset)
+    d = model_design(formula, data, fam, weights=weights, offset=offset, contrasts=contrasts)
     return make_result(d, fit(d, REML=False, nAGQ=nAGQ), nAGQ=nAGQ)
 
 
 def glmer_nb(formula: str, data: pd.DataFrame, link: str = "log", nAGQ: int = 1,
-             weights: object = None, offset: object = None) -> GlmerResult:
+             weights: object = None, offset: object = None,
+             contrasts: dict[str, object] | None = None) -> GlmerResult:
     """Fit a negative binomial GLMM, its size (R's ``theta``) estimated with the other
     parameters (``lme4::glmer.nb``): ``Var(y | b) = mu + mu^2 / size``. The size is the
     result's ``dispersion``; ``npar`` counts it, as lme4 does.
 
     Parameters
     ----------
-    formula, data, nAGQ, weights, offset
+    formula, data, nAGQ, weights, offset, contrasts
         As in [glmer][acceptability.stats.mixed.lmer.glmer]; the response holds counts.
     link
         ``"log"`` (default), ``"sqrt"`` or ``"identity"``.
@@ -228,7 +232,7 @@ def glmer_nb(formula: str, data: pd.DataFrame, link: str = "log", nAGQ: int = 1,
     >>> m.family, m.npar, bool(m.dispersion > 0)
     ('negative.binomial', 4, True)
     """
-    return glmer(formula, data, "negative.binomial", nAGQ, link, weights, offset)
+    return glmer(formula, data, "negative.binomial", nAGQ, link, weights, offset, contrasts)
 
 
 def make_result(design: MixedDesign, fitted: FittedParameters, REML: bool = True,
@@ -345,15 +349,8 @@ class LmerResult(MixedResult):
     @property
     def singular(self) -> bool:
         """lme4 ``isSingular``: a diagonal element of a relative covariance factor below 1e-4."""
-        return self.isSingular(_SINGULAR_TOL)
-
-    def isSingular(self, tol: float = _SINGULAR_TOL) -> bool:
-        """lme4's ``isSingular(m, tol)``: whether a diagonal element of a relative covariance
-        factor (theta with lower bound 0) is below ``tol``."""
-        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol >= 0:
-            raise ValueError(f"tol={tol!r}: use a non-negative number (lme4's default 1e-4)")
         lower = self.design.theta_lower()
-        return bool(np.any(self.theta[lower == 0] < tol))
+        return bool(np.any(self.theta[lower == 0] < _SINGULAR_TOL))
 
     def _b(self) -> np.ndarray:
         return self.parameters.b
@@ -590,38 +587,6 @@ class LmerResult(MixedResult):
         """Likelihood-ratio tests of this fit against ``others``; alone, lmerTest's F test of
         each fixed term ([anova][acceptability.stats.mixed.lmer.anova])."""
         return anova(self, *others, refit=refit, type=type, ddf=ddf)
-
-    def ranova(self, reduce_terms: bool = True) -> pd.DataFrame:
-        """lmerTest's ``ranova`` ([ranova][acceptability.stats.mixed.selection.ranova])."""
-        from acceptability.stats.mixed import selection
-
-        return selection.ranova(self, reduce_terms)
-
-    def drop1(self, ddf: str = "Satterthwaite") -> pd.DataFrame:
-        """lmerTest's ``drop1`` ([drop1][acceptability.stats.mixed.selection.drop1])."""
-        from acceptability.stats.mixed import selection
-
-        return selection.drop1(self, ddf)
-
-    def step(self, ddf: str = "Satterthwaite", alpha_random: float = 0.1, alpha_fixed: float = 0.05,
-             reduce_fixed: bool = True, reduce_random: bool = True,
-             keep: tuple[str, ...] | list[str] = ()) -> StepResult:
-        """lmerTest's ``step`` ([step][acceptability.stats.mixed.selection.step])."""
-        from acceptability.stats.mixed import selection
-
-        return selection.step(self, ddf, alpha_random, alpha_fixed, reduce_fixed, reduce_random, keep)
-
-    def Anova(self, type: int | str = 2) -> pd.DataFrame:
-        """car's ``Anova``: Wald chi-square tests ([wald_anova][acceptability.stats.mixed.wald.wald_anova])."""
-        from acceptability.stats.mixed import wald
-
-        return wald.wald_anova(self, type)
-
-    def allFit(self) -> AllFit:
-        """lme4's ``allFit`` ([all_fit][acceptability.stats.mixed.allfit.all_fit])."""
-        from acceptability.stats.mixed import allfit
-
-        return allfit.all_fit(self)
 
     def __repr__(self) -> str:
         how = "REML" if self.REML else "ML"

@@ -30,7 +30,8 @@ __all__ = ["fit", "model_design"]
 
 
 def model_design(formula: str, data: pd.DataFrame, family: str | Family = "gaussian",
-                 link: str | None = None, weights: object = None, offset: object = None) -> MixedDesign:
+                 link: str | None = None, weights: object = None, offset: object = None,
+                 contrasts: dict[str, object] | None = None) -> MixedDesign:
     """The design of a mixed model (lme4's ``lFormula``, ``glFormula`` for a GLMM).
 
     The formula is parsed and checked against the data, rows with missing values in used
@@ -52,6 +53,9 @@ def model_design(formula: str, data: pd.DataFrame, family: str | Family = "gauss
         Prior weights and an offset: a column name or one value per row of ``data``
         (``weights.with_row_values``); the offset adds to the formula's
         ``offset(...)`` terms.
+    contrasts
+        A coding per factor (``{"A": "sum"}``; [contrasts][acceptability.stats.mixed.contrasts]),
+        R's ``contrasts`` argument; R's defaults for the others.
 
     Returns
     -------
@@ -78,7 +82,7 @@ def model_design(formula: str, data: pd.DataFrame, family: str | Family = "gauss
         y, trials = lmer_response(parsed, frame), None
     else:
         y, trials = glmer_response(parsed, frame, fam, weighted=w is not None)
-    x, fixed = fixed_design(parsed, frame)
+    x, fixed = fixed_design(parsed, frame, contrasts=contrasts)
     d = mixed_design(parsed, frame, x, fixed.xnames, y, trials, fam.name, n_dropped, fixed=fixed)
     d.link = None if fam.canonical else fam.link.name
     d.weights, d.offset = w, total_offset(parsed, frame, off)

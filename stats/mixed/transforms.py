@@ -19,7 +19,7 @@ argument is present, before the rows missing another of the formula's columns ar
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import Any
 
@@ -35,7 +35,7 @@ from acceptability.stats.mixed.contrasts import (
 from acceptability.stats.mixed.formula import Formula, _identifiers
 from acceptability.stats.mixed.slopes import factor_levels, is_factor
 
-__all__ = ["PARAMS_KEY", "SUPPORTED", "FixedPart", "expression_columns", "fit_matrix",
+__all__ = ["CONTRASTS_KEY", "PARAMS_KEY", "SUPPORTED", "FixedPart", "expression_columns", "fit_matrix",
            "fixed_part", "formula_offset", "learn_stateful", "parse_expression", "response_values"]
 
 _ELEMENTWISE = {"log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
@@ -44,6 +44,7 @@ _STATEFUL = ("scale", "poly")
 _FACTOR = ("factor", "as.factor")
 SUPPORTED = tuple(sorted([*_ELEMENTWISE, *_STATEFUL, *_FACTOR, "offset"]))
 PARAMS_KEY = "acceptability.stats.mixed.transforms"  # frame.attrs: what scale()/poly() learnt
+CONTRASTS_KEY = "acceptability.stats.mixed.contrasts"  # frame.attrs: the fit's contrasts=
 _CONSTANTS = {"TRUE": True, "FALSE": False, "T": True, "F": False, "pi": np.pi}
 _TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?L?)"
                     r"|(?P<name>[A-Za-z.][\w.]*)|(?P<op>%/%|%%|\*\*|[<>=!]=|[-+*/^(),=<>]))")
@@ -543,8 +544,6 @@ class FixedPart:
             labels, intercept = glmm.term_labels(f"~ {self.text}")
         except ValueError as err:
             raise ValueError(f"glmm: {err}") from None
-        if fitting:
-            self._check_contrasts()
         parts = _column_parts(list(names0), labels, intercept, frame)
         names = {v.safe: v.name for v in self.variables}
         blocks = [np.ones((len(data), 1))] if any(k == 0 for k, _ in parts) else []
@@ -588,6 +587,13 @@ class FixedPart:
             raise ValueError(f"contrasts= names {unknown}, which {'is' if len(unknown) == 1 else 'are'} "
                              f"not a factor of the fixed effects {self.fixed!r} (its factors: "
                              f"{list(self.levels) or 'none'})")
+
+    def recoded(self, data: pd.DataFrame, coding: str = "treatment") -> tuple[np.ndarray, FixedPart]:
+        """The model matrix of ``data``'s rows with every factor coded by ``coding``, and its
+        fixed part (lmerTest's ``get_model_matrix(type = "remake", contrasts = ...)``)."""
+        out = replace(self, contrasts={k: contrast(coding, lv, k) for k, lv in self.levels.items()})
+        x, out.xnames, out.labels, out.assign = out._build(data, fitting=False)
+        return x, out
 
     def matrix(self, data: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
         """The model matrix of ``data``'s rows and its column names (R's), with the fit's
@@ -681,7 +687,11 @@ def fixed_part(formula: Formula, frame: pd.DataFrame, contrasts: dict[str, objec
     set by ``prepare_frame`` from the data before incomplete rows were dropped; else from
     ``frame``), the factors' levels and codings (``contrasts``: a coding per factor,
     [contrast][acceptability.stats.mixed.contrasts.contrast]; R's defaults for the others),
-    R's term labels and column names and ``assign``.
+    R's term labels and column names and ``assign``. ``contrasts`` given are kept in
+    ``frame.attrs[CONTRASTS_KEY]`` (R keeps them as ``attr(X, "contrasts")``), so that
+    every later matrix of the fit's rows (refits, type III hypotheses, ``nominal=``) codes
+    its factors alike; without ``contrasts``, those of ``frame.attrs`` apply to the factors
+    the formula has.
 
     Examples
     --------
@@ -733,9 +743,12 @@ def _learn_fixed(formula: Formula, frame: pd.DataFrame,
     if params is None or any(c.deparse() not in params for v in variables
                              for c in v.node.calls() if c.value in _STATEFUL):
         params = learn_stateful(formula, frame)
-    out = FixedPart(fixed, "".join(text), tuple(variables), dict(params), {},
-                    check_contrasts(contrasts))
+    requested = frame.attrs.get(CONTRASTS_KEY, {}) if contrasts is None else check_contrasts(contrasts)
+    out = FixedPart(fixed, "".join(text), tuple(variables), dict(params), {}, dict(requested))
     x, out.xnames, out.labels, out.assign = out._build(frame, fitting=True)
+    if contrasts is not None:  # kept with the rows, for every matrix built from them later
+        out._check_contrasts()
+        frame.attrs[CONTRASTS_KEY] = out.requested
     return out, x
 
 

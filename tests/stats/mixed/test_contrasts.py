@@ -10,15 +10,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acceptability.stats.mixed import lmer
+from acceptability.stats.mixed import clm, clmm, glmer, lmer, parse_formula
 from acceptability.stats.mixed.contrasts import contr_helmert, contr_poly, contr_sum
+from acceptability.stats.mixed.transforms import fit_matrix
 from tests.conftest import REPO
+from tests.lme4_data import lme4_data
 
 FIXTURES = REPO / "tests" / "fixtures"
 CMAT = np.array([[-3.0, 1, -1], [-1, -1, 3], [1, -1, -3], [3, 1, 1]])  # R: matrix(c(...), 4)
 UNBALANCED = [0, 6, 29]  # R's oats[-c(1, 7, 30), ]
 REL = 1e-4  # estimates, relative (issue 44's tolerance)
 DF_P = 1e-3  # df and p values, relative
+# CO2's Plant variance is 0 in the additive fits (lme4 says "boundary (singular) fit" too)
+pytestmark = pytest.mark.filterwarnings("ignore:.*boundary .singular. fit")
 
 
 def reference(model: str) -> dict[str, pd.Series]:
@@ -112,16 +116,145 @@ def test_emmeans_of_an_ordered_factor(oats):
 
 
 # --- item 3: a column is a column, whatever its name ---------------------------------------
-@pytest.mark.filterwarnings("ignore:lmer: boundary")  # singular in R too
 def test_column_named_treatment_is_a_column(co2):
     m = lmer("uptake ~ Type + Treatment + (1 | Plant)", co2)
     assert_fit(m, "co2_treatment")
 
 
-@pytest.mark.filterwarnings("ignore:lmer: boundary")
 @pytest.mark.parametrize("name", ["Treatment", "Sum", "Poly", "Helmert", "Diff", "C", "Q", "I", "np"])
 def test_any_column_name_is_read(co2, name):
     data = co2.rename(columns={"Treatment": name})
     m = lmer(f"uptake ~ Type + {name} + (1 | Plant)", data)
     assert list(m.fixef.index) == ["(Intercept)", "TypeMississippi", f"{name}chilled"]
     assert m.fixef.iloc[2] == pytest.approx(reference("co2_treatment")["fixef"].iloc[2], rel=REL)
+
+
+# --- item 6: contrasts= -------------------------------------------------------------------------
+CO2_SUM = "uptake ~ Type * Treatment + conc + (1 | Plant)"
+CO2_NEW = pd.DataFrame({"Type": ["Quebec", "Mississippi", "Mississippi"],
+                        "Treatment": ["chilled", "nonchilled", "chilled"], "conc": [95.0, 500, 1000]})
+
+
+def assert_anova(table: pd.DataFrame, model: str, quantity: str = "anova3") -> float:
+    """lmerTest's (or afex's) type III table: NumDF exactly, DenDF, F and p to 1e-3
+    relative (F to 1e-4); returns the worst relative difference of DenDF, F and p."""
+    r = reference(model)[quantity]
+    cols = {"NumDF": "NumDF", "DenDF": "DenDF", "F value": "F value", "Pr(>F)": "Pr(>F)"}
+    if quantity == "afex3":
+        cols = {"num Df": "NumDF", "den Df": "DenDF", "F": "F value", "Pr(>F)": "Pr(>F)"}
+    worst = 0.0
+    for name, value in r.items():
+        term, col = name.split("|")
+        ours = table.loc[term, cols[col]]
+        if cols[col] == "NumDF":
+            assert ours == value, name
+            continue
+        rel = abs(ours - value) / abs(value)
+        assert rel < (REL if cols[col] == "F value" else DF_P), (name, ours, value)
+        worst = max(worst, rel)
+    return worst
+
+
+def test_sum_coded_lmer_and_its_type3_anova_match_lmertest(co2):
+    m = lmer(CO2_SUM, co2, contrasts={"Type": "sum", "Treatment": "sum"})
+    assert_fit(m, "co2_sum", newdata=CO2_NEW)
+    assert_anova(m.anova(type=3), "co2_sum")
+    # sum coding: the intercept is the mean of the four Type x Treatment cells at conc = 0,
+    # each cell's mean from treatment-coded estimates, written here
+    t = lmer(CO2_SUM, co2).fixef
+    cells = [t["(Intercept)"], t["(Intercept)"] + t["TypeMississippi"],
+             t["(Intercept)"] + t["Treatmentchilled"],
+             t["(Intercept)"] + t["TypeMississippi"] + t["Treatmentchilled"]
+             + t["TypeMississippi:Treatmentchilled"]]
+    assert m.fixef["(Intercept)"] == pytest.approx(np.mean(cells), rel=1e-6)
+
+
+@pytest.mark.parametrize(("model", "contrasts"), [
+    ("oats_helmert_matrix", {"V": "helmert", "N": CMAT}),
+    ("oats_named_matrix", {"N": pd.DataFrame(CMAT[:, :2], columns=["lin", "quad"])}),
+])
+def test_helmert_and_matrix_contrasts_match_lme4(oats, model, contrasts):
+    # a matrix with fewer than k - 1 columns is used as it is (R's contrasts(x, ncol(m)) <- m)
+    data = oats.assign(N=oats["N"].cat.as_unordered())
+    m = lmer("Y ~ V + N + (1 | B/V)", data, contrasts=contrasts)
+    assert_fit(m, model, newdata=oats_new())
+
+
+def test_type3_anova_does_not_depend_on_the_coding(oats):
+    # unbalanced (three rows left out): lmerTest maps the treatment-coded type III
+    # hypotheses to the fit's coding (get_contrasts_type3), so that sum coding and R's default
+    # (N ordered: contr.poly) give one table, and afex (sum coding) the same
+    unbal = oats.drop(index=UNBALANCED)
+    sums = lmer("Y ~ V * N + (1 | B/V)", unbal, contrasts={"V": "sum", "N": "sum"})
+    assert_fit(sums, "oats_unbalanced_sum")
+    table = sums.anova(type=3)
+    assert_anova(table, "oats_unbalanced_sum")
+    assert_anova(table, "oats_unbalanced_sum", "afex3")
+    default = lmer("Y ~ V * N + (1 | B/V)", unbal)
+    assert_fit(default, "oats_unbalanced_default")
+    assert_anova(default.anova(type=3), "oats_unbalanced_default")
+
+
+@pytest.mark.parametrize(("model", "coding"), [
+    ("cbpp_sum", "sum"), ("cbpp_helmert", "helmert"), ("cbpp_matrix", CMAT), ("cbpp_poly", "poly")])
+def test_glmer_contrasts_match_lme4(model, coding):
+    new = pd.DataFrame({"period": ["1", "2", "3", "4"], "size": [10.0, 25, 14, 40]})
+    m = glmer("cbind(incidence, size - incidence) ~ period + (1 | herd)", lme4_data("cbpp"),
+              contrasts={"period": coding})
+    assert m.engine.startswith("glmm")
+    assert_fit(m, model)
+    eta = m.predict(new, re_form="~0", type="link").to_numpy()
+    assert eta == pytest.approx(reference(model)["predict_fixed"].to_numpy(), rel=REL)
+
+
+def test_clm_and_clmm_contrasts_match_ordinal(wine):
+    m = clm("rating ~ temp * contact", wine, contrasts={"temp": "sum", "contact": "sum"})
+    assert_fit(m, "wine_clm_sum", coef=m.coef)
+    # predict() of new rows codes them with the fit's contrasts: the fitted rows, given as
+    # new data, get the fitted probabilities
+    prob = m.predict(wine[["temp", "contact"]]).to_numpy()
+    assert prob[np.arange(len(wine)), wine["rating"].cat.codes] == pytest.approx(m.fitted.to_numpy())
+    m = clm("rating ~ bottle", wine, contrasts={"bottle": "poly"})
+    assert_fit(m, "wine_clm_poly", coef=m.coef)
+    m = clmm("rating ~ temp + contact + (1 | judge)", wine, contrasts={"temp": "sum", "contact": "helmert"})
+    assert_fit(m, "wine_clmm_sum", coef=m.coef)
+
+
+def test_model_matrix_is_indicators_times_contrasts(co2):
+    # X's columns for Type * Treatment built here from the indicators and R's matrices
+    x, part = fit_matrix(parse_formula("uptake ~ Type * Treatment + (1 | Plant)"), co2.copy(),
+                         {"Type": "sum", "Treatment": "helmert"})
+    type_ = np.where(co2["Type"] == "Quebec", 1.0, -1.0)  # contr.sum(2): 1, -1
+    treat = np.where(co2["Treatment"] == "nonchilled", -1.0, 1.0)  # contr.helmert(2): -1, 1
+    assert part.xnames == ["(Intercept)", "Type1", "Treatment1", "Type1:Treatment1"]
+    assert x == pytest.approx(np.column_stack([np.ones(len(co2)), type_, treat, type_ * treat]))
+    assert part.contrasts["Type"].kind == "contr.sum"
+    # a factor whose margin is absent from the model keeps the indicator of every level
+    # (R's rule; names from R's model.matrix(~ Type + Type:Treatment, CO2, contrasts.arg = ...))
+    sums = {"Type": "sum", "Treatment": "sum"}
+    _, part = fit_matrix(parse_formula("uptake ~ Type + Type:Treatment + (1 | Plant)"), co2.copy(), sums)
+    assert part.xnames == ["(Intercept)", "Type1", "TypeQuebec:Treatment1", "TypeMississippi:Treatment1"]
+    _, part = fit_matrix(parse_formula("uptake ~ conc:Type + Treatment + (1 | Plant)"), co2.copy(), sums)
+    assert part.xnames == ["(Intercept)", "Treatment1", "conc:TypeQuebec", "conc:TypeMississippi"]
+
+
+def test_emmeans_do_not_depend_on_the_coding(co2):
+    sums = lmer(CO2_SUM, co2, contrasts={"Type": "sum", "Treatment": "helmert"})
+    default = lmer(CO2_SUM, co2)
+    a, b = sums.emmeans("Type"), default.emmeans("Type")
+    assert a["emmean"].to_numpy() == pytest.approx(b["emmean"].to_numpy(), rel=1e-8)
+    assert a["SE"].to_numpy() == pytest.approx(b["SE"].to_numpy(), rel=1e-6)
+
+
+@pytest.mark.parametrize(("contrasts", "message"), [
+    ({"Plant": "sum"}, r"names \['Plant'\], which is not a factor of the fixed effects"),
+    ({"conc": "sum"}, "not a factor"),
+    ({"Type": "deviation"}, "use one of treatment, sum, helmert, poly"),
+    ({"Type": np.ones((3, 1))}, "needs 2 rows"),
+    ({"Type": np.array([[1.0], [1.0]])}, "singular, or one of its columns is constant"),
+    ({"Type": "sum", 3: "sum"}, "a dict from factor names"),
+    (["Type"], "a dict from factor names"),
+])
+def test_bad_contrasts_are_refused_clearly(co2, contrasts, message):
+    with pytest.raises(ValueError, match=message):
+        lmer(CO2_SUM, co2, contrasts=contrasts)
