@@ -7,7 +7,7 @@
 #   lme4's sleepstudy, cbpp and grouseticks, lmerTest's ham and the aggregated VerbAgg, which
 #   the tests read from tests/fixtures/lme4/ (exported by lme4_reference.R,
 #   lmertest_reference.R, glmer_profile.R and glmer_families.R).
-# Versions used: R 4.2.2, lme4 1.1-31, lmerTest 3.1-3, pbkrtest 0.5.2, car 3.1-1 (the last row
+# Versions used: R 4.2.2, lme4 1.1-31, lmerTest 3.1-3, pbkrtest 0.5.2, car 3.1-1, glmmTMB 1.1.5 (the last row
 #   of the CSV records the versions of the run).
 # Models (linear ones by REML with bobyqa and a tight end radius, as lmertest_reference.R):
 #   ham3   Informed.liking ~ Product*Information*Gender + (1 | Consumer) + (1 | Product:Consumer)
@@ -21,10 +21,13 @@
 #   ticks  TICKS ~ YEAR * cHEIGHT + (1 | LOCATION), poisson (grouseticks): Anova types II, III
 #   verbagg cbind(yes, no) ~ Gender * btype + situ + (1 | id), binomial: Anova types II, III
 #   cbpp   cbind(incidence, size - incidence) ~ period + (1 | herd), binomial: Anova, allFit
+#   The three GLMMs are also fitted by glmmTMB (its exact Hessian at its optimum, which the
+#   package's glmer fits match; lme4's optimum and finite-difference vcov are 1e-3 off), and
+#   car::Anova run on both; table "vcov" holds lme4's, to test the Wald tables at its (b, V).
 #   (allFit refits ss and cbpp fitted with lme4's default control: it re-evaluates the call)
 # Rows: model, table, row, column, value (15 significant digits), text (formulas of step's
 #   final model; the model's theta rows, table "theta", to refit at R's optimum if needed).
-suppressPackageStartupMessages({library(lmerTest); library(car)})
+suppressPackageStartupMessages({library(lmerTest); library(car); library(glmmTMB)})
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
 fixtures <- file.path(dirname(dirname(normalizePath(script))), "tests", "fixtures")
 CTRL <- lmerControl(optimizer = "bobyqa", optCtrl = list(rhoend = 1e-10, maxfun = 1e5))
@@ -69,10 +72,22 @@ glmers <- list(
   verbagg = glmer(cbind(yes, no) ~ Gender * btype + situ + (1 | id), va, family = binomial, control = GCTRL),
   cbpp = glmer(cbind(incidence, size - incidence) ~ period + (1 | herd), cbpp, family = binomial,
                control = GCTRL))
+tmbs <- list(
+  ticks = glmmTMB(TICKS ~ YEAR * cHEIGHT + (1 | LOCATION), grouseticks, family = poisson),
+  verbagg = glmmTMB(cbind(yes, no) ~ Gender * btype + situ + (1 | id), va, family = binomial),
+  cbpp = glmmTMB(cbind(incidence, size - incidence) ~ period + (1 | herd), cbpp, family = binomial))
 for (name in names(glmers)) {
   put(name, "logLik", "logLik", "value", as.numeric(logLik(glmers[[name]])))
+  put(name, "logLik_tmb", "logLik", "value", as.numeric(logLik(tmbs[[name]])))
   put_frame(name, "fixef", data.frame(value = fixef(glmers[[name]])))
-  for (type in c("II", "III")) put_frame(name, paste0("Anova_", type), as.data.frame(Anova(glmers[[name]], type = type)))
+  put_frame(name, "fixef_tmb", data.frame(value = fixef(tmbs[[name]])$cond))
+  put(name, "sd_tmb", names(VarCorr(tmbs[[name]])$cond), "value",
+      sapply(VarCorr(tmbs[[name]])$cond, function(v) attr(v, "stddev")[[1]]))
+  put_frame(name, "vcov", as.data.frame(as.matrix(vcov(glmers[[name]]))))
+  for (type in c("II", "III")) {
+    put_frame(name, paste0("Anova_", type), as.data.frame(Anova(glmers[[name]], type = type)))
+    put_frame(name, paste0("AnovaTMB_", type), as.data.frame(Anova(tmbs[[name]], type = type)))
+  }
 }
 for (name in c("ss", "cbpp")) {
   m <- if (name == "ss") lmer(Reaction ~ Days + (Days | Subject), sleepstudy) else  # allFit re-evaluates
@@ -87,8 +102,8 @@ for (name in c("ss", "cbpp")) {
 }
 out <- do.call(rbind, rows)
 out$value <- signif(out$value, 15)
-versions <- sprintf("R %s; lme4 %s; lmerTest %s; pbkrtest %s; car %s", getRversion(),
+versions <- sprintf("R %s; lme4 %s; lmerTest %s; pbkrtest %s; car %s; glmmTMB %s", getRversion(),
                     packageVersion("lme4"), packageVersion("lmerTest"), packageVersion("pbkrtest"),
-                    packageVersion("car"))
+                    packageVersion("car"), packageVersion("glmmTMB"))
 out <- rbind(out, data.frame(model = "versions", table = "", row = "", column = "", value = NA, text = versions))
 write.csv(out, file.path(fixtures, "selection_reference.csv"), row.names = FALSE)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -42,6 +43,10 @@ __all__ = ["ConvergenceWarning", "GlmerResult", "LmerResult", "SingularFitWarnin
            "glmer", "glmer_nb", "lmer", "make_result", "prepare_frame"]
 
 _SINGULAR_TOL = 1e-4  # lme4::isSingular: a diagonal of a relative covariance factor below this
+
+if TYPE_CHECKING:
+    from acceptability.stats.mixed.allfit import AllFit
+    from acceptability.stats.mixed.selection import StepResult
 
 
 class SingularFitWarning(UserWarning):
@@ -349,8 +354,15 @@ class LmerResult(MixedResult):
     @property
     def singular(self) -> bool:
         """lme4 ``isSingular``: a diagonal element of a relative covariance factor below 1e-4."""
+        return self.isSingular(_SINGULAR_TOL)
+
+    def isSingular(self, tol: float = _SINGULAR_TOL) -> bool:
+        """lme4's ``isSingular(m, tol)``: whether a diagonal element of a relative covariance
+        factor (theta with lower bound 0) is below ``tol``."""
+        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not tol >= 0:
+            raise ValueError(f"tol={tol!r}: use a non-negative number (lme4's default 1e-4)")
         lower = self.design.theta_lower()
-        return bool(np.any(self.theta[lower == 0] < _SINGULAR_TOL))
+        return bool(np.any(self.theta[lower == 0] < tol))
 
     def _b(self) -> np.ndarray:
         return self.parameters.b
@@ -587,6 +599,38 @@ class LmerResult(MixedResult):
         """Likelihood-ratio tests of this fit against ``others``; alone, lmerTest's F test of
         each fixed term ([anova][acceptability.stats.mixed.lmer.anova])."""
         return anova(self, *others, refit=refit, type=type, ddf=ddf)
+
+    def ranova(self, reduce_terms: bool = True) -> pd.DataFrame:
+        """lmerTest's ``ranova`` ([ranova][acceptability.stats.mixed.selection.ranova])."""
+        from acceptability.stats.mixed import selection
+
+        return selection.ranova(self, reduce_terms)
+
+    def drop1(self, ddf: str = "Satterthwaite") -> pd.DataFrame:
+        """lmerTest's ``drop1`` ([drop1][acceptability.stats.mixed.selection.drop1])."""
+        from acceptability.stats.mixed import selection
+
+        return selection.drop1(self, ddf)
+
+    def step(self, ddf: str = "Satterthwaite", alpha_random: float = 0.1, alpha_fixed: float = 0.05,
+             reduce_fixed: bool = True, reduce_random: bool = True,
+             keep: tuple[str, ...] | list[str] = ()) -> StepResult:
+        """lmerTest's ``step`` ([step][acceptability.stats.mixed.selection.step])."""
+        from acceptability.stats.mixed import selection
+
+        return selection.step(self, ddf, alpha_random, alpha_fixed, reduce_fixed, reduce_random, keep)
+
+    def Anova(self, type: int | str = 2) -> pd.DataFrame:
+        """car's ``Anova``: Wald chi-square tests ([wald_anova][acceptability.stats.mixed.wald.wald_anova])."""
+        from acceptability.stats.mixed import wald
+
+        return wald.wald_anova(self, type)
+
+    def allFit(self) -> AllFit:
+        """lme4's ``allFit`` ([all_fit][acceptability.stats.mixed.allfit.all_fit])."""
+        from acceptability.stats.mixed import allfit
+
+        return allfit.all_fit(self)
 
     def __repr__(self) -> str:
         how = "REML" if self.REML else "ML"
