@@ -75,11 +75,13 @@ if TYPE_CHECKING:
         GlmerResult,
         LmerResult,
         SingularFitWarning,
+        all_fit,
         anova,
         anova_clm,
         brm,
         clm,
         clmm,
+        drop1,
         emmeans,
         fc_model,
         fc_model_frame,
@@ -91,8 +93,11 @@ if TYPE_CHECKING:
         pair_model,
         pair_model_frame,
         parse_formula,
+        ranova,
         sentence_model,
         sentence_model_frame,
+        step,
+        wald_anova,
     )
     from acceptability.stats.overlap import reduced
     from acceptability.stats.ratings import (
@@ -131,6 +136,7 @@ __all__ = [
     "sentence_model_frame", "shallow_predictors", "spearman_brown", "split_half",
     "steiger_z", "variability", "with_norming", "zorro_accuracy", "zscore",
     "sg_scores", "syntaxgym_accuracy", "syntaxgym_outcomes",
+    "all_fit", "drop1", "ranova", "step", "wald_anova",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, __file__)  # 0.1 names (the rule baselines moved to scoring)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from acceptability._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from acceptability.stats.mixed.allfit import AllFit, all_fit
     from acceptability.stats.mixed.brm import BrmResult, brm, loo_compare
     from acceptability.stats.mixed.cumulative import ClmResult, OrdinalResult, anova_clm, clm
     from acceptability.stats.mixed.cumulative_mixed import ClmmResult, clmm
@@ -60,7 +61,9 @@ if TYPE_CHECKING:
         FittedParameters,
     )
     from acceptability.stats.mixed.results import MixedResult, Summary
+    from acceptability.stats.mixed.selection import StepResult, drop1, ranova, step
     from acceptability.stats.mixed.stages import fit, model_design
+    from acceptability.stats.mixed.wald import wald_anova
 
 __all__ = ["ENGINES", "FC_FORMULA", "PAIR_FORMULA", "SENTENCE_FORMULA", "BrmResult", "Engine",
            "ClmResult", "ClmmResult", "EngineRefused", "FitSettings", "FittedParameters",
@@ -69,6 +72,7 @@ __all__ = ["ENGINES", "FC_FORMULA", "PAIR_FORMULA", "SENTENCE_FORMULA", "BrmResu
            "choose_engine", "emmeans", "fc_model", "fc_model_frame", "fit", "glmer", "glmer_nb", "lmer",
            "loo_compare", "ls_means",
            "make_result", "model_design", "pair_model", "pair_model_frame", "parse_formula",
-           "sentence_model", "sentence_model_frame"]
+           "sentence_model", "sentence_model_frame",
+           "AllFit", "StepResult", "all_fit", "drop1", "ranova", "step", "wald_anova"]
 
 __getattr__, __dir__ = lazy_exports(__name__, __file__)  # the imports above, each on first use
