@@ -546,6 +546,7 @@ class FixedPart:
             raise ValueError(f"glmm: {err}") from None
         parts = _column_parts(list(names0), labels, intercept, frame)
         names = {v.safe: v.name for v in self.variables}
+        codes = {c: frame[c].cat.codes.to_numpy() for c in frame.columns if frame[c].dtype == "category"}
         blocks = [np.ones((len(data), 1))] if any(k == 0 for k, _ in parts) else []
         xnames = ["(Intercept)"] if blocks else []
         assign = [0] * len(blocks)
@@ -555,9 +556,10 @@ class FixedPart:
                 continue
             coded = []
             for i, var in enumerate(label.split(":")):
-                full = frame[var].dtype == "category" and combos[0][i][1] is not None and \
-                    str(frame[var].cat.categories[0]) in {c[i][1] for c in combos}
-                coded.append(self._coded(frame[var], var, names.get(var, var), polys, full))
+                name = names.get(var, var)
+                seen = {c[i][1] for c in combos}  # a factor's levels here (None: a number)
+                full = None not in seen and len(seen) == len(self.levels[name])
+                coded.append(self._coded(codes.get(var, frame[var]), name, polys.get(var), full))
             x, xn = _term_columns(coded)
             blocks.append(x)
             xnames += xn
@@ -566,19 +568,20 @@ class FixedPart:
         rlabels = [":".join(names.get(v, v) for v in lab.split(":")) for lab in labels]
         return x, xnames, rlabels, np.asarray(assign, int)
 
-    def _coded(self, col: pd.Series, var: str, name: str, polys: dict[str, np.ndarray],
+    def _coded(self, col: pd.Series | np.ndarray, name: str, poly: np.ndarray | None,
                full: bool) -> tuple[np.ndarray, list[str]]:
         """A variable's columns in one term and their names: a number, a poly() matrix, a
-        factor's indicators (``full``) or its contrasts (the fit's coding of it)."""
-        if var in polys:
-            return polys[var], [f"{name}{d}" for d in range(1, polys[var].shape[1] + 1)]
-        if col.dtype != "category":
+        factor (``col``: its codes) by the indicators of its levels (``full``) or by its
+        contrasts (the fit's coding of it)."""
+        if poly is not None:
+            return poly, [f"{name}{d}" for d in range(1, poly.shape[1] + 1)]
+        if isinstance(col, pd.Series):
             return col.to_numpy(dtype=float)[:, None], [name]
-        codes, levels = col.cat.codes.to_numpy(), list(map(str, col.cat.categories))
         if full:
-            return np.eye(len(levels))[codes], [f"{name}{lv}" for lv in levels]
+            levels = self.levels[name]
+            return np.eye(len(levels))[col], [f"{name}{lv}" for lv in levels]
         c = self.contrasts[name]
-        return c.matrix[codes], [f"{name}{s}" for s in c.names]
+        return c.matrix[col], [f"{name}{s}" for s in c.names]
 
     def _check_contrasts(self) -> None:
         """Every factor named in ``contrasts=`` is a factor of the fixed part."""
