@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pandas as pd
+from scipy import linalg
 
 from acceptability._warnings import warn
 from acceptability.stats.mixed.design import MixedDesign, group_key
@@ -21,7 +22,8 @@ from acceptability.stats.mixed.transforms import (
     response_values,
 )
 
-__all__ = ["Response", "check_reml", "check_separation", "check_variation", "prepare_frame", "response"]
+__all__ = ["Response", "check_reml", "check_separation", "check_variation", "convergence_messages",
+           "prepare_frame", "response"]
 
 _CBIND = re.compile(r"^cbind\((.*)\)$")
 _COUNT = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*(?:-\s*([A-Za-z_][\w.]*)\s*)?$")
@@ -297,3 +299,47 @@ def check_separation(d: MixedDesign) -> None:
             warn(f"glmer: {name!r} separates the 0/1 responses of {d.formula.response!r} "
                  "perfectly: its estimate and standard error are not finite in truth "
                  "(complete separation); consider a penalised (Bayesian) fit, stats.brm")
+
+
+def _hessian_messages(h: np.ndarray, tol: float, kind: str = "") -> list[str]:
+    """lme4's ``checkHess``: negative, zero or very large eigenvalues of a Hessian."""
+    if not np.all(np.isfinite(h)):
+        return ["Problem with Hessian check (infinite or missing values?)"]
+    ev = np.linalg.eigvalsh((h + h.T) / 2)
+    what = f"{kind} Hessian" if kind else "Hessian"
+    if (neg := int(np.sum(ev < -tol))) > 0:
+        return [f"Model failed to converge: degenerate {what} with {neg} negative eigenvalues"]
+    if np.any(np.abs(ev) < tol) or ev.min() <= 0:
+        return [f"{what} is numerically singular: parameters are not uniquely determined"]
+    out = []
+    if ev.max() * tol > 1:
+        out.append("Model is nearly unidentifiable: very large eigenvalue - Rescale variables?")
+    if ev.min() / ev.max() < tol:
+        out.append("Model is nearly unidentifiable: large eigenvalue ratio - Rescale variables?")
+    return out
+
+
+def convergence_messages(gradient: np.ndarray, hessian: np.ndarray, ntheta: int,
+                         grad_tol: float = 0.002, hess_tol: float = 1e-6) -> list[str]:
+    """lme4's ``checkConv`` at an optimum: ``gradient`` and ``hessian`` of the deviance
+    (-2 log L) in (theta, beta, ...), theta first. The scaled gradient ``solve(chol(H), g)``
+    (the smaller of it and ``g``, elementwise) above ``grad_tol``: "Model failed to converge
+    with max|grad| = ..."; then lme4's ``checkHess`` of the fixed-effect block and of the
+    whole Hessian (tolerance ``hess_tol``). Empty when the fit passes (glmerControl's
+    defaults, lme4 1.1-31)."""
+    g = np.asarray(gradient, float)
+    out = []
+    try:
+        scaled = linalg.solve_triangular(linalg.cholesky(hessian), g, lower=False)
+    except (np.linalg.LinAlgError, ValueError):
+        scaled = None
+    if scaled is None or not np.all(np.isfinite(scaled)):
+        out.append("unable to evaluate scaled gradient")
+    else:
+        small = np.minimum(np.abs(scaled), np.abs(g))
+        if small.max(initial=0.0) > grad_tol:
+            out.append(f"Model failed to converge with max|grad| = {small.max():.6g} (tol = {grad_tol:g}, "
+                       f"component {int(np.argmax(small)) + 1})")
+    if hessian.shape[0] > ntheta:
+        out += _hessian_messages(hessian[ntheta:, ntheta:], hess_tol, "fixed-effect")
+    return out + [m for m in _hessian_messages(hessian, hess_tol) if m not in out]

@@ -23,7 +23,7 @@ import pandas as pd
 
 from acceptability.stats.mixed.design import MixedDesign, group_key
 from acceptability.stats.mixed.formula import Formula
-from acceptability.stats.mixed.laplace_engine import fit_laplace
+from acceptability.stats.mixed.laplace_engine import fit_laplace, fit_nagq0
 from acceptability.stats.mixed.pls_engine import lmm_parameters
 from acceptability.stats.mixed.protocol import EngineRefused, FitSettings, FittedParameters
 from acceptability.stats.mixed.slopes import as_factor, is_factor
@@ -232,6 +232,10 @@ class GlmmEngine:
 
     def fit(self, design: MixedDesign, settings: FitSettings) -> FittedParameters:
         """Optimise with glmm; a linear model's estimates from the PLS solution at its theta."""
+        if settings.nAGQ == 0 and design.family != "gaussian":  # lme4's fast fit: glmm has none
+            if (why := self.refusal(design)) is not None:
+                raise EngineRefused(f"glmm refuses {design.formula.text!r}: {why}")
+            return fit_nagq0(design, settings)
         # glmm takes a cbind() response or binomial weights, not both (lme4 multiplies them)
         if _key(design) not in FAMILIES or (design.trials is not None and design.weights is not None):
             if (why := self.refusal(design)) is not None:

@@ -47,15 +47,28 @@ from acceptability.stats.mixed import pls
 from acceptability.stats.mixed.design import MixedDesign
 from acceptability.stats.mixed.results import MixedResult
 
-__all__ = ["GlmerDevfun", "LaplaceLikelihood", "LaplaceMode", "glmer_devfun"]
+__all__ = ["DOMAIN_NOTE", "DomainBoundary", "GlmerDevfun", "LaplaceLikelihood", "LaplaceMode", "glmer_devfun"]
 
 Information = Literal["expected", "observed"]
 SCALED = ("gaussian", "Gamma", "inverse.gaussian")  # phi scales the log-likelihood
+DOMAIN_NOTE = "sqrt link:"  # the start of branch_notes' caveat, which glmer warns
 _MAXIT = 200  # PIRLS iterations (Fisher scoring for a non-canonical link converges linearly)
 _UTOL = 1e-10  # converged when no element of the step exceeds this (times 1 + |u|)
 _ROUNDING = 1e-12  # relative change of the penalised deviance that is rounding, not a rise
 # log f concave in eta: the integrand has one mode, so a warm start cannot change it
-_ONE_MODE = {("binomial", "logit"), ("binomial", "probit"), ("binomial", "cloglog"), ("poisson", "log")}
+_ONE_MODE = {("binomial", "logit"), ("binomial", "probit"), ("binomial", "cloglog"), ("poisson", "log"),
+             ("poisson", "sqrt"), ("negative.binomial", "sqrt")}  # sqrt: on its branch (``valid``)
+
+
+class DomainBoundary(RuntimeError):
+    """PIRLS approached the edge of the family's range (``LaplaceLikelihood.on_boundary``):
+    the conditional mode is not inside the domain, where the Laplace approximation is
+    defined."""
+
+    def __init__(self, mu: np.ndarray, rows: np.ndarray) -> None:
+        super().__init__(f"the conditional mode puts {int(rows.sum())} rows' mean on the edge of "
+                         f"the family's range (smallest {mu.min():.3g})")
+        self.mu, self.rows = mu, rows
 
 
 @dataclass
@@ -193,6 +206,12 @@ class LaplaceLikelihood:
         self.k = design.ntheta + design.p  # the parameter vector: then log dispersion, if any
         self._z = _ZRows(design)
         self._u = np.zeros(design.q)  # warm start: the last call's modes
+        # mu = eta^2 is even in eta: a row with y > 0 has a mode of its density on either side
+        # of eta = 0, so the integrand has a mode for each way of signing those rows' eta (the
+        # Laplace value then jumps with the mode PIRLS happens to find: issue 44, item 2). R's
+        # valideta (eta > 0) names the model's branch: the mode with eta > 0 wherever y > 0,
+        # where log f = 2 y log(eta) - eta^2 is concave, so that mode is unique
+        self._branch = self.y > 0 if fam.link.name == "sqrt" else None
         self._zfull: np.ndarray | None = None  # Z, n x q dense, built by fixed_gradient
         if self.nagq > 1:
             z, w = hermite_e.hermegauss(self.nagq)
@@ -232,18 +251,33 @@ class LaplaceLikelihood:
         """R's ``validmu``: mu > 0 for counts, Gamma and the inverse Gaussian, 0 < mu < 1
         for binomial; with ``glm``, also R's ``valideta``, which ``glm.fit`` enforces and
         lme4's PIRLS does not: eta > 0 for the sqrt and 1/mu^2 links (mu = eta^2 has a second
-        branch, which random effects may reach), eta != 0 for the inverse link."""
+        branch, which random effects may reach), eta != 0 for the inverse link; without
+        ``glm``, the sqrt link's branch: eta > 0 where y > 0 (``_branch``)."""
         link, name = self.family.link.name, self.family.name
         ok = np.isfinite(eta).all() and np.isfinite(mu).all()  # methods: no dispatch overhead
         if glm and link in ("sqrt", "1/mu^2"):
             ok = ok and (eta > 0).all()
         elif glm and link == "inverse":
             ok = ok and (eta != 0).all()
+        elif self._branch is not None:
+            ok = ok and (eta[self._branch] > 0).all()
         if name == "binomial":
             ok = ok and ((mu > 0) & (mu < 1)).all()
         elif name != "gaussian":
             ok = ok and (mu > 0).all()
         return bool(ok)
+
+    def on_boundary(self, mu: np.ndarray) -> np.ndarray:
+        """The rows whose mean sits at the edge of the family's range, within 1e-6 (relative
+        to the mean response): mu -> 0 for counts, Gamma and the inverse Gaussian, mu -> 1 for
+        the log-binomial. Only a link whose inverse can leave the range (identity, inverse,
+        the log-binomial) reaches it; a row with y > 0 is held off by its density."""
+        fam, link = self.family, self.family.link.name
+        if fam.name == "binomial":
+            return mu > 1 - 1e-6 if link == "log" else np.zeros(len(mu), bool)
+        if fam.name == "gaussian" or link not in ("identity", "inverse"):
+            return np.zeros(len(mu), bool)
+        return mu < 1e-6 * max(float(np.mean(np.abs(self.y))), 1e-300)
 
     def _penalised(self, eta: np.ndarray, mu: np.ndarray, u: np.ndarray, disp: float) -> float:
         """sum(dev.resids) / scale + |u|^2 (-2 log of the integrand, less a constant); inf
@@ -265,6 +299,9 @@ class LaplaceLikelihood:
         eta0 = d.X @ beta + self.offset
         u = (u if u is not None else self._u if self.warm else np.zeros(d.q)).astype(float, copy=True)
         eta = eta0 + self._z.times(lt.T @ u)
+        if self._branch is not None and not self.valid(eta, link.linkinv(eta)):
+            u = self._on_branch(theta, eta0, lt)
+            eta = eta0 + self._z.times(lt.T @ u)
         mu = link.linkinv(eta)
         pdev = self._penalised(eta, mu, u, disp)
         for it in range(1, _MAXIT + 1):  # noqa: B007 (it is reported)
@@ -292,6 +329,8 @@ class LaplaceLikelihood:
                     step = step / 2
             u, eta, mu, pdev = new_u, new_eta, new_mu, new_pdev
         else:
+            if self.on_boundary(mu).any():
+                raise DomainBoundary(mu, self.on_boundary(mu))
             raise RuntimeError(f"PIRLS did not converge in {_MAXIT} iterations at theta={theta}, beta={beta}")
         if self.warm:
             self._u = u
@@ -305,6 +344,44 @@ class LaplaceLikelihood:
             if self.information == "observed":
                 dev += -2 * self.loglik_rows(mu) - float(np.sum(dev_resids(self.family.name, self.y, mu, self.wt)))
         return LaplaceMode(theta, beta, disp, u, mu, a_diag, logdet, loglik, float(dev), it)
+
+    def _on_branch(self, theta: np.ndarray, eta0: np.ndarray, lt) -> np.ndarray:
+        """A start u with eta > 0 where y > 0 (the sqrt link's branch): from u = 0, each level
+        of the first term's intercept raised to put its rows' eta at least at sqrt(y), the
+        row's own mode; ValueError where that intercept's variance is 0."""
+        d = self.design
+        t = d.terms[0]
+        lift = np.zeros(t.nlev)
+        np.maximum.at(lift, t.codes, np.where(self._branch, np.sqrt(self.y) - eta0, 0.0))
+        db = np.zeros(d.q)
+        db[np.arange(t.nlev) * t.nc] = lift  # b = Lambda u: the intercept is each level's first
+        lam = np.asarray(lt.T.todense()) if sparse.issparse(lt) else lt.T
+        if np.any(lift > 0) and not np.all(np.diag(lam)[:t.nlev * t.nc:t.nc] > 0):
+            raise ValueError(f"no conditional mode on the sqrt link's branch at theta={theta}")
+        return linalg.solve_triangular(lam, db, lower=True)
+
+    def branch_notes(self, m: LaplaceMode, level: float = 1e-3) -> list[str]:
+        """The sqrt link's caveat at a fit's mode ``m``: the rows with y > 0 whose eta the
+        Laplace approximation's conditional distribution (normal, mean at the mode, covariance
+        Lambda A^-1 Lambda' per level, ``pls.cond_var``) puts at or below 0 with probability
+        above ``level``: there mu = eta^2 has other modes, which this likelihood (eta > 0
+        where y > 0, R's valideta) leaves out. Empty for other links."""
+        if self._branch is None:
+            return []
+        d, eta = self.design, np.sqrt(m.mu)
+        w = self._weights(eta, m.mu, m.dispersion, self.observed, self._ratio(eta, m.dispersion))
+        var = np.zeros(d.n)
+        for t, blocks in zip(d.terms, pls.cond_var(d, m.theta, 1.0, weights=w), strict=True):
+            var += np.einsum("ij,ijk,ik->i", t.cols, blocks[t.codes], t.cols)
+        p = special.ndtr(-eta / np.sqrt(var))
+        k = int(np.sum(p[self._branch] > level))
+        if not k:
+            return []
+        return [f"{DOMAIN_NOTE} the random effects put eta <= 0 within reach of {k} of the "
+                f"{int(self._branch.sum())} rows with y > 0 (conditional probability up to "
+                f"{p[self._branch].max():.2g}), where mu = eta^2 has other modes; the Laplace "
+                "likelihood here is that of eta > 0 there (R's valideta), lme4's and glmmTMB's "
+                "may sit on another branch (docs/mixed/differences-from-r.md)"]
 
     def fixed_gradient(self, m: LaplaceMode) -> np.ndarray | None:
         """d log L / d (beta, log dispersion) at the mode ``m`` (observed information; dense

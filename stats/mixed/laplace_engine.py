@@ -20,14 +20,22 @@ not this likelihood (its ``aic()`` sets phi to deviance / n).
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize
+from scipy import linalg, optimize
 
 from acceptability.stats.mixed import pls
+from acceptability.stats.mixed.checks import convergence_messages
 from acceptability.stats.mixed.design import MixedDesign
-from acceptability.stats.mixed.laplace import SCALED, LaplaceLikelihood
+from acceptability.stats.mixed.families import FAMILY_LINKS
+from acceptability.stats.mixed.laplace import (
+    SCALED,
+    DomainBoundary,
+    GlmerDevfun,
+    LaplaceLikelihood,
+    LaplaceMode,
+)
 from acceptability.stats.mixed.protocol import EngineRefused, FitSettings, FittedParameters
 
-__all__ = ["LAPLACE_ENGINE", "fit_laplace"]
+__all__ = ["LAPLACE_ENGINE", "NAGQ0_ENGINE", "fit_laplace", "fit_nagq0"]
 
 LAPLACE_ENGINE = "acceptability Laplace (glmmTMB's likelihood; a family, link or weighting glmm lacks)"
 
@@ -210,9 +218,9 @@ def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
         grad = _gradient(lambda w: dev(w, u), z, value, lower / scale, design.ntheta)
         return value, np.concatenate([grad, -2 * fixed * scale[design.ntheta:]])
 
-    # mu = eta^2 (sqrt, 1/mu^2) has two branches: there a mode searched from a neighbour's
-    # may sit on the other one, so each difference searches from PIRLS's start too
-    one_branch = fam.link.name not in ("sqrt", "1/mu^2")
+    # mu = eta^-1/2 (1/mu^2): the integrand need not be log-concave, so each difference
+    # searches from PIRLS's start too (the sqrt link's mode is unique on its branch: laplace)
+    one_branch = fam.link.name != "1/mu^2"
     bounds = [(lo / s if np.isfinite(lo) else None, None) for lo, s in zip(lower, scale, strict=True)]
     best = optimize.minimize(dev_grad, x0 / scale, method="L-BFGS-B", jac=True, bounds=bounds,
                              options={"ftol": 1e-13, "gtol": 1e-6, "maxiter": 2000})
@@ -223,24 +231,51 @@ def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
             best = polish
     x = np.maximum(best.x * scale, lower)
     theta, beta, disp = f.unpack(x)
-    mode = f.mode(theta, beta, disp)
-    vcov = _vcov(f, x, scale, design, mode.u if one_branch else None)
+    mode = _final_mode(f, theta, beta, disp, best.fun)
+    vcov, problems = _vcov(f, x, scale, design, mode.u if one_branch else None)
     sigma = float(np.sqrt(disp)) if fam.name in SCALED else 1.0
     lt = design.lambdat(theta)
-    converged = bool(np.isfinite(mode.loglik) and np.all(np.isfinite(vcov)))
+    converged = bool(np.isfinite(mode.loglik) and np.all(np.isfinite(vcov))) and not problems
+    notes = problems + f.branch_notes(mode)
     return FittedParameters(
         engine=LAPLACE_ENGINE, theta=theta / sigma, beta=beta, vcov=vcov,
         b=np.asarray(lt.T @ mode.u).ravel(), sigma=sigma, loglik=mode.loglik,
-        converged=converged, notes=[] if converged else ["the Hessian at the optimum is not "
-                                                         "positive definite"],
-        state=mode, dispersion=disp)
+        converged=converged, notes=notes, state=mode, dispersion=disp)
+
+
+def _final_mode(f: LaplaceLikelihood, theta: np.ndarray, beta: np.ndarray, disp: float,
+                value: float) -> LaplaceMode:
+    """The mode at the optimum; a ValueError naming the rows where the best fit found puts
+    the conditional mode on the edge of the family's range (the Laplace approximation is not
+    defined there: lme4 stops with "PIRLS loop resulted in NaN value", glmmTMB evaluates its
+    densities outside the range)."""
+    d, fam = f.design, f.family
+    try:
+        mode = f.mode(theta, beta, disp)
+        rows = f.on_boundary(mode.mu)
+    except DomainBoundary as e:
+        rows = e.rows
+    if not rows.any():
+        return mode
+    show = np.flatnonzero(rows)[:8] + 1
+    raise ValueError(
+        f"glmer: {fam.name}({fam.link.name!r}) on {d.formula.text!r}: the best fit found"
+        f"{f' (logLik {-value / 2:.2f})' if value < 1e300 else ''} puts the conditional mode of the random effects on the edge of the "
+        f"family's range (mu -> {'1' if fam.name == 'binomial' else '0'}) in {int(rows.sum())} rows "
+        f"(rows {', '.join(map(str, show))}{', ...' if rows.sum() > 8 else ''}; y there: "
+        f"{', '.join(f'{v:g}' for v in np.unique(d.y[rows]))}), where the Laplace approximation is not defined "
+        "(lme4 stops: 'PIRLS loop resulted in NaN value'). Use a link that keeps mu in range "
+        f"(family {fam.name!r} with link {FAMILY_LINKS[fam.name][0]!r}), or a model whose random "
+        "effects cannot push mu out of it")
 
 
 def _vcov(f: LaplaceLikelihood, x: np.ndarray, scale: np.ndarray, d: MixedDesign,
-          u: np.ndarray | None) -> np.ndarray:
+          u: np.ndarray | None) -> tuple[np.ndarray, list[str]]:
     """Cov(beta): the beta block of the inverse Hessian of -log L in every parameter
     off its bound (a variance at 0 is held there), PIRLS from ``u`` (the modes at ``x``, or
-    None: PIRLS's own start)."""
+    None: PIRLS's own start); and lme4's convergence messages there
+    ([convergence_messages][acceptability.stats.mixed.checks.convergence_messages], of the
+    deviance's gradient and Hessian in those parameters)."""
     free = np.ones(len(x), bool)
     free[:d.ntheta] = ~((d.theta_lower() == 0) & (x[:d.ntheta] <= 1e-6 * scale[:d.ntheta]))
     idx = np.flatnonzero(free)
@@ -254,9 +289,105 @@ def _vcov(f: LaplaceLikelihood, x: np.ndarray, scale: np.ndarray, d: MixedDesign
     h = None if u is None else _gradient_hessian(f, x, idx, steps, u)
     if h is None:  # no analytic gradient (two branches, sparse A, the Fisher fallback)
         h = _hessian(nll, x[idx], steps)
+    small = 1e-3 * steps  # the deviance's gradient, central differences
+    grad = np.array([nll(x[idx] + e) - nll(x[idx] - e) for e in np.diag(small)]) / small
+    notes = convergence_messages(grad, 2 * h, int(np.sum(idx < d.ntheta)))
     try:
         inv = np.linalg.inv(h)
     except np.linalg.LinAlgError:
-        return np.full((d.p, d.p), np.nan)
+        return np.full((d.p, d.p), np.nan), notes
     pos = [int(np.flatnonzero(idx == j)[0]) for j in range(d.ntheta, d.ntheta + d.p)]
-    return inv[np.ix_(pos, pos)]
+    return inv[np.ix_(pos, pos)], notes
+
+
+NAGQ0_ENGINE = "acceptability nAGQ=0 (lme4's: fixed effects inside PIRLS, theta optimised)"
+
+
+def _joint_mode(f: GlmerDevfun, zl: np.ndarray, theta: np.ndarray,
+                start: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """lme4's PIRLS with the fixed effects (``glmerLaplace`` at nAGQ = 0): Fisher scoring on
+    the penalised deviance ``sum(dev.resids) + |u|^2`` in (beta, u) jointly, ``zl`` = Z Lambda
+    (dense), a step that raises it halved. Returns beta, u and the joint information matrix."""
+    d, link = f.design, f.family.link
+    xz = np.hstack([d.X, zl])
+    beta, u = start
+    pen = np.diag(np.r_[np.zeros(d.p), np.ones(d.q)])
+    pdev = np.inf
+    for _ in range(200):
+        eta = xz @ np.r_[beta, u] + f.offset
+        mu = link.linkinv(eta)
+        pdev = f._penalised(eta, mu, u, 1.0)
+        w = f._weights(eta, mu, 1.0, False, f._ratio(eta, 1.0))
+        info = xz.T @ (xz * w[:, None]) + pen
+        score = xz.T @ (f.wt * (f.y - mu) * f._ratio(eta, 1.0)) - np.r_[np.zeros(d.p), u]
+        step = linalg.solve(info, score, assume_a="pos")
+        if np.max(np.abs(step)) <= 1e-10 * (1 + np.max(np.abs(np.r_[beta, u]))):
+            return beta, u, info
+        for _ in range(30):
+            nb, nu = beta + step[:d.p], u + step[d.p:]
+            ne = xz @ np.r_[nb, nu] + f.offset
+            if f._penalised(ne, link.linkinv(ne), nu, 1.0) <= pdev * (1 + 1e-12):
+                break
+            step = step / 2
+        beta, u = nb, nu
+    raise RuntimeError(f"PIRLS with the fixed effects did not converge at theta={theta}")
+
+
+@pls.one_blas_thread
+def fit_nagq0(design: MixedDesign, settings: FitSettings) -> FittedParameters:
+    """lme4's ``glmer(..., nAGQ = 0)`` for a binomial or poisson design: for each theta
+    the fixed effects and the conditional modes maximise the penalised likelihood jointly
+    (``_joint_mode``); theta minimises lme4's Laplace deviance there (``GlmerDevfun``, the
+    expected information, as lme4's); the standard errors are lme4's from the joint
+    information (the inverse of its fixed-effect Schur complement, ``RX``, theta held).
+    The reported logLik is the fits' Laplace likelihood (the observed information) at the
+    estimates: lme4's for a canonical link.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.stats.mixed import FitSettings, model_design
+    >>> from acceptability.stats.mixed.laplace_engine import fit_nagq0
+    >>> df = pd.DataFrame({"k": [2, 5, 3, 8, 1, 6, 4, 9], "n": [10] * 8,
+    ...                    "x": [0, 1, 0, 1, 0, 1, 0, 1], "g": list("aabbccdd")})
+    >>> p = fit_nagq0(model_design("cbind(k, n - k) ~ x + (1 | g)", df, "binomial"), FitSettings(nAGQ=0))
+    >>> p.engine.startswith("acceptability nAGQ=0"), p.converged
+    (True, True)
+    """
+    if design.glm_family.dispersion:
+        raise EngineRefused(f"nAGQ=0 is fitted for binomial and poisson models, not {design.family}; "
+                            "use nAGQ=1 (Laplace)")
+    f = GlmerDevfun(design)
+    zfull = np.zeros((design.n, design.q))
+    np.add.at(zfull, (np.arange(design.n)[:, None], f._z.cols), f._z.vals)
+    beta0, _ = _glm_start(design, f)
+    state = {"start": (beta0, np.zeros(design.q))}
+
+    def at(theta: np.ndarray):
+        zl = zfull @ design.lambdat(theta, dense=True).T
+        beta, u, info = _joint_mode(f, zl, theta, state["start"])
+        state["start"] = (beta, u)
+        return beta, u, info
+
+    def dev(theta: np.ndarray) -> float:
+        try:
+            beta, u, _ = at(theta)
+            return float(f.mode(theta, beta, u=u).deviance)
+        except (RuntimeError, np.linalg.LinAlgError, ValueError):
+            return 1e300
+
+    lower = design.theta_lower()
+    bounds = [(lo if np.isfinite(lo) else None, None) for lo in lower]
+    # derivative-free, as lme4's bobyqa: the deviance is even in a diagonal theta, so its
+    # gradient vanishes at 0, where a gradient method started above the optimum may stop
+    opt = optimize.minimize(dev, design.theta_start(), method="Nelder-Mead", bounds=bounds,
+                            options={"xatol": 1e-8, "fatol": 1e-9, "maxfev": 1000 * len(lower)})
+    theta = np.maximum(opt.x, lower)
+    beta, u, info = at(theta)
+    vcov = np.linalg.inv(info)[:design.p, :design.p]  # (X'WX - X'WZL A^-1 L'Z'WX)^-1
+    mode = LaplaceLikelihood(design, "observed").mode(theta, beta, u=u)
+    return FittedParameters(
+        engine=NAGQ0_ENGINE, theta=theta, beta=beta, vcov=vcov,
+        b=np.asarray(design.lambdat(theta).T @ u).ravel(), sigma=1.0, loglik=mode.loglik,
+        converged=bool(opt.success), notes=[] if opt.success else [f"optimizer: {opt.message}"],
+        state=mode, dispersion=1.0)

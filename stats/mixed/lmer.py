@@ -30,6 +30,7 @@ from acceptability.stats.mixed import families, ftests, kenward_roger, lsmeans, 
 from acceptability.stats.mixed.checks import check_reml, parse, prepare_frame
 from acceptability.stats.mixed.design import MixedDesign
 from acceptability.stats.mixed.families import Family
+from acceptability.stats.mixed.laplace import DOMAIN_NOTE
 from acceptability.stats.mixed.parametric import parametric_confint
 from acceptability.stats.mixed.profile import profile_confint
 from acceptability.stats.mixed.protocol import FittedParameters
@@ -153,7 +154,9 @@ def glmer(formula: str, data: pd.DataFrame, family: str | Family = "binomial", n
     ``"inverse.gaussian"``, ``"gaussian"`` with a log or inverse link, and
     ``"negative.binomial"`` (its size estimated: [glmer_nb][acceptability.stats.mixed.lmer.glmer_nb]).
     ``nAGQ=1`` is the Laplace approximation; ``nAGQ > 1`` (odd, at most 25) adaptive
-    Gauss-Hermite quadrature, for a single scalar random effect as in lme4. A grouping
+    Gauss-Hermite quadrature, for a single scalar random effect as in lme4; ``nAGQ=0``
+    lme4's fast fit (binomial and poisson: the fixed effects estimated inside PIRLS, only
+    theta optimised; [fit_nagq0][acceptability.stats.mixed.laplace_engine.fit_nagq0]). A grouping
     factor may have a level per row (an observation-level random effect for
     overdispersion): lme4's rule against it holds for linear models only. ``family``
     gaussian with the identity link is a linear model: an error pointing to ``lmer``.
@@ -167,7 +170,7 @@ def glmer(formula: str, data: pd.DataFrame, family: str | Family = "binomial", n
     family
         R's family name or a ``families.Family``.
     nAGQ
-        1 (Laplace) or an odd number of quadrature points up to 25.
+        1 (Laplace), an odd number of quadrature points up to 25, or 0 (lme4's fast fit).
     link
         The link, by R's name (None: the family's canonical link).
     weights
@@ -197,10 +200,10 @@ def glmer(formula: str, data: pd.DataFrame, family: str | Family = "binomial", n
     if fam.name == "gaussian" and fam.canonical:
         raise ValueError("glmer: family='gaussian' with the identity link is a linear mixed model: "
                          "fit it with stats.lmer (lme4 deprecates glmer's shortcut to lmer)")
-    nAGQ = check_whole("nAGQ", nAGQ, 1, 25, "nAGQ is 1 (Laplace) or an odd number of "
-                       "quadrature points up to 25", "use nAGQ=1 (lme4's default)")
-    if nAGQ % 2 == 0:
-        raise ValueError(f"nAGQ={nAGQ!r}: use 1 (Laplace) or an odd number of quadrature points up to 25")
+    nAGQ = check_whole("nAGQ", nAGQ, 0, 25, "nAGQ is 0 (lme4's fast fit), 1 (Laplace) or an odd "
+                       "number of quadrature points up to 25", "use nAGQ=1 (lme4's default)")
+    if nAGQ > 0 and nAGQ % 2 == 0:
+        raise ValueError(f"nAGQ={nAGQ!r}: use 0, 1 (Laplace) or an odd number of quadrature points up to 25")
     parsed = parse(formula)
     if nAGQ > 1 and (len(parsed.random) != 1 or len(parsed.random[0].names) != 1):
         raise ValueError(f"nAGQ={nAGQ} needs a single scalar random effect, as in lme4 "
@@ -298,7 +301,12 @@ class LmerResult(MixedResult):
         if not self.converged:
             self.notes.append("Model failed to converge")
             if not self.quiet:
-                warn(f"{self._kind}: model failed to converge", ConvergenceWarning)
+                warn(f"{self._kind}: model failed to converge"
+                     + "".join(f"; {n}" for n in self.parameters.notes), ConvergenceWarning)
+        elif not self.quiet:  # a caveat of the likelihood's domain (laplace.DOMAIN_NOTE)
+            for n in self.parameters.notes:
+                if n.startswith(DOMAIN_NOTE):
+                    warn(f"{self._kind}: {n}", ConvergenceWarning)
 
     _kind = "lmer"
     _has_sigma = True
