@@ -6,8 +6,9 @@ MASS, section 8.4).
 For a regression or scale coefficient b_k the profile refits the model with b_k held at v;
 the signed root r(v) = sign(v - b^_k) sqrt(2 (nll(v) - nll^)) is monotone in v and the
 interval's ends are where r(v) = -+ z_{(1 + level) / 2}. ordinal computes r on a grid of
-steps and interpolates a spline through it; here each end is solved with Brent's method to
-1e-8, each r(v) a Newton refit warm-started from the last.
+steps and interpolates a spline through it; here each end is solved to 1e-8 by Newton's
+method on r (dr/dv = g_k / r from the refit's gradient), each r(v) a Newton refit
+warm-started from the last.
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ __all__ = ["profile_confint", "signed_root"]
 _XTOL = 1e-8
 
 
-def signed_root(m, k: int, value: float, start: np.ndarray | None = None) -> tuple[float, np.ndarray]:
-    """r(value) of parameter ``k`` and the profile's fitted parameters."""
-    from acceptability.stats.mixed.clm_newton import newton_clm
+def signed_root(m, k: int, value: float, start: np.ndarray | None = None) -> tuple[float, float, np.ndarray]:
+    """r(value) of parameter ``k``, its derivative dr/dv = g_k / r (g_k the gradient of the
+    negative log-likelihood in b_k at the profile's optimum, where the others' is 0) and the
+    profile's fitted parameters."""
+    from acceptability.stats.mixed.clm_newton import clm_objective, newton_clm
 
     par = np.array(m.par if start is None else start, float)
     par[k] = value
@@ -34,26 +37,37 @@ def signed_root(m, k: int, value: float, start: np.ndarray | None = None) -> tup
     free[k] = False
     fit = newton_clm(m.design, start=par, free=free)
     lr = max(2 * (fit.nll + m.loglik), 0.0)
-    return float(np.sign(value - m.par[k]) * np.sqrt(lr)), fit.par
+    r = float(np.sign(value - m.par[k]) * np.sqrt(lr))
+    slope = float(clm_objective(m.design, fit.par, order=1)[1][k]) / r if r else np.inf
+    return r, slope, fit.par
 
 
 def _end(m, k: int, target: float, se: float) -> float:
-    """The v on the side of ``target``'s sign where r(v) = target: steps of half a standard
-    error outwards until r passes it, then Brent's method between the last two."""
-    direction = np.sign(target)
+    """The v where r(v) = target: Newton's method on r from the Wald end (r is nearly linear;
+    3-4 refits), Brent's method in a bracket where a Newton step leaves it."""
     est = float(m.par[k])
-    inner, warm = est, {"par": m.par}
-    for step in range(1, 200):
-        outer = est + direction * 0.5 * step * se
-        r, warm["par"] = signed_root(m, k, outer, warm["par"])
-        if abs(r) >= abs(target):
-            break
-        inner = outer
-    else:
+    v, warm = est + target * se, m.par
+    inner, outer = est, None
+    for _ in range(30):
+        r, slope, warm = signed_root(m, k, v, warm)
+        if (r - target) * np.sign(target) >= 0:
+            outer = v
+        else:
+            inner = v
+        new = v - (r - target) / slope if np.isfinite(slope) and slope > 0 else np.nan
+        if outer is not None and not (min(inner, outer) < new < max(inner, outer)):
+            break  # leaves the bracket: Brent's method between inner and outer
+        if not np.isfinite(new):
+            new = v + target * se  # flat: step out
+        if abs(new - v) < _XTOL:
+            return float(new)
+        v = new
+    if outer is None:
         return float("nan")  # the likelihood never falls far enough: an unbounded end
+    state = {"par": warm}
 
-    def gap(v: float) -> float:
-        value, warm["par"] = signed_root(m, k, v, warm["par"])
+    def gap(x: float) -> float:
+        value, _, state["par"] = signed_root(m, k, x, state["par"])
         return value - target
 
     return float(optimize.brentq(gap, inner, outer, xtol=_XTOL, rtol=1e-12))

@@ -131,10 +131,11 @@ def ordinal_response(column: pd.Series, name: str, n_dropped: int = 0) -> tuple[
                 f"data[{name!r}] = data[{name!r}].cat.as_ordered() (categories "
                 f"{list(column.cat.categories)[:10]})")
         cats = list(column.cat.categories)
-        counts = column.value_counts(sort=False).reindex(cats, fill_value=0)
-        empty = [c for c in cats if counts[c] == 0]
+        codes = column.cat.codes.to_numpy().astype(np.int64)
+        counts = np.bincount(codes[codes >= 0], minlength=len(cats))  # numpy: 10x value_counts
+        empty = [c for c, k in zip(cats, counts, strict=True) if k == 0]
         if len(cats) - len(empty) == 1:
-            _one_category(name, _label(counts.idxmax()), len(column), dropped)
+            _one_category(name, _label(cats[int(np.argmax(counts))]), len(column), dropped)
         if empty:
             raise ValueError(
                 f"response {name!r}: categor{'y' if len(empty) == 1 else 'ies'} {empty} of "
@@ -143,7 +144,6 @@ def ordinal_response(column: pd.Series, name: str, n_dropped: int = 0) -> tuple[
                 "merge two thresholds. Drop it knowingly: "
                 f"data[{name!r}] = data[{name!r}].cat.remove_unused_categories()")
         levels = tuple(_label(c) for c in cats)
-        codes = column.cat.codes.to_numpy().astype(np.int64)
     else:
         if pd.api.types.is_bool_dtype(column) or not pd.api.types.is_numeric_dtype(column):
             raise ValueError(
