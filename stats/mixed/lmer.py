@@ -16,6 +16,7 @@ likelihood are glmm's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -27,14 +28,16 @@ from scipy import stats as sps
 from acceptability._warnings import warn
 from acceptability.stats.arguments import check_ci, check_whole
 from acceptability.stats.mixed import families, ftests, kenward_roger, lsmeans, pls, reform
+from acceptability.stats.mixed.bootmer import BootMer, bootMer
 from acceptability.stats.mixed.checks import check_reml, parse, prepare_frame
 from acceptability.stats.mixed.design import MixedDesign
 from acceptability.stats.mixed.families import Family
 from acceptability.stats.mixed.laplace import DOMAIN_NOTE
 from acceptability.stats.mixed.parametric import parametric_confint
-from acceptability.stats.mixed.profile import profile_confint
+from acceptability.stats.mixed.profile import MixedProfile, profile_confint
 from acceptability.stats.mixed.protocol import FittedParameters
 from acceptability.stats.mixed.results import MixedResult, Summary
+from acceptability.stats.mixed.simulation import simulate
 from acceptability.stats.mixed.stages import fit, model_design
 from acceptability.stats.mixed.summary import lme4_summary
 from acceptability.stats.mixed.transforms import fixed_part
@@ -552,6 +555,22 @@ class LmerResult(MixedResult):
                                        allow_new_levels)
         out = self._inverse_link(eta) if type == "response" else eta
         return pd.Series(out, index=data.index)
+
+    def simulate(self, nsim: int = 1, seed: int | None = None, re_form: object = "NA",
+                 newdata: pd.DataFrame | None = None, allow_new_levels: bool = False) -> pd.DataFrame:
+        """New responses from the fit, columns sim_1..sim_nsim (lme4's ``simulate``:
+        [simulate][acceptability.stats.mixed.simulation.simulate])."""
+        return simulate(self, nsim, seed, re_form, newdata, allow_new_levels)
+
+    def bootMer(self, fun: Callable[[LmerResult], object] | None = None, nsim: int = 100, seed: int | None = 0,
+                use_u: bool = False, n_jobs: int | None = None) -> BootMer:
+        """lme4's ``bootMer`` ([bootMer][acceptability.stats.mixed.bootmer.bootMer])."""
+        return bootMer(self, fun, nsim, seed, use_u=use_u, n_jobs=n_jobs)
+
+    def profile(self) -> MixedProfile:
+        """The likelihood profile (lme4's ``profile``:
+        [MixedProfile][acceptability.stats.mixed.profile.MixedProfile])."""
+        return MixedProfile(self)
 
     def _inverse_link(self, eta: np.ndarray) -> np.ndarray:
         return eta

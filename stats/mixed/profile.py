@@ -17,6 +17,9 @@ intervals are centred on its own optimum, not on this fit's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cached_property
+
 import numpy as np
 import pandas as pd
 from scipy import optimize
@@ -27,7 +30,7 @@ from acceptability.stats.mixed.design import MixedDesign
 from acceptability.stats.mixed.laplace import glmer_devfun
 from acceptability.stats.mixed.results import MixedResult
 
-__all__ = ["profile_confint"]
+__all__ = ["MixedProfile", "lme4_names", "profile_confint"]
 
 
 def _layout(d: MixedDesign) -> list[tuple[int, int, int]]:
@@ -107,23 +110,51 @@ def _zeta_roots(zeta, est: float, step: float, z: float, lo: float | None, hi: f
     return out[0], out[1]
 
 
-@pls.one_blas_thread
-def profile_confint(m: MixedResult, level: float = 0.95) -> pd.DataFrame:
-    """Profile intervals for ``m.params()`` (lower, upper columns)."""
-    if m._kind == "glmer":
-        return _glmm_profile(m, level)
+def _from_theta(d: MixedDesign, theta: np.ndarray, sigma: float) -> np.ndarray:
+    """(SDs and correlations in ``_layout`` order, sigma) from (theta, sigma): `_to_theta`'s inverse."""
+    covs = d.covariances(theta, sigma)
+    out = []
+    for k, i, j in _layout(d):
+        c = covs[k]
+        out.append(np.sqrt(c[i, i]) if i == j else c[i, j] / np.sqrt(c[i, i] * c[j, j]) if c[i, i] * c[j, j] > 0 else 0.0)
+    return np.append(out, sigma)
+
+
+def lme4_names(m: MixedResult) -> dict[str, str]:
+    """lme4's profile names of ``m.params()``: ``.sig01``... in theta's order (each term's
+    lower triangle column by column: an SD, then the correlations below it), ``.sigma``,
+    then the fixed effects' own names."""
+    d, ours = m.design, list(m._varpars().index)
+    order: dict[tuple[int, int, int], int] = {}
+    for k, t in enumerate(d.terms):
+        for c in range(t.nc):
+            for r in range(c, t.nc):
+                order[(k, c, r)] = len(order)
+    layout = _layout(d)
+    out = {ours[n]: f".sig{order[key] + 1:02d}" for n, key in enumerate(layout)}
+    if m._has_sigma:
+        out["sigma"] = ".sigma"
+    return out | {x: x for x in m.fixef.index}
+
+
+GRID = 3  # evenly spaced points of each side of a profile's frame (besides the root finder's)
+Zeta = Callable[[float], tuple[float, np.ndarray]]  # value -> (zeta, every parameter at the point)
+
+
+def _lmm_zetas(m: MixedResult) -> tuple[np.ndarray, list[Zeta], np.ndarray, list]:
+    """The ML profile of a linear model: estimates, one zeta per parameter of ``m.params()``,
+    each parameter's scale and bounds."""
     ml = m.refit_ml()
     d = ml.design
-    z = sps.norm.ppf((1 + level) / 2)
     s_hat = np.append(ml._varpars().to_numpy()[:-1], ml.sigma)
     dev_hat = _ml_deviance(d, s_hat)
     bounds = _bounds(d)
-    rows = []
+    zetas: list[Zeta] = []
     for j in range(len(s_hat)):
         others = [k for k in range(len(s_hat)) if k != j]
         warm = {"x": s_hat[others]}
 
-        def zeta(v: float, j=j, others=others, warm=warm) -> float:
+        def zeta(v: float, j=j, others=others, warm=warm) -> tuple[float, np.ndarray]:
             def dev(x: np.ndarray) -> float:
                 s = s_hat.copy()
                 s[j], s[others] = v, x
@@ -131,32 +162,42 @@ def profile_confint(m: MixedResult, level: float = 0.95) -> pd.DataFrame:
             # from the estimate and from the last end point: the better of the two, as a
             # quasi-Newton run from one start can stop short where the profile bends
             b_others = [bounds[k] for k in others]
-            val, warm["x"] = min(_min_over(dev, warm["x"], b_others),
-                                 _min_over(dev, s_hat[others], b_others), key=lambda r: r[0])
-            return float(np.sign(v - s_hat[j]) * np.sqrt(max(val - dev_hat, 0.0)))
+            starts = [warm["x"]] + ([] if np.array_equal(warm["x"], s_hat[others]) else [s_hat[others]])
+            val, warm["x"] = min((_min_over(dev, x0, b_others) for x0 in starts), key=lambda r: r[0])
+            s = s_hat.copy()
+            s[j], s[others] = v, warm["x"]
+            beta = pls.pls(d, _to_theta(d, s)[0], False).beta
+            return float(np.sign(v - s_hat[j]) * np.sqrt(max(val - dev_hat, 0.0))), np.append(s, beta)
 
-        lo, hi = bounds[j]
-        step = max(abs(s_hat[j]) * 0.25, 1e-3)
-        rows.append(_zeta_roots(zeta, s_hat[j], step, z, lo, hi))
+        zetas.append(zeta)
     for j in range(d.p):
-        rest = np.delete(np.arange(d.p), j)
-        sub = MixedDesign(d.formula, d.frame, d.y, d.X[:, rest], [d.xnames[k] for k in rest], d.terms,
-                          weights=d.weights, offset=d.offset)
-        est, se = ml.fixef.iloc[j], ml.se.iloc[j]
-        warm = {"theta": ml.theta}
-
-        def zeta_beta(v: float, j=j, sub=sub, est=est, warm=warm) -> float:
-            offset = d.X[:, j] * v
-            warm["theta"], _ = pls.fit_theta(sub, False, warm["theta"], offset=offset)
-            val = pls.pls(sub, warm["theta"], False, offset=offset).deviance
-            return float(np.sign(v - est) * np.sqrt(max(val - ml.deviance, 0.0)))
-
-        rows.append(_zeta_roots(zeta_beta, est, se, z, None, None))
-    return pd.DataFrame(rows, index=m.params().index, columns=["lower", "upper"])
+        zetas.append(_beta_zeta(ml, j))
+    scale = np.append(np.maximum(np.abs(s_hat) * 0.25, 1e-3), ml.se)
+    return np.append(s_hat, ml.fixef), zetas, scale, bounds + [(None, None)] * d.p
 
 
-def _glmm_profile(m: MixedResult, level: float) -> pd.DataFrame:
-    """Profile intervals of a glmer fit: the deviance of (SDs and correlations, beta) is
+def _beta_zeta(ml: MixedResult, j: int) -> Zeta:
+    """zeta of fixed effect j: the model refitted with X_j beta_j as an offset."""
+    d = ml.design
+    rest = np.delete(np.arange(d.p), j)
+    sub = MixedDesign(d.formula, d.frame, d.y, d.X[:, rest], [d.xnames[k] for k in rest], d.terms,
+                      weights=d.weights, offset=d.offset)
+    est = ml.fixef.iloc[j]
+    warm = {"theta": ml.theta}
+
+    def zeta(v: float) -> tuple[float, np.ndarray]:
+        offset = d.X[:, j] * v
+        warm["theta"], _ = pls.fit_theta(sub, False, warm["theta"], offset=offset)
+        f = pls.pls(sub, warm["theta"], False, offset=offset)
+        beta = np.insert(f.beta, j, v)
+        point = np.append(_from_theta(d, warm["theta"], f.sigma), beta)
+        return float(np.sign(v - est) * np.sqrt(max(f.deviance - ml.deviance, 0.0))), point
+
+    return zeta
+
+
+def _glmm_zetas(m: MixedResult) -> tuple[np.ndarray, list[Zeta], np.ndarray, list]:
+    """The profile of a glmer fit: the deviance of (SDs and correlations, beta) is
     the fit's (-2 logLik) at its nAGQ; its minimum is polished from the fit's estimates (the
     profile's zero), and each parameter is held while the others are re-optimised, on each
     side from where the last value on that side left them. The optimiser works in units of
@@ -165,7 +206,6 @@ def _glmm_profile(m: MixedResult, level: float) -> pd.DataFrame:
     quasi-Newton steps overflow the linear predictor."""
     d = m.design
     devfun = glmer_devfun(m)
-    z = sps.norm.ppf((1 + level) / 2)
     k = len(_layout(d))
     bounds = _bounds(d)[:-1] + [(None, None)] * d.p
     s0 = np.append(m._varpars().to_numpy(), m.fixef)
@@ -192,20 +232,95 @@ def _glmm_profile(m: MixedResult, level: float) -> pd.DataFrame:
 
     everything = np.arange(len(s0))
     dev_hat, s_hat = minimise(deviance, s0, everything)
-    rows = []
+    zetas: list[Zeta] = []
     for j in everything:
         others = np.delete(everything, j)
         warm = {-1.0: s_hat[others], 1.0: s_hat[others]}
 
-        def zeta(v: float, j=j, others=others, warm=warm) -> float:
+        def zeta(v: float, j=j, others=others, warm=warm) -> tuple[float, np.ndarray]:
             def dev(x: np.ndarray) -> float:
                 s = s_hat.copy()
                 s[j], s[others] = v, x
                 return deviance(s)
             side = 1.0 if v >= s_hat[j] else -1.0
             val, warm[side] = minimise(dev, warm[side], others)
-            return float(side * np.sqrt(max(val - dev_hat, 0.0)))
+            s = s_hat.copy()
+            s[j], s[others] = v, warm[side]
+            return float(side * np.sqrt(max(val - dev_hat, 0.0))), s
 
-        lo, hi = bounds[j]
-        rows.append(_zeta_roots(zeta, s_hat[j], scale[j], z, lo, hi))
-    return pd.DataFrame(rows, index=m.params().index, columns=["lower", "upper"])
+        zetas.append(zeta)
+    return s_hat, zetas, scale, bounds
+
+
+class MixedProfile:
+    """The likelihood profile of an lmer / glmer fit (lme4's ``profile.merMod``): for each
+    parameter of ``m.params()`` the signed root ``zeta`` of the deviance minimised over the
+    others, on the SD / correlation / sigma scale (lme4's ``.sig01``..., ``.sigma``:
+    `lme4_names`). ``zeta(name, v)`` evaluates it (remembered), `confint` finds where it
+    crosses the normal quantiles, `frame` is the profile on a grid as lme4's
+    ``as.data.frame(profile(m))`` and `plot` draws it as ``xyplot(profile(m))``."""
+
+    def __init__(self, m: MixedResult) -> None:
+        self.m = m
+        self.names = list(m.params().index)
+        setup = _glmm_zetas if m._kind == "glmer" else _lmm_zetas
+        self.estimates, self._zetas, self._scale, self._bounds = setup(m)
+        self._points: list[dict[float, tuple[float, np.ndarray]]] = [{} for _ in self.names]
+
+    def _index(self, name: str | int) -> int:
+        if isinstance(name, int):
+            return name
+        if name not in self.names:
+            raise ValueError(f"parameter {name!r}: the profile's parameters are {self.names}")
+        return self.names.index(name)
+
+    def point(self, name: str | int, v: float) -> tuple[float, np.ndarray]:
+        """(zeta, every parameter) with parameter ``name`` held at ``v``."""
+        j = self._index(name)
+        if v not in self._points[j]:
+            self._points[j][v] = (0.0, self.estimates.copy()) if v == self.estimates[j] else self._zetas[j](v)
+        return self._points[j][v]
+
+    def zeta(self, name: str | int, v: float) -> float:
+        """The signed root of the deviance's rise with ``name`` held at ``v``."""
+        return self.point(name, v)[0]
+
+    def limits(self, j: int, z: float) -> tuple[float, float]:
+        """Where parameter j's zeta reaches -z and +z (a bound when never reached)."""
+        lo, hi = self._bounds[j]
+        return _zeta_roots(lambda v: self.zeta(j, v), self.estimates[j], self._scale[j], z, lo, hi)
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """The profile as lme4's ``as.data.frame(profile(m))``: for each parameter (``.par``)
+        points from zeta = -cutoff to +cutoff (lme4's cutoff sqrt(qchisq(0.99, number of
+        parameters))): those the root finding visited and `GRID` evenly spaced on each side
+        of the estimate; columns ``.zeta``, every parameter's value (readable names:
+        `lme4_names` gives lme4's), ``.par`` and ``.focal`` (the held value)."""
+        cutoff = float(np.sqrt(sps.chi2.ppf(0.99, len(self.names))))
+        rows = []
+        for j, name in enumerate(self.names):
+            lo, hi = self.limits(j, cutoff)
+            est = self.estimates[j]
+            grid = [v for end in (lo, hi) if np.isfinite(end) for v in np.linspace(est, end, GRID + 2)[1:-1]]
+            for v in [est, *grid]:
+                self.point(j, v)
+            inside = sorted(v for v in self._points[j] if lo <= v <= hi)
+            for v in inside:
+                z, values = self._points[j][v]
+                if np.isfinite(z):
+                    rows.append([z, *values, name, v])
+        return pd.DataFrame(rows, columns=[".zeta", *self.names, ".par", ".focal"])
+
+    def confint(self, level: float = 0.95) -> pd.DataFrame:
+        """Profile intervals of every parameter (lower, upper columns): lme4's
+        ``confint(profile(m))`` with the ends found by root finding, not from a spline."""
+        z = sps.norm.ppf((1 + level) / 2)
+        rows = [self.limits(j, z) for j in range(len(self.names))]
+        return pd.DataFrame(rows, index=self.names, columns=["lower", "upper"])
+
+
+@pls.one_blas_thread
+def profile_confint(m: MixedResult, level: float = 0.95) -> pd.DataFrame:
+    """Profile intervals for ``m.params()`` (lower, upper columns): `MixedProfile.confint`."""
+    return MixedProfile(m).confint(level)
