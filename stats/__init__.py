@@ -78,6 +78,7 @@ if TYPE_CHECKING:
         all_fit,
         anova,
         anova_clm,
+        bootMer,
         brm,
         clm,
         clmm,
@@ -96,6 +97,7 @@ if TYPE_CHECKING:
         ranova,
         sentence_model,
         sentence_model_frame,
+        simulate,
         step,
         wald_anova,
     )
@@ -136,7 +138,7 @@ __all__ = [
     "sentence_model_frame", "shallow_predictors", "spearman_brown", "split_half",
     "steiger_z", "variability", "with_norming", "zorro_accuracy", "zscore",
     "sg_scores", "syntaxgym_accuracy", "syntaxgym_outcomes",
-    "all_fit", "drop1", "ranova", "step", "wald_anova",
+    "all_fit", "drop1", "ranova", "step", "wald_anova", "bootMer", "simulate",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, __file__)  # 0.1 names (the rule baselines moved to scoring)

@@ -26,6 +26,7 @@ from acceptability._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from acceptability.stats.mixed.allfit import AllFit, all_fit
+    from acceptability.stats.mixed.bootmer import BootMer, bootMer
     from acceptability.stats.mixed.brm import BrmResult, brm, loo_compare
     from acceptability.stats.mixed.cumulative import ClmResult, OrdinalResult, anova_clm, clm
     from acceptability.stats.mixed.cumulative_mixed import ClmmResult, clmm
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
         make_result,
     )
     from acceptability.stats.mixed.lsmeans import emmeans, ls_means
+    from acceptability.stats.mixed.profile import MixedProfile
     from acceptability.stats.mixed.protocol import (
         Engine,
         EngineRefused,
@@ -62,6 +64,7 @@ if TYPE_CHECKING:
     )
     from acceptability.stats.mixed.results import MixedResult, Summary
     from acceptability.stats.mixed.selection import StepResult, drop1, ranova, step
+    from acceptability.stats.mixed.simulation import simulate
     from acceptability.stats.mixed.stages import fit, model_design
     from acceptability.stats.mixed.wald import wald_anova
 
@@ -73,6 +76,7 @@ __all__ = ["ENGINES", "FC_FORMULA", "PAIR_FORMULA", "SENTENCE_FORMULA", "BrmResu
            "loo_compare", "ls_means",
            "make_result", "model_design", "pair_model", "pair_model_frame", "parse_formula",
            "sentence_model", "sentence_model_frame",
-           "AllFit", "StepResult", "all_fit", "drop1", "ranova", "step", "wald_anova"]
+           "AllFit", "StepResult", "all_fit", "drop1", "ranova", "step", "wald_anova",
+           "BootMer", "MixedProfile", "bootMer", "simulate"]
 
 __getattr__, __dir__ = lazy_exports(__name__, __file__)  # the imports above, each on first use
