@@ -18,6 +18,7 @@
 #                               and standard errors
 #   logLik                      logLik(m) (REML criterion / 2 for REML fits)
 #   predict_fixed|<i>           predict(m, newdata, re.form = NA), row i of the model's newdata
+#   vcov|<grp>|<var1>|<var2>    as.data.frame(VarCorr(m))$vcov ("" for NA)
 #   emmean|<level>, emmean_se|<level>   emmeans(m, ~ N) (Kenward-Roger df, emmeans' default)
 #   anova3|<term>|<column>      lmerTest's anova(m, type = 3) (Satterthwaite): NumDF, DenDF,
 #                               F value, Pr(>F); afex3|<term>|<column> afex::mixed(method = "S")
@@ -74,6 +75,12 @@ describe("oats_poly", m, oats_new)
 em <- summary(emmeans(m, ~ N))
 put("oats_poly", "emmean", as.character(em$N), em$emmean)
 put("oats_poly", "emmean_se", as.character(em$N), em$SE)
+# an ordered factor in a random term: contr.poly there too (lme4's mkReTrms: model.matrix)
+m <- lmer(Y ~ N + V + (1 + V | B), transform(oats, V = factor(V, ordered = TRUE)), control = CTRL)
+describe("oats_ordered_slope", m)
+vc <- as.data.frame(VarCorr(m))
+put("oats_ordered_slope", "vcov", paste(vc$grp, ifelse(is.na(vc$var1), "", vc$var1),
+                                        ifelse(is.na(vc$var2), "", vc$var2), sep = "|"), vc$vcov)
 # item 3: columns named Treatment and Type
 describe("co2_treatment", lmer(uptake ~ Type + Treatment + (1 | Plant), co2, control = CTRL))
 # item 6: contrasts= on lmer

@@ -5,7 +5,9 @@ them: R's ``model.matrix`` of the term's left-hand side (lme4's ``mkReTrms`` cal
 
 ``(0 + f | g)`` has one indicator column per level of ``f`` (``fa``, ``fb``, ...), ``(f | g)``
 an intercept and the treatment contrasts of the levels after the first (``fb``, ...), and
-in ``(0 + x + f | g)`` the first factor gets the full indicator coding, as in R.
+in ``(0 + x + f | g)`` the first factor gets the full indicator coding, as in R. An ordered
+factor's contrasts are R's default for it, ``contr.poly`` (``f.L``, ``f.Q``, ...); lme4's
+``contrasts=`` applies to the fixed part only, and so does the ``contrasts=`` of a fit here.
 """
 
 from __future__ import annotations
@@ -13,9 +15,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from acceptability.stats.mixed.contrasts import contr_poly
 from acceptability.stats.mixed.formula import RandomTerm
 
-__all__ = ["as_factor", "factor_levels", "is_factor", "term_columns"]
+__all__ = ["OrderedLevels", "as_factor", "factor_levels", "is_factor", "term_columns"]
+
+
+class OrderedLevels(list):
+    """The levels of an ordered factor (a pandas Categorical with ``ordered=True``): coded by
+    ``contr.poly`` where a term codes it by contrasts, as R's default for ordered factors."""
 
 
 def is_factor(col: pd.Series) -> bool:
@@ -84,6 +92,25 @@ def term_columns(term: RandomTerm, frame: pd.DataFrame,
             data[s] = as_factor(col, None if levels is None else levels[s])
         except ValueError as err:
             raise ValueError(f"random slope factor in {term}: {err}") from None
-        found[s] = list(data[s].categories)
+        ordered = isinstance(levels[s], OrderedLevels) if levels is not None else \
+            isinstance(col.dtype, pd.CategoricalDtype) and col.dtype.ordered
+        found[s] = (OrderedLevels if ordered else list)(data[s].categories)
     cols, names = glmm.model_matrix(pd.DataFrame(data, index=frame.index), f"~ {term.expr}")
-    return np.asarray(cols, float), tuple(names), found
+    cols, names = np.asarray(cols, float), list(names)
+    for s, lv in found.items():
+        if isinstance(lv, OrderedLevels) and f"{s}{lv[0]}" not in names:  # by its contrasts
+            cols, names = _poly_columns(cols, names, s, lv)
+    return cols, tuple(names), found
+
+
+def _poly_columns(cols: np.ndarray, names: list[str], s: str, levels: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Replace the treatment columns ``s<level>`` (levels after the first) by ``contr.poly``'s:
+    the indicators of all k levels times R's k x (k - 1) matrix."""
+    at = [names.index(f"{s}{lv}") for lv in levels[1:]]
+    indicators = np.column_stack([1.0 - cols[:, at].sum(axis=1), cols[:, at]])
+    c = contr_poly(len(levels))
+    out = cols.copy()
+    out[:, at] = indicators @ c.matrix
+    for j, suffix in zip(at, c.names, strict=True):
+        names[j] = f"{s}{suffix}"
+    return out, names

@@ -453,6 +453,7 @@ class FixedPart:
     levels: dict[str, list[str]]  # each factor variable's levels (by its R name)
     requested: dict[str, object] = field(default_factory=dict)  # contrasts= of the fit
     contrasts: dict[str, Contrast] = field(default_factory=dict)  # each factor's coding (R's attr)
+    ordered: set[str] = field(default_factory=set)  # the ordered factors
     xnames: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
     assign: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
@@ -460,8 +461,10 @@ class FixedPart:
     @property
     def transformed(self) -> bool:
         """Whether glmm cannot read the formula as is: a variable is a transformation, or a
-        factor is coded otherwise than by treatment contrasts (glmm's only coding)."""
-        return bool(self.variables) or any(c.kind != "contr.treatment" for c in self.contrasts.values())
+        factor is coded otherwise than by treatment contrasts (glmm's only coding) or is
+        ordered (a random slope on it has R's contr.poly columns, which glmm cannot build)."""
+        return bool(self.variables or self.ordered) or any(c.kind != "contr.treatment"
+                                                           for c in self.contrasts.values())
 
     def _columns(self, data: pd.DataFrame, fitting: bool) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
         """The columns glmm reads (safe names; factors with the fit's levels) and each poly
@@ -520,6 +523,8 @@ class FixedPart:
                 raise ValueError(f"{name} has one level ({self.levels[name]}) in the rows used: it "
                                  "has no contrast to estimate; drop it from the formula")
             ordered = isinstance(col.dtype, pd.CategoricalDtype) and col.dtype.ordered
+            if ordered:
+                self.ordered.add(name)
             self.contrasts[name] = contrast(self.requested[name], self.levels[name], name) \
                 if name in self.requested else default_contrast(self.levels[name], ordered)
         levels = self.levels[name]

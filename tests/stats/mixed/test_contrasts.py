@@ -115,6 +115,22 @@ def test_emmeans_of_an_ordered_factor(oats):
     assert em["SE"].to_numpy() == pytest.approx(r["emmean_se"].to_numpy(), rel=REL)
 
 
+def test_ordered_factor_in_a_random_term_gets_contr_poly(oats):
+    # lme4 builds a random term's columns with model.matrix, whose default for an ordered
+    # factor is contr.poly: (1 + V | B) has columns (Intercept), V.L, V.Q
+    data = oats.assign(V=oats["V"].cat.as_ordered())
+    m = lmer("Y ~ N + V + (1 + V | B)", data)
+    assert_fit(m, "oats_ordered_slope")
+    vc = m.VarCorr.fillna({"var1": "", "var2": ""})
+    ours = {f"{v.grp}|{v.var1}|{v.var2}": v.vcov for v in vc.itertuples()}
+    theirs = reference("oats_ordered_slope")["vcov"]
+    assert ours.keys() == theirs.to_dict().keys()
+    for name, value in theirs.items():
+        assert ours[name] == pytest.approx(value, rel=REL), name
+    # new rows get the fit's polynomial columns: the fitted rows, as new data, give the fit
+    assert m.predict(data).to_numpy() == pytest.approx(m.fitted.to_numpy(), rel=1e-10)
+
+
 # --- item 3: a column is a column, whatever its name ---------------------------------------
 def test_column_named_treatment_is_a_column(co2):
     m = lmer("uptake ~ Type + Treatment + (1 | Plant)", co2)
