@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure
 from scipy import stats as sps
 
 from acceptability.reports.figures import plain_text
-from acceptability.stats.mixed.profile import MixedProfile
 
 __all__ = ["profile_figure"]
 
@@ -19,21 +19,20 @@ CONF = (0.5, 0.8, 0.9, 0.95, 0.99)  # lme4's xyplot.thpr levels
 
 
 @plain_text
-def profile_figure(profile: MixedProfile, conf: tuple[float, ...] = CONF) -> Figure:
-    """One panel per parameter of ``profile.frame``: zeta (y) against the parameter (x).
+def profile_figure(frame: pd.DataFrame, conf: tuple[float, ...] = CONF) -> Figure:
+    """One panel per parameter (``.par``) of a profile's tidy frame (``m.profile().frame``,
+    lme4's ``as.data.frame(profile(m))``): zeta (y) against the parameter (x).
 
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.stats import lmer
     >>> from acceptability.reports.profile_figure import profile_figure
-    >>> df = pd.DataFrame({"y": [1.0, 2.4, 2.9, 4.6, 5.1, 6.5, 6.9, 8.8], "x": [1, 2, 3, 4] * 2,
-    ...                    "g": list("aabbccdd")})
-    >>> fig = profile_figure(lmer("y ~ x + (1 | g)", df).profile())
-    >>> [ax.get_title() for ax in fig.axes]
-    ['sd_(Intercept)|g', 'sigma', '(Intercept)', 'x']
+    >>> frame = pd.DataFrame({".zeta": [-2.0, 0, 2.1, -1.9, 0, 2.0], ".par": ["sigma"] * 3 + ["x"] * 3,
+    ...                       ".focal": [0.8, 1.0, 1.3, 1.5, 2.0, 2.5]})
+    >>> fig = profile_figure(frame)
+    >>> [ax.get_title() for ax in fig.axes], len(fig.axes[0].lines)
+    (['sigma', 'x'], 18)
     """
-    frame = profile.frame
     names = list(dict.fromkeys(frame[".par"]))
     levels = sps.norm.ppf((1 + np.asarray(conf)) / 2)
     ncol = min(3, len(names))

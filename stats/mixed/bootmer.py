@@ -124,11 +124,12 @@ def bootMer(m: MixedResult, fun: Callable[[MixedResult], object] | None = None, 
 
     Examples
     --------
-    >>> import pandas as pd
+    >>> import numpy as np, pandas as pd
     >>> from acceptability.stats import lmer
     >>> from acceptability.stats.mixed.bootmer import bootMer
-    >>> df = pd.DataFrame({"y": [1.0, 2.4, 2.9, 4.6, 5.1, 6.5, 6.9, 8.8], "x": [1, 2, 3, 4] * 2,
-    ...                    "g": list("aabbccdd")})
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"x": np.tile([1.0, 2, 3, 4], 5), "g": np.repeat(list("abcde"), 4)})
+    >>> df["y"] = 2 * df["x"] + rng.normal(size=20) + np.repeat(rng.normal(size=5), 4)
     >>> b = bootMer(lmer("y ~ x + (1 | g)", df), lambda fit: fit.fixef, nsim=20, seed=1, n_jobs=1)
     >>> b.t.shape, list(b.ci("x").index)
     ((20, 2), ['normal', 'basic', 'percent'])

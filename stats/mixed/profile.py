@@ -166,7 +166,10 @@ def _lmm_zetas(m: MixedResult) -> tuple[np.ndarray, list[Zeta], np.ndarray, list
             val, warm["x"] = min((_min_over(dev, x0, b_others) for x0 in starts), key=lambda r: r[0])
             s = s_hat.copy()
             s[j], s[others] = v, warm["x"]
-            beta = pls.pls(d, _to_theta(d, s)[0], False).beta
+            try:
+                beta = pls.pls(d, _to_theta(d, s)[0], False).beta
+            except np.linalg.LinAlgError:  # where the deviance is infinite too (_ml_deviance)
+                beta = np.full(d.p, np.nan)
             return float(np.sign(v - s_hat[j]) * np.sqrt(max(val - dev_hat, 0.0))), np.append(s, beta)
 
         zetas.append(zeta)

@@ -76,7 +76,7 @@ def test_frame_figure_and_intervals(small, tmp_path):
         assert rows.loc[rows[".focal"] == prof.estimates[j], ".zeta"].tolist() == [0.0]
         assert rows[".zeta"].max() == pytest.approx(cutoff, abs=1e-6) or name.startswith("sd_")
         np.testing.assert_allclose(rows[name], rows[".focal"])
-    fig = profile_figure(prof)
+    fig = profile_figure(frame)
     assert [ax.get_title() for ax in fig.axes] == prof.names  # one panel per parameter
     path = write_figure(fig, tmp_path / "profile.png")
     assert path.read_bytes()[:4] == b"\x89PNG"
