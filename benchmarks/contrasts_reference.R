@@ -21,7 +21,8 @@
 #   vcov|<grp>|<var1>|<var2>    as.data.frame(VarCorr(m))$vcov ("" for NA)
 #   emmean|<level>, emmean_se|<level>   emmeans(m, ~ N) (Kenward-Roger df, emmeans' default)
 #   anova3|<term>|<column>      lmerTest's anova(m, type = 3) (Satterthwaite): NumDF, DenDF,
-#                               F value, Pr(>F); afex3|<term>|<column> afex::mixed(method = "S")
+#                               F value, Pr(>F); anova2, anova1 the same with type = 2, 1;
+#                               afex3|<term>|<column> afex::mixed(method = "S")
 # Versions used for the committed fixtures: R 4.2.2, lme4 1.1-31, lmerTest 3.1-3, ordinal
 # 2022.11-16, emmeans 1.8.4-1, afex 1.2-1 (the comment line of contrasts_reference.csv).
 # All lmer/glmer fits use bobyqa with a tight end radius, glmer also tolPwrss = 1e-10, as
@@ -62,8 +63,8 @@ describe <- function(model, m, newdata = NULL) {
   if (!is.null(newdata))
     put(model, "predict_fixed", seq_len(nrow(newdata)), unname(predict(m, newdata, re.form = NA)))
 }
-anova3 <- function(model, m, prefix = "anova3") {
-  a <- as.data.frame(anova(m, type = 3))
+anova3 <- function(model, m, prefix = "anova3", type = 3) {
+  a <- as.data.frame(anova(m, type = type))
   for (col in c("NumDF", "DenDF", "F value", "Pr(>F)"))
     put(model, prefix, paste(rownames(a), col, sep = "|"), a[[col]])
 }
@@ -104,9 +105,12 @@ m <- lmerTest::lmer(Y ~ V * N + (1 | B/V), unbal, control = CTRL,
                     contrasts = list(V = "contr.sum", N = "contr.sum"))
 describe("oats_unbalanced_sum", m)
 anova3("oats_unbalanced_sum", m)
+anova3("oats_unbalanced_sum", m, "anova2", type = 2)
+anova3("oats_unbalanced_sum", m, "anova1", type = 1)
 m <- lmerTest::lmer(Y ~ V * N + (1 | B/V), unbal, control = CTRL)
 describe("oats_unbalanced_default", m)
 anova3("oats_unbalanced_default", m)
+anova3("oats_unbalanced_default", m, "anova2", type = 2)
 a <- afex::mixed(Y ~ V * N + (1 | B/V), unbal, method = "S", progress = FALSE,
                  control = CTRL)$anova_table
 for (col in c("num Df", "den Df", "F", "Pr(>F)"))

@@ -152,7 +152,7 @@ CO2_NEW = pd.DataFrame({"Type": ["Quebec", "Mississippi", "Mississippi"],
 
 
 def assert_anova(table: pd.DataFrame, model: str, quantity: str = "anova3") -> float:
-    """lmerTest's (or afex's) type III table: NumDF exactly, DenDF, F and p to 1e-3
+    """lmerTest's (or afex's) anova table: NumDF exactly, DenDF, F and p to 1e-3
     relative (F to 1e-4); returns the worst relative difference of DenDF, F and p."""
     r = reference(model)[quantity]
     cols = {"NumDF": "NumDF", "DenDF": "DenDF", "F value": "F value", "Pr(>F)": "Pr(>F)"}
@@ -209,6 +209,10 @@ def test_type3_anova_does_not_depend_on_the_coding(oats):
     default = lmer("Y ~ V * N + (1 | B/V)", unbal)
     assert_fit(default, "oats_unbalanced_default")
     assert_anova(default.anova(type=3), "oats_unbalanced_default")
+    # types II and I on X as it is coded, as lmerTest computes them
+    assert_anova(sums.anova(type=2), "oats_unbalanced_sum", "anova2")
+    assert_anova(sums.anova(type=1), "oats_unbalanced_sum", "anova1")
+    assert_anova(default.anova(type=2), "oats_unbalanced_default", "anova2")
 
 
 @pytest.mark.parametrize(("model", "coding"), [
