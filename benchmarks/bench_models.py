@@ -27,11 +27,17 @@ times, the ratio ours / R and the logLik difference (0 up to each optimiser's to
 then the time of ``confint(method="boot", nsim=500)`` on the LI-Adger sentence model (goal:
 under 60 s). ``--out`` writes the table (model, rows, reference, reference_s, ours_s, ratio,
 cpu) that docs/mixed-models.md's "Fit times" shows (tests/reproduce/test_model_speed.py).
+
+The rows of what R users do after the fit (issue 44: contrasts, emmeans, ordinal models in
+full, model selection, simulation) come from ``benchmarks/model_rows/``: each ``<topic>.py``
+there has ``timed()`` (row name -> the R package and the work, returning the model worked on)
+and its ``<topic>.R`` prints R's side (``model,seconds,logLik``), timed as lmm_engines.R does.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import shutil
 import subprocess
@@ -125,6 +131,28 @@ def more_models(mega: pd.DataFrame) -> dict[str, Timed]:
     }
 
 
+ROWS = HERE / "model_rows"
+
+
+def topic_rows() -> dict[str, Timed]:
+    """The rows of each ``model_rows/<topic>.py``, in the order of the topics' names."""
+    out = {}
+    for path in sorted(ROWS.glob("*.py")):
+        spec = importlib.util.spec_from_file_location(f"model_rows.{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        out |= {name: Timed(reference, run) for name, (reference, run) in module.timed().items()}
+    return out
+
+
+def run_topic_r(reps: int) -> pd.DataFrame:
+    """R's side of the topic rows: each ``model_rows/<topic>.R``'s CSV, one table."""
+    tables = [pd.read_csv(StringIO(subprocess.run(["Rscript", str(path), str(reps)], capture_output=True,
+                                                  text=True, check=True).stdout))
+              for path in sorted(ROWS.glob("*.R"))]
+    return pd.concat(tables).set_index("model")
+
+
 FACTORS = {"phenomenon": str, "type_id": str, "participant": str, "pair_id": str, "paradigm": str}
 
 
@@ -191,8 +219,10 @@ def main() -> None:
     mega = mega_frame()
     mega[["rating", "passive", "participant", "item"]].to_csv(tmp / "mega.csv", index=False)
     lme4 = run_lme4(tmp, args.repeats)
+    if lme4 is not None:
+        lme4 = pd.concat([lme4, run_topic_r(args.repeats)])
     timed = {name: Timed("lme4", lambda name=name, frame=frame: fit(name, frame))
-             for name, frame in data.items()} | more_models(mega)
+             for name, frame in data.items()} | more_models(mega) | topic_rows()
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # singular fits are reported by both; not timed here
