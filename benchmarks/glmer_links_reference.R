@@ -84,6 +84,14 @@ describe_lme4("cbpp_agq0", glmer(cf, cbpp, binomial, nAGQ = 0, control = GCTRL))
 describe_lme4("grouse_log_agq0", glmer(tf, gt, poisson, nAGQ = 0, control = GCTRL))
 describe_lme4("cbpp_probit_agq0", glmer(cf, cbpp, binomial(link = "probit"), nAGQ = 0, control = GCTRL))
 
+# --- docs/mixed/differences-from-r.md's table of 12 counts (as written there) -------------
+herds <- data.frame(k = c(2, 5, 3, 8, 1, 6, 4, 9, 5, 7, 0, 4), n = 10, x = rep(0:1, 6),
+                    g = rep(letters[1:6], each = 2))
+hf <- cbind(k, n - k) ~ x + (1 | g)
+describe_lme4("herds_laplace", glmer(hf, herds, binomial, control = GCTRL))
+describe_lme4("herds_agq9", glmer(hf, herds, binomial, nAGQ = 9, control = GCTRL))
+describe_lme4("herds_agq0", glmer(hf, herds, binomial, nAGQ = 0, control = GCTRL))
+
 out <- do.call(rbind, rows)
 path <- file.path(outdir, "glmer_links_fits.csv")
 con <- file(path, "w")

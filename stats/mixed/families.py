@@ -33,9 +33,15 @@ class Link:
     mu_eta: Callable[[np.ndarray], np.ndarray]
 
 
+_PROBIT_CLAMP = -float(special.ndtri(_EPS))  # R's probit linkinv clamps eta to +-8.12
+
+
 def _pnorm_clip(eta: np.ndarray) -> np.ndarray:
-    thresh = -sps.norm.ppf(_EPS)  # R's probit linkinv clamps eta to +-8.12
-    return sps.norm.cdf(np.clip(eta, -thresh, thresh))
+    return special.ndtr(np.clip(eta, -_PROBIT_CLAMP, _PROBIT_CLAMP))  # scipy.special: no dispatch
+
+
+def _dnorm(eta: np.ndarray) -> np.ndarray:
+    return np.maximum(np.exp(-0.5 * eta * eta) / np.sqrt(2 * np.pi), _EPS)
 
 
 LINKS: dict[str, Link] = {
@@ -43,7 +49,7 @@ LINKS: dict[str, Link] = {
     "log": Link("log", np.log, lambda e: np.maximum(np.exp(e), _EPS), lambda e: np.maximum(np.exp(e), _EPS)),
     "logit": Link("logit", special.logit, lambda e: np.clip(special.expit(e), _EPS, 1 - _EPS),
                   lambda e: np.maximum(special.expit(e) * special.expit(-e), _EPS)),
-    "probit": Link("probit", sps.norm.ppf, _pnorm_clip, lambda e: np.maximum(sps.norm.pdf(e), _EPS)),
+    "probit": Link("probit", special.ndtri, _pnorm_clip, _dnorm),
     "cloglog": Link("cloglog", lambda m: np.log(-np.log1p(-m)),
                     lambda e: np.clip(-np.expm1(-np.exp(e)), _EPS, 1 - _EPS),
                     lambda e: np.maximum(np.exp(e - np.exp(np.minimum(e, 700))), _EPS)),

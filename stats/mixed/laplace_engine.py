@@ -304,25 +304,32 @@ NAGQ0_ENGINE = "acceptability nAGQ=0 (lme4's: fixed effects inside PIRLS, theta 
 
 
 def _joint_mode(f: GlmerDevfun, zl: np.ndarray, theta: np.ndarray,
-                start: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """lme4's PIRLS with the fixed effects (``glmerLaplace`` at nAGQ = 0): Fisher scoring on
-    the penalised deviance ``sum(dev.resids) + |u|^2`` in (beta, u) jointly, ``zl`` = Z Lambda
-    (dense), a step that raises it halved. Returns beta, u and the joint information matrix."""
+                start: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """lme4's PIRLS with the fixed effects (``glmerLaplace`` at nAGQ = 0): the (beta, u) that
+    minimise the penalised deviance ``sum(dev.resids) + |u|^2``, ``zl`` = Z Lambda (dense), by
+    Newton steps (Fisher scoring where the observed information is not positive definite), a
+    step that raises it halved. Returns beta, u, lme4's Laplace deviance there (``-2 sum log f
+    + |u|^2 + log|A|``, A with the Fisher weights, as ``GlmerDevfun``) and the joint Fisher
+    information of (beta, u)."""
     d, link = f.design, f.family.link
     xz = np.hstack([d.X, zl])
     beta, u = start
     pen = np.diag(np.r_[np.zeros(d.p), np.ones(d.q)])
-    pdev = np.inf
     for _ in range(200):
         eta = xz @ np.r_[beta, u] + f.offset
-        mu = link.linkinv(eta)
+        mu, ratio = link.linkinv(eta), f._ratio(eta, 1.0)
         pdev = f._penalised(eta, mu, u, 1.0)
-        w = f._weights(eta, mu, 1.0, False, f._ratio(eta, 1.0))
-        info = xz.T @ (xz * w[:, None]) + pen
-        score = xz.T @ (f.wt * (f.y - mu) * f._ratio(eta, 1.0)) - np.r_[np.zeros(d.p), u]
-        step = linalg.solve(info, score, assume_a="pos")
+        fisher = xz.T @ (xz * f._weights(eta, mu, 1.0, False, ratio)[:, None]) + pen
+        score = xz.T @ (f.wt * (f.y - mu) * ratio) - np.r_[np.zeros(d.p), u]
+        try:  # a canonical link's observed information is the Fisher information
+            newton = fisher if f.family.canonical else (
+                xz.T @ (xz * f._weights(eta, mu, 1.0, True, ratio)[:, None]) + pen)
+            step = linalg.cho_solve(linalg.cho_factor(newton), score)
+        except np.linalg.LinAlgError:
+            step = linalg.solve(fisher, score, assume_a="pos")
         if np.max(np.abs(step)) <= 1e-10 * (1 + np.max(np.abs(np.r_[beta, u]))):
-            return beta, u, info
+            logdet = np.linalg.slogdet(fisher[d.p:, d.p:])[1]
+            return beta, u, -2 * f.loglik_rows(mu) + u @ u + logdet, fisher
         for _ in range(30):
             nb, nu = beta + step[:d.p], u + step[d.p:]
             ne = xz @ np.r_[nb, nu] + f.offset
@@ -365,25 +372,27 @@ def fit_nagq0(design: MixedDesign, settings: FitSettings) -> FittedParameters:
 
     def at(theta: np.ndarray):
         zl = zfull @ design.lambdat(theta, dense=True).T
-        beta, u, info = _joint_mode(f, zl, theta, state["start"])
-        state["start"] = (beta, u)
-        return beta, u, info
+        out = _joint_mode(f, zl, theta, state["start"])
+        state["start"] = out[:2]
+        return out
 
     def dev(theta: np.ndarray) -> float:
         try:
-            beta, u, _ = at(theta)
-            return float(f.mode(theta, beta, u=u).deviance)
+            return float(at(np.atleast_1d(theta))[2])
         except (RuntimeError, np.linalg.LinAlgError, ValueError):
             return 1e300
 
     lower = design.theta_lower()
-    bounds = [(lo if np.isfinite(lo) else None, None) for lo in lower]
-    # derivative-free, as lme4's bobyqa: the deviance is even in a diagonal theta, so its
-    # gradient vanishes at 0, where a gradient method started above the optimum may stop
-    opt = optimize.minimize(dev, design.theta_start(), method="Nelder-Mead", bounds=bounds,
-                            options={"xatol": 1e-8, "fatol": 1e-9, "maxfev": 1000 * len(lower)})
+    if len(lower) == 1:  # the deviance is even in a scalar theta: Brent's method on the line
+        opt = optimize.minimize_scalar(dev, bracket=(0.5, 1.0), tol=1e-9)
+        opt.x = np.abs(np.atleast_1d(opt.x))
+    else:  # derivative-free, as lme4's bobyqa: the deviance is even in each diagonal theta,
+        # so its gradient vanishes at 0, where a gradient method started above may stop
+        bounds = [(lo if np.isfinite(lo) else None, None) for lo in lower]
+        opt = optimize.minimize(dev, design.theta_start(), method="Nelder-Mead", bounds=bounds,
+                                options={"xatol": 1e-8, "fatol": 1e-9, "maxfev": 1000 * len(lower)})
     theta = np.maximum(opt.x, lower)
-    beta, u, info = at(theta)
+    beta, u, _, info = at(theta)
     vcov = np.linalg.inv(info)[:design.p, :design.p]  # (X'WX - X'WZL A^-1 L'Z'WX)^-1
     mode = LaplaceLikelihood(design, "observed").mode(theta, beta, u=u)
     return FittedParameters(
