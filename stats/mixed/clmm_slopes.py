@@ -139,7 +139,7 @@ class SlopeTerms:
     def zdlam(self) -> list[np.ndarray | sparse.csr_matrix]:
         """Z dLambda/dtheta_j, one a parameter (Lambda is linear in theta): dense arrays
         where n q is small (wine: sparse products took 2/3 of the fit), sparse otherwise."""
-        dense = len(self.codes) * self.q <= _DENSE
+        dense = len(self.groups) > 1 and len(self.codes) * self.q <= _DENSE
         return [(self.Z @ self.lam(e)).toarray() if dense else (self.Z @ self.lam(e)).tocsr()
                 for e in np.eye(self.ntheta)]
 
@@ -160,11 +160,38 @@ def slope_terms(coded: list[ReTerm]) -> SlopeTerms:
                       [t.slope_levels for t in terms])
 
 
-def _row_sums(a: np.ndarray | sparse.csr_matrix, b: np.ndarray) -> np.ndarray:
-    """Row sums of the elementwise product of a (dense or sparse) and b (dense)."""
-    if sparse.issparse(a):
-        return np.asarray(a.multiply(b).sum(axis=1)).ravel()
+def _row_sums(a: np.ndarray | sparse.csr_matrix, b: np.ndarray | sparse.csr_matrix) -> np.ndarray:
+    """Row sums of the elementwise product of a and b (each dense or sparse)."""
+    if sparse.issparse(a) or sparse.issparse(b):
+        return np.asarray((a.multiply(b) if sparse.issparse(a) else b.multiply(a)).sum(axis=1)).ravel()
     return np.einsum("ij,ij->i", a, b)
+
+
+def _scale_rows(w: np.ndarray, a: np.ndarray | sparse.csr_matrix) -> np.ndarray | sparse.csr_matrix:
+    return a.multiply(w[:, None]).tocsr() if sparse.issparse(a) else w[:, None] * a
+
+
+class BlockFactor:
+    """H = I + M' W M for one term: block diagonal, nc x nc a level (each row's effects are
+    those of its level), inverted block by block."""
+
+    def __init__(self, mb: np.ndarray, codes: np.ndarray, nlev: int, w: np.ndarray) -> None:
+        nc = mb.shape[1]
+        blocks = np.zeros((nlev, nc, nc))
+        np.add.at(blocks, codes, w[:, None, None] * mb[:, :, None] * mb[:, None, :])
+        blocks += np.eye(nc)
+        chol = np.linalg.cholesky(blocks)  # raises LinAlgError unless positive definite
+        self.logdet = float(2 * np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2))))
+        self._inv = np.linalg.inv(blocks)
+
+    def solve(self, v: np.ndarray) -> np.ndarray:
+        nlev, nc, _ = self._inv.shape
+        blocks = v.reshape(nlev, nc, -1)
+        return np.einsum("lab,lbk->lak", self._inv, blocks).reshape(v.shape)
+
+    def inverse(self) -> sparse.csr_matrix:
+        nlev = len(self._inv)
+        return sparse.bsr_matrix((self._inv, np.arange(nlev), np.arange(nlev + 1))).tocsr()
 
 
 class DenseFactor:
@@ -202,11 +229,20 @@ class SlopeLikelihood:
         d = self.d
         m = self.terms.m(x[d.npar:])
         mode, iterations = newton_modes(d, *d.ends(x[:d.npar]), self.u, lambda u: m @ u,
-                                        lambda r: m.T @ r, lambda w: DenseFactor(m, w))
+                                        lambda r: m.T @ r, self._factor_of(x))
         if mode is not None:
             self.u = mode.u
         self.inner += iterations
         return mode
+
+    def _factor_of(self, x: np.ndarray):
+        """H's factor as a function of the weights: by blocks for one term, dense otherwise."""
+        terms = self.terms
+        if len(terms.groups) == 1:
+            mb = terms.cols[0] @ terms.lower(x[self.d.npar:])[0]  # each row's nonzeros of M
+            return lambda w: BlockFactor(mb, terms.codes[:, 0], int(terms.nlev[0]), w)
+        m = terms.m(x[self.d.npar:])
+        return lambda w: DenseFactor(m, w)
 
     def value(self, x: np.ndarray) -> float:
         self.evaluations += 1
@@ -228,6 +264,7 @@ class SlopeLikelihood:
         hinv = mode.factor.inverse()
         mh = m @ hinv  # (n, q)
         h = _row_sums(m, mh)
+        wmh = _scale_rows(mode.w, mh)
         dm = np.column_stack([zd @ mode.u for zd in terms.zdlam])  # (n, K): dM_j u^
         rhs = np.hstack([m.T @ (ra[:, None] * d.B1 + rb[:, None] * d.B2),
                          np.column_stack([zd.T @ mode.r for zd in terms.zdlam]) + m.T @ (mode.w[:, None] * dm)])
@@ -237,14 +274,14 @@ class SlopeLikelihood:
         dw[:, :npar] += wa[:, None] * d.B1 + wb[:, None] * d.B2
         c = d.case_weights / iv.p
         grad_fe = d.B1.T @ (-iv.fa * c) + d.B2.T @ (iv.fb * c)
-        trace = np.array([np.sum(_row_sums(zd, mode.w[:, None] * mh)) for zd in terms.zdlam])
+        trace = np.array([np.sum(_row_sums(zd, wmh)) for zd in terms.zdlam])
         grad_theta = mode.r @ dm + trace
         return mode.g + 0.5 * mode.factor.logdet, np.concatenate([grad_fe, grad_theta]) + 0.5 * h @ dw
 
     def modes_b(self, x: np.ndarray, mode: Mode) -> tuple[np.ndarray, np.ndarray]:
         """b = Lambda u^ and its conditional variances, diag(Lambda H^-1 Lambda')."""
         lam = self.terms.lam(x[self.d.npar:])
-        var = np.einsum("ij,ij->i", (lam @ mode.factor.inverse()), lam.toarray())
+        var = _row_sums(lam @ mode.factor.inverse(), lam)
         return lam @ mode.u, var
 
 

@@ -101,10 +101,10 @@ def coded_terms(d: OrdinalDesign) -> list[ReTerm]:
     return [coded[term] for term in d.formula.random]
 
 
-def intercept_terms(d: OrdinalDesign) -> InterceptTerms:
-    """The random-intercept terms of ``d.formula`` (``(1 | g)`` each), ordered as ordinal
-    orders them."""
-    terms = coded_terms(d)
+def intercept_terms(d: OrdinalDesign, coded: list[ReTerm] | None = None) -> InterceptTerms:
+    """The random-intercept terms of ``d.formula`` (``(1 | g)`` each; ``coded``: those of
+    ``coded_terms``, if already built), ordered as ordinal orders them."""
+    terms = coded_terms(d) if coded is None else coded
     if len({t.nlev for t in terms}) > 1:  # ordinal's getREterms: rev(order(nlev)), ties reversed
         terms = sorted(terms, key=lambda t: t.nlev)[::-1]
     return InterceptTerms([t.group for t in terms], [t.levels for t in terms],

@@ -445,6 +445,31 @@ class ClmmResult(OrdinalResult):
             out += np.sum(cols * at, axis=1)
         return out
 
+    def confint(self, parm: list[str] | None = None, level: float = 0.95,
+                type: str = "Wald") -> pd.DataFrame:
+        """Confidence intervals. ``type="Wald"`` (the default): of the thresholds and
+        coefficients, estimate -+ z SE, as ordinal's ``confint`` of a clmm fit (R's default
+        method; ordinal has no other for clmm). ``type="profile"``: profile-likelihood
+        intervals of the random-intercept SDs, one row per grouping factor, as ordinal's
+        ``confint(profile(m))`` of the same model fitted by ``clmm2`` (its ``stDev``), the
+        ends solved exactly rather than read off a spline
+        ([clmm_profile][acceptability.stats.mixed.clmm_profile]). ``parm``: the rows kept."""
+        if type not in ("Wald", "profile"):
+            raise ValueError(f"type={type!r}: use 'Wald' (thresholds and coefficients) or "
+                             "'profile' (the random-intercept SDs)")
+        if type == "Wald":
+            table = OrdinalResult.confint(self, level)
+        else:
+            from acceptability.stats.mixed.clmm_profile import profile_sd_confint
+
+            table = profile_sd_confint(self, level)
+        if parm is None:
+            return table
+        missing = [p for p in parm if p not in table.index]
+        if missing:
+            raise ValueError(f"parm: {missing} not among {list(table.index)}")
+        return table.loc[parm]
+
     def summary(self) -> Summary:
         """The fit printed as ordinal's ``summary(clmm)`` prints it, with its tables."""
         from acceptability.stats.mixed.ordinal_summary import clmm_summary
@@ -453,31 +478,36 @@ class ClmmResult(OrdinalResult):
 
 
 def clmm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str = "flexible",
-         nAGQ: int = 1, contrasts: dict[str, object] | None = None) -> ClmmResult:
-    """Fit a cumulative link mixed model with crossed random intercepts (R's
-    ``ordinal::clmm``): ``rating ~ x + (1 | participant) + (1 | item)``.
+         nAGQ: int = 1, contrasts: dict[str, object] | None = None, *,
+         weights: object = None) -> ClmmResult:
+    """Fit a cumulative link mixed model (R's ``ordinal::clmm``):
+    ``rating ~ x + (1 | participant) + (1 | item)``, ``rating ~ x + (1 + x | participant)``.
 
-    Pr(Y <= j | b) = F(theta_j - x'beta - z'b), one normal intercept per level of each
-    grouping factor. ``nAGQ = 1``: the Laplace approximation (any number of crossed or
-    nested intercept terms); ``nAGQ > 1``: adaptive Gauss-Hermite quadrature with that many
-    nodes, ``nAGQ < -1``: non-adaptive quadrature (one grouping factor, as in ordinal).
-    Random slopes are refused. Response, link, thresholds and ``offset(...)`` terms as for
-    [clm][acceptability.stats.mixed.cumulative.clm].
+    Pr(Y <= j | b) = F(theta_j - x'beta - z'b), normal random effects per level of each
+    grouping factor: intercepts, or intercepts and slopes with a covariance matrix
+    ([clmm_slopes][acceptability.stats.mixed.clmm_slopes]). ``nAGQ = 1``: the Laplace
+    approximation (any number of crossed or nested terms); ``nAGQ > 1``: adaptive
+    Gauss-Hermite quadrature with that many nodes, ``nAGQ < -1``: non-adaptive quadrature
+    (one random intercept term only, as in ordinal). Response, link, thresholds, case
+    ``weights`` and ``offset(...)`` terms as for [clm][acceptability.stats.mixed.cumulative.clm].
 
     Parameters
     ----------
     formula
-        Fixed effects and ``(1 | group)`` terms.
+        Fixed effects and ``(1 | group)`` or ``(1 + x | group)`` terms.
     data
         One row per rating.
     link
         logit, probit, cloglog, loglog or cauchit.
     threshold
-        flexible, equidistant or symmetric.
+        flexible, equidistant, symmetric or symmetric2.
     contrasts
         A coding per factor, as in [clm][acceptability.stats.mixed.cumulative.clm].
     nAGQ
         1 (Laplace), > 1 (adaptive quadrature) or < -1 (non-adaptive quadrature).
+    weights
+        Case weights: a column name or one positive value per row (row i counts w_i times;
+        ordinal's ``weights``, ``nobs`` their sum).
 
     Returns
     -------
@@ -501,10 +531,10 @@ def clmm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str =
     if nagq in (0, -1):
         raise ValueError(f"nAGQ={nAGQ!r}: use 1 (Laplace), an integer > 1 (adaptive "
                          "Gauss-Hermite quadrature) or < -1 (non-adaptive quadrature)")
-    d = ordinal_design(formula, data, link, threshold, random=True, contrasts=contrasts)
+    d = ordinal_design(formula, data, link, threshold, random=True, contrasts=contrasts, weights=weights)
     coded = coded_terms(d)
     if all(t.nc == 1 and not t.term.slopes for t in coded):
-        terms = intercept_terms(d)
+        terms = intercept_terms(d, coded)
         if nagq != 1 and len(terms.groups) > 1:
             raise ValueError(f"nAGQ={nagq}: quadrature integrates one grouping factor; the model has "
                              f"{len(terms.groups)} ({terms.groups}): use nAGQ=1 (Laplace), as ordinal requires")

@@ -249,9 +249,15 @@ def clmm_summary(m, digits: int = 4) -> Summary:
     else:
         first = ["Cumulative Link Mixed Model fitted with the Laplace approximation", ""]
     vc = m.VarCorr
-    cells = [[g, "(Intercept)", v, s] for g, v, s in
-             zip(vc["Groups"], r_format(vc["Variance"], digits), r_format(vc["Std.Dev."], digits), strict=True)]
-    random = _char_matrix([""] * len(cells), ["Groups", "Name", "Variance", "Std.Dev."], cells, right=False)
+    groups = [g if k == 0 or g != vc["Groups"].iloc[k - 1] else "" for k, g in enumerate(vc["Groups"])]
+    cells = [[g, n, v, s] for g, n, v, s in zip(groups, vc["Name"], r_format(vc["Variance"], digits),
+                                                r_format(vc["Std.Dev."], digits), strict=True)]
+    header = ["Groups", "Name", "Variance", "Std.Dev."]
+    if "Corr" in vc:  # random slopes: lme4's formatVC, correlations to 3 decimals
+        header.append("Corr")
+        for row, corr in zip(cells, vc["Corr"], strict=True):
+            row.append(" ".join(f"{c:.3f}" for c in corr) + (" " if len(corr) else ""))
+    random = _char_matrix([""] * len(cells), header, cells, right=False)
     groups = ",  ".join(f"{g} {n}" for g, n in m.ngrps.items())
     lines = (first + _header(m) + _info_table(m, {"cond.H": _cond_h(m)})
              + ["", "Random effects:", *random, f"Number of groups:  {groups} "]
