@@ -227,6 +227,13 @@ def test_glmer_contrasts_match_lme4(model, coding):
     assert eta == pytest.approx(reference(model)["predict_fixed"].to_numpy(), rel=REL)
 
 
+def test_glmer_ordered_factor_gets_contr_poly():
+    cbpp = lme4_data("cbpp")
+    cbpp["period"] = pd.Categorical(cbpp["period"], ordered=True)
+    m = glmer("cbind(incidence, size - incidence) ~ period + (1 | herd)", cbpp)
+    assert_fit(m, "cbpp_poly")
+
+
 def test_clm_and_clmm_contrasts_match_ordinal(wine):
     m = clm("rating ~ temp * contact", wine, contrasts={"temp": "sum", "contact": "sum"})
     assert_fit(m, "wine_clm_sum", coef=m.coef)
@@ -235,6 +242,9 @@ def test_clm_and_clmm_contrasts_match_ordinal(wine):
     prob = m.predict(wine[["temp", "contact"]]).to_numpy()
     assert prob[np.arange(len(wine)), wine["rating"].cat.codes] == pytest.approx(m.fitted.to_numpy())
     m = clm("rating ~ bottle", wine, contrasts={"bottle": "poly"})
+    assert_fit(m, "wine_clm_poly", coef=m.coef)
+    ordered = wine.assign(bottle=pd.Categorical(wine["bottle"], ordered=True))  # R's default for it
+    m = clm("rating ~ bottle", ordered)
     assert_fit(m, "wine_clm_poly", coef=m.coef)
     m = clmm("rating ~ temp + contact + (1 | judge)", wine, contrasts={"temp": "sum", "contact": "helmert"})
     assert_fit(m, "wine_clmm_sum", coef=m.coef)
