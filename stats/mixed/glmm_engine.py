@@ -248,8 +248,13 @@ class GlmmEngine:
                                   bool(g.converged), notes)
         # glmm's covariances are of b itself; lme4's theta is relative to sigma = sqrt(phi)
         sigma = float(np.sqrt(g.dispersion)) if _scaled(design) else 1.0
+        vcov = np.asarray(g.vcov, float)
+        ok = bool(np.all(np.isfinite(vcov))) and np.linalg.eigvalsh((vcov + vcov.T) / 2).min() > 0
+        if not ok:  # no standard errors without saying so (issue 44, item 2)
+            notes = [*notes, "Hessian is numerically singular: the fixed effects' covariance "
+                             "(glmm's inverse Hessian) is not positive definite"]
         return FittedParameters(
             engine=engine_version(), theta=_theta(design, g, sigma),
-            beta=np.asarray(g.beta, float), vcov=np.asarray(g.vcov, float),
-            b=_b(design, g), sigma=sigma, loglik=float(g.loglik), converged=bool(g.converged),
+            beta=np.asarray(g.beta, float), vcov=vcov,
+            b=_b(design, g), sigma=sigma, loglik=float(g.loglik), converged=bool(g.converged) and ok,
             notes=notes, state=g, dispersion=float(g.dispersion))
