@@ -487,11 +487,9 @@ class GlmerDevfun(LaplaceLikelihood):
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.stats.mixed import model_design
-    >>> from acceptability.stats.mixed.laplace import GlmerDevfun
-    >>> df = pd.DataFrame({"k": [2, 5, 3, 8, 1, 6, 4, 9], "n": [10] * 8,
-    ...                    "x": [0, 1, 0, 1, 0, 1, 0, 1], "g": list("aabbccdd")})
-    >>> f = GlmerDevfun(model_design("cbind(k, n - k) ~ x + (1 | g)", df, "binomial"))
+    >>> from acceptability.stats.mixed import laplace, model_design
+    >>> counts = {"k": [2, 5, 3, 8, 1, 6, 4, 9], "n": [10] * 8, "x": [0, 1] * 4, "g": list("aabbccdd")}
+    >>> f = laplace.GlmerDevfun(model_design("cbind(k, n - k) ~ x + (1 | g)", pd.DataFrame(counts), "binomial"))
     >>> round(f([0.5, -1.0, 1.2]), 6)  # lme4's devfun(c(0.5, -1, 1.2)): 30.2594105865
     30.259411
     """
