@@ -12,7 +12,8 @@
 #   lme4's estimates). Quantities: fixef|term, se|term, logLik, theta|group (lme4's theta),
 #   sd|group, deviance (lme4's deviance(m)), devresid_sum (sum of squared deviance residuals,
 #   residuals(m, "deviance")), minus2logLik, converged (1 when no convergence message),
-#   error (1 when the fit stops with an error).
+#   error (1 when the fit stops with an error), very_large_eigenvalue / large_eigenvalue_ratio
+#   (1 when lme4's checkHess gives that message).
 suppressPackageStartupMessages({library(lme4); library(glmmTMB)})
 args <- commandArgs(trailingOnly = TRUE)
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
@@ -70,6 +71,15 @@ pf <- incidence ~ period + (1 | herd)
 r <- tryCatch(glmer(pf, cbpp, family = poisson(link = "identity"), control = GCTRL), error = function(e) NULL)
 put("cbpp_identity", "lme4", "error", "", is.null(r))
 describe_tmb("cbpp_identity", glmmTMB(pf, cbpp, family = poisson(link = "identity")))
+
+# lme4's convergence checks: Days in ms (x 1000) gives the fixed effects' Hessian a very large
+# eigenvalue; 1 for each of checkHess' messages lme4 gives
+ss <- sleepstudy
+ss$ms <- ss$Days * 1000
+big <- glmer(Reaction ~ ms + (1 | Subject), ss, family = Gamma(link = "identity"))
+msgs <- unlist(big@optinfo$conv$lme4$messages)
+put("sleepstudy_ms_gamma_identity", "lme4", c("very_large_eigenvalue", "large_eigenvalue_ratio"), "",
+    c(any(grepl("very large eigenvalue", msgs)), any(grepl("large eigenvalue ratio", msgs))))
 
 # --- item 5: lme4's nAGQ > 1 logLik and lme4's deviance() ----------------------------------
 cf <- cbind(incidence, size - incidence) ~ period + (1 | herd)

@@ -104,7 +104,7 @@ def poisson_sqrt(design):
 # --- item 2: the poisson sqrt link ---------------------------------------------------------
 def test_sqrt_fit_is_the_branch_optimum_glmmtmb_reaches_from_lme4s_start():
     """The fit equals glmmTMB's started at lme4's estimates: logLik -1253.6608 (abs 1e-3),
-    estimates 1e-4 relative, SEs 1e-3 relative (measured: 1.4e-6, 4e-6, 5e-5)."""
+    estimates 1e-4 relative, SEs 1e-3 relative (measured: 8e-10, 5.7e-6, 3.1e-6)."""
     m = fitted("sqrt")
     assert m.logLik == pytest.approx(one("grouse_sqrt", "glmmTMB_lme4start", "logLik"), abs=1e-3)
     fe, se = ref("grouse_sqrt", "glmmTMB_lme4start", "fixef"), ref("grouse_sqrt", "glmmTMB_lme4start", "se")
@@ -182,6 +182,20 @@ def test_convergence_messages_are_lme4s(h, message):
     assert any(m.startswith(message) for m in out), out
 
 
+def test_a_badly_scaled_fit_warns_as_lme4_and_is_not_converged():
+    """sleepstudy's Days in ms on a Gamma identity GLMM: lme4 gives "very large eigenvalue"
+    and "large eigenvalue ratio"; so does the fit, unconverged, in the warning and summary()."""
+    ss = lme4_data("sleepstudy").assign(ms=lambda f: f["Days"] * 1000)
+    for q in ("very_large_eigenvalue", "large_eigenvalue_ratio"):
+        assert one("sleepstudy_ms_gamma_identity", "lme4", q) == 1
+    with pytest.warns(ConvergenceWarning, match="model failed to converge; Model is nearly unidentifiable: "
+                                                "very large eigenvalue"):
+        m = stats.glmer("Reaction ~ ms + (1 | Subject)", ss, "Gamma", link="identity")
+    assert not m.converged
+    text = str(m.summary())
+    assert "did NOT converge" in text and "large eigenvalue ratio - Rescale variables?" in text
+
+
 def test_convergence_messages_scaled_gradient():
     """The scaled gradient solve(chol(H), g), elementwise the smaller of it and g, against
     0.002: here chol(H) = diag(10, 1), g = (0.05, 0.001): 0.005 > 0.002, component 1."""
@@ -244,7 +258,7 @@ def test_deviance_is_minus_twice_loglik_and_lme4s_sums_the_deviance_residuals(na
 # --- item 9: nAGQ = 0 -----------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["cbpp_agq0", "grouse_log_agq0", "cbpp_probit_agq0", "herds_agq0"])
 def test_nagq0_matches_lme4(name):
-    """Estimates, SEs and theta to 1e-4 relative (measured: 1.6e-6 at worst); logLik to 1e-4
+    """Estimates, SEs and theta to 1e-4 relative (measured: 2.9e-7 at worst); logLik to 1e-4
     for a canonical link; for probit lme4's logLik is its deviance function's (the expected
     information), which GlmerDevfun at our estimates gives to 1e-4."""
     m = fitted(name)
@@ -290,4 +304,4 @@ def test_the_docs_pages_numbers():
     worst = max(np.max(np.abs(np.r_[fitted(n).fixef, fitted(n).se, fitted(n).theta]
                               / np.r_[ref(n, "lme4", "fixef"), ref(n, "lme4", "se"), ref(n, "lme4", "theta")] - 1))
                 for n in ("cbpp_agq0", "grouse_log_agq0", "cbpp_probit_agq0", "herds_agq0"))
-    assert worst < 2e-6  # "to 2e-6 relative"
+    assert worst < 1e-6  # "to 1e-6 relative"
