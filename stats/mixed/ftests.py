@@ -63,7 +63,7 @@ def check_lmm(model: MixedResult, what: str) -> None:
     the df methods differentiate)."""
     if not isinstance(getattr(model, "state", None), PlsFit):
         raise ValueError(f"{what} are for linear mixed models fitted by lmer, not a {type(model).__name__} "
-                         f"({model.design.family}): compare fits with anova(m0, m1)")
+                         f"({getattr(model.design, 'family', 'ordinal')}): compare fits with anova(m0, m1)")
 
 
 def _anova_type(type: int | str) -> int:

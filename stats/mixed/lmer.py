@@ -478,9 +478,10 @@ class LmerResult(MixedResult):
         return lsmeans.ls_means(self, which, pairwise, ddf, level)
 
     def emmeans(self, specs: str | list[str], lmer_df: str = "kenward-roger", level: float = 0.95,
-                pairwise: bool = False, adjust: str = "tukey") -> pd.DataFrame:
+                pairwise: bool = False, adjust: str = "tukey", *, by: str | list[str] | None = None,
+                type: str = "link") -> pd.DataFrame:
         """emmeans' ``emmeans`` and ``pairs`` ([emmeans][acceptability.stats.mixed.lsmeans.emmeans])."""
-        return lsmeans.emmeans(self, specs, lmer_df, level, pairwise, adjust)
+        return lsmeans.emmeans(self, specs, lmer_df, level, pairwise, adjust, by=by, type=type)
 
     @property
     def coefficients(self) -> pd.DataFrame:

@@ -1,16 +1,15 @@
-"""Least-squares means (lmerTest's ``ls_means``) and estimated marginal means (emmeans'
-``emmeans`` and ``pairs``) of a linear mixed model, with Satterthwaite's or Kenward-Roger's
-denominator df.
+"""Least-squares means (lmerTest's ``ls_means``) of a linear mixed model and estimated
+marginal means (emmeans' ``emmeans`` and ``pairs``) of lmer, glmer, clm and clmm fits.
 
-Both are linear functions of the fixed effects over a reference grid (Searle, Speed &
-Milliken 1980, Am. Stat. 34(4); Lenth 2016, J. Stat. Softw. 69(1)): every combination of
-the levels of the model's fixed factors, each numeric predictor at its mean over the fitted
-rows. The mean of a level (or a combination of levels) of some factors is the equally
-weighted mean of the grid's predictions at it, averaged over the other factors; a pairwise
-difference is a difference of two such means. Each is tested as lmerTest's ``contest1D``
-tests one contrast ([contest_1d][acceptability.stats.mixed.ftests.contest_1d]); emmeans'
-pairwise p-values get its default Tukey adjustment: the studentized range distribution of
-the family of k means at the contrast's df, P(Q_k > sqrt(2) |t|).
+Both are functions of the coefficients over a reference grid (Searle, Speed & Milliken
+1980, Am. Stat. 34(4); Lenth 2016, J. Stat. Softw. 69(1)): every combination of the levels
+of the model's fixed factors, each numeric predictor at its mean over the fitted rows. The
+mean of a level (or a combination of levels) of some factors is the equally weighted mean
+of the grid's predictions at it, averaged over the other factors; a pairwise difference is a
+difference of two such means. lmerTest's are tested as its ``contest1D`` tests one contrast
+([contest_1d][acceptability.stats.mixed.ftests.contest_1d]); emmeans' scales, df and
+covariances per model are in [marginal][acceptability.stats.mixed.marginal], the pairs'
+p-value adjustments in [adjust][acceptability.stats.mixed.adjust].
 """
 
 from __future__ import annotations
@@ -24,36 +23,40 @@ import pandas as pd
 from scipy import stats as sps
 
 from acceptability.stats.arguments import check_ci
-from acceptability.stats.mixed.ftests import (
-    check_lmm,
-    contest_1d,
-    ddf_method,
-    fixed_part,
-    fixed_terms,
-)
+from acceptability.stats.mixed import marginal, transforms
+from acceptability.stats.mixed.adjust import ADJUST
+from acceptability.stats.mixed.ftests import check_lmm, contest_1d, ddf_method, fixed_terms
 
 if TYPE_CHECKING:
     from acceptability.stats.mixed.results import MixedResult
+    from acceptability.stats.mixed.transforms import FixedPart
 
 __all__ = ["emmeans", "ls_means", "reference_grid"]
 
-_ADJUST = ("tukey", "none")
+def _factor_levels(part: FixedPart, name: str) -> list[str] | None:
+    """The fit's levels of a column the fixed part reads as a factor, itself or in
+    ``factor(name)``/``as.factor(name)`` (emmeans' grid takes an integer column so)."""
+    for key in (name, f"factor({name})", f"as.factor({name})"):
+        if key in part.levels:
+            return part.levels[key]
+    return None
 
 
 def reference_grid(model: MixedResult) -> tuple[pd.DataFrame, dict[str, list[str]]]:
     """The reference grid of ``model`` (emmeans' ``ref_grid``, lmerTest's ``get_min_data``):
-    every combination of the levels of the fixed factors (data columns), the first varying
-    fastest, and each numeric column the fixed part reads at its mean over the fitted rows
+    every combination of the levels of the fixed factors (data columns, also a numeric
+    column read as ``factor(x)``, its levels as labels), the first varying fastest, and
+    each numeric column the fixed part reads at its mean over the fitted rows
     (transformations apply to the mean, as in emmeans); also each factor's levels."""
-    part = fixed_part(model)
+    part = getattr(model.design, "fixed_part", None) or transforms.fixed_part(model.formula, model.frame)
     levels: dict[str, list[str]] = {}
     means: dict[str, float] = {}
     for name in model.formula.fixed_columns():
-        col = model.frame[name]
-        if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+        col, fit_levels = model.frame[name], _factor_levels(part, name)
+        if fit_levels is None and pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
             means[name] = float(col.mean())
         else:  # the fit's levels, as predict() codes new rows
-            levels[name] = part.levels.get(name) or sorted(col.astype(str).unique())
+            levels[name] = fit_levels or sorted(col.astype(str).unique())
     names = list(levels)
     cells = [c[::-1] for c in itertools.product(*(levels[n] for n in names[::-1]))]
     grid = pd.DataFrame(cells or [()], columns=names)
@@ -76,15 +79,22 @@ def _grid_factors(variables: tuple[str, ...], levels: dict[str, list[str]]) -> l
     return out
 
 
+def _cell_weights(grid: pd.DataFrame, factors: list[str],
+                  levels: dict[str, list[str]]) -> tuple[np.ndarray, list[tuple[str, ...]]]:
+    """Each combination of the levels of ``factors`` (the first varying fastest) as equal
+    weights on the grid rows at it (emmeans averages over the other factors so)."""
+    cells = [c[::-1] for c in itertools.product(*(levels[f] for f in factors[::-1]))]
+    keys = list(zip(*(grid[f].astype(str) for f in factors), strict=True))
+    rows = np.array([[k == c for k in keys] for c in cells], float)
+    return rows / rows.sum(axis=1, keepdims=True), cells
+
+
 def _cell_means(model: MixedResult, factors: list[str]) -> tuple[np.ndarray, list[tuple[str, ...]]]:
     """The contrast of each combination of the levels of ``factors`` (the first varying
     fastest): the mean of the grid's rows of X at it."""
     grid, levels = reference_grid(model)
-    ux = model._new_x(grid)
-    cells = [c[::-1] for c in itertools.product(*(levels[f] for f in factors[::-1]))]
-    keys = list(zip(*(grid[f] for f in factors), strict=True))
-    rows = np.array([[k == c for k in keys] for c in cells], float)
-    return (rows / rows.sum(axis=1, keepdims=True)) @ ux, cells
+    weights, cells = _cell_weights(grid, factors, levels)
+    return weights @ marginal.basis(model, grid, "asymptotic").jac, cells
 
 
 def _pairs(L: np.ndarray, labels: list[str]) -> tuple[np.ndarray, list[str]]:
@@ -172,67 +182,77 @@ def ls_means(model: MixedResult, which: str | list[str] | None = None, pairwise:
     return out
 
 
-def _specs(specs: str | list[str], levels: dict[str, list[str]]) -> list[str]:
-    names = ([s.strip() for s in re.split(r"[:*+]", specs.replace("~", "")) if s.strip()]
-             if isinstance(specs, str) else list(specs))
-    unknown = [n for n in names if n not in levels]
-    if not names or unknown:
-        raise ValueError(f"specs={specs!r}: name fixed factors of the model, e.g. '{next(iter(levels), 'f')}' "
-                         f"or 'a:b' (its factors: {list(levels)})")
-    return names
+def _specs(specs: str | list[str], by: str | list[str] | None,
+           levels: dict[str, list[str]]) -> tuple[list[str], list[str]]:
+    """The grid columns of emmeans' ``specs`` and ``by``: ``"~ A"``, ``"A:B"``, ``"A * B"``,
+    ``"~ A | B"`` (B the by factors), a list; ``factor(x)`` names the column x."""
+    def names(text: str | list[str]) -> list[str]:
+        return ([s.strip() for s in re.split(r"[:*+]", text) if s.strip()]
+                if isinstance(text, str) else list(text))
 
-
-def _contrast_labels(cells: list[tuple[str, ...]], factors: list[str],
-                     levels: dict[str, list[str]]) -> list[str]:
-    """emmeans' labels of the cells in contrasts: a factor whose levels are all numbers gets
-    its name in front of them, levels joined by a space, wrapped in parentheses when a
-    label holds ``-``, ``+``, ``/`` or ``*``."""
-    def numeric(levs: list[str]) -> bool:
-        try:
-            [float(v) for v in levs]
-        except ValueError:
-            return False
-        return True
-
-    enhance = {f: numeric(levels[f]) for f in factors}
-    out = []
-    for c in cells:
-        label = " ".join(f"{f}{v}" if enhance[f] else v for f, v in zip(factors, c, strict=True))
-        out.append(f"({label})" if re.search(r"[-+/*]", label) else label)
-    return out
+    if isinstance(specs, str) and "|" in specs:
+        if by is not None:
+            raise ValueError(f"specs={specs!r} has by factors after '|' and by={by!r} names more: use one")
+        specs, by = specs.replace("~", "").split("|", 1)
+    spec = names(specs.replace("~", "") if isinstance(specs, str) else specs)
+    by_vars = [] if by is None else names(by)
+    try:
+        spec, by_vars = _grid_factors(tuple(spec), levels), _grid_factors(tuple(by_vars), levels)
+    except ValueError:
+        spec = []
+    if not spec or set(spec) & set(by_vars) or len(set(spec)) < len(spec):
+        raise ValueError(f"specs={specs!r}, by={by!r}: name fixed factors of the model, e.g. "
+                         f"'{next(iter(levels), 'f')}', 'a:b' or '~ a | b' (its factors: {list(levels)})")
+    return spec, by_vars
 
 
 def emmeans(model: MixedResult, specs: str | list[str], lmer_df: str = "kenward-roger",
-            level: float = 0.95, pairwise: bool = False, adjust: str = "tukey") -> pd.DataFrame:
-    """emmeans' ``emmeans(m, ~ specs, lmer.df = ...)`` or, with ``pairwise=True``, its
-    ``pairs(...)``: the estimated marginal means of the combinations of the factors in
-    ``specs``, averaged with equal weights over the model's other factors.
+            level: float = 0.95, pairwise: bool = False, adjust: str = "tukey", *,
+            by: str | list[str] | None = None, type: str = "link", mode: str = "latent") -> pd.DataFrame:
+    """emmeans' ``emmeans(m, specs, by, lmer.df, type, mode)`` or, with ``pairwise=True``,
+    its ``pairs(..., adjust)``: the estimated marginal means of the combinations of the
+    factors in ``specs`` within each combination of the ``by`` factors, averaged with
+    equal weights over the model's other factors
+    ([marginal][acceptability.stats.mixed.marginal] has each model's scale).
 
     Parameters
     ----------
     model
-        A linear mixed model (``lmer``).
+        A fit of ``lmer``, ``glmer``, ``clm`` or ``clmm``.
     specs
-        The factors: ``"Product"``, ``"~ Product"``, ``"Product:Information"`` or a list.
+        The factors: ``"Product"``, ``"~ Product"``, ``"A:B"``, ``"~ A | B"`` (B the by
+        factors) or a list; ``"factor(x)"`` or ``"x"`` for a numeric column the formula
+        reads as ``factor(x)``.
     lmer_df
-        ``"kenward-roger"`` (emmeans' default; REML fits; SEs from the adjusted
-        covariance, as emmeans) or ``"satterthwaite"``. emmeans turns to Satterthwaite's
-        df above 3000 rows (its ``pbkrtest.limit``) and to none above its
-        ``lmerTest.limit``; no limit here.
+        An lmer fit's df: ``"kenward-roger"`` (emmeans' default; the adjusted covariance),
+        ``"satterthwaite"`` or ``"asymptotic"`` (df = Inf; other models' df). No row limit
+        (emmeans turns to Satterthwaite's df above its ``pbkrtest.limit``, 3000 rows).
     level
-        Confidence level of the means' ``lower.CL``, ``upper.CL``.
+        Confidence level of the means' intervals (``lower.CL``, ``upper.CL``;
+        ``asymp.LCL``, ``asymp.UCL`` when df = Inf).
     pairwise
-        Every pairwise difference (emmeans' ``pairs``) instead of the means.
+        Every pairwise difference (emmeans' ``pairs``) within each by group instead of the means.
     adjust
-        The pairs' p-value adjustment: ``"tukey"`` (emmeans' default for pairs: the
-        studentized range over the family of k means) or ``"none"``.
+        The pairs' p-value adjustment within each by group: ``"tukey"`` (emmeans' default
+        for pairs), ``"mvt"``, ``"sidak"``, ``"bonferroni"``, ``"holm"`` or ``"none"``
+        ([adjust][acceptability.stats.mixed.adjust]).
+    by
+        By factors (emmeans' ``by =``), the same as ``"~ specs | by"``.
+    type
+        A glmer fit's scale: ``"link"`` (default) or ``"response"`` (means back-transformed,
+        delta-method SEs; pairs of a log or logit link as ratios or odds ratios).
+    mode
+        A clm or clmm fit's scale: ``"latent"`` (default) or ``"prob"`` (the probability of
+        each response category, the response a factor of ``specs``/``by``).
 
     Returns
     -------
     pandas.DataFrame
-        The means: a column per factor, ``emmean``, ``SE``, ``df``, ``lower.CL``,
-        ``upper.CL``; the pairs: ``contrast``, ``estimate``, ``SE``, ``df``, ``t.ratio``,
-        ``p.value``. ``attrs["notes"]`` holds emmeans' footnotes.
+        The means: a column per factor (specs, then by), ``emmean`` (``prob``, ``rate``,
+        ``response``), ``SE``, ``df`` and the interval; the pairs: ``contrast``, the by
+        factors, ``estimate`` (``odds.ratio``, ``ratio``), ``SE``, ``df``, (``null``),
+        ``t.ratio`` (``z.ratio`` when df = Inf) and ``p.value``. ``attrs["notes"]`` holds
+        emmeans' footnotes.
 
     Examples
     --------
@@ -244,31 +264,25 @@ def emmeans(model: MixedResult, specs: str | list[str], lmer_df: str = "kenward-
     >>> list(emmeans(m, "a")["a"]), list(emmeans(m, "a", pairwise=True)["contrast"])
     (['p', 'q', 'r'], ['p - q', 'p - r', 'q - r'])
     """
-    _check(model, level)
-    method = ddf_method(lmer_df)
-    if adjust not in _ADJUST:
-        raise ValueError(f"adjust={adjust!r}: use 'tukey' (emmeans' default for pairs) or 'none'")
-    _, levels = reference_grid(model)
-    factors = _specs(specs, levels)
-    L, cells = _cell_means(model, factors)
-    others = [f for f in levels if f not in factors]
-    notes = ([f"Results are averaged over the levels of: {', '.join(others)}"] if others else []) \
-        + [f"Degrees-of-freedom method: {method.lower()}"]
+    check_ci(level, "level")
+    kind = marginal.model_kind(model)
+    method = marginal.df_method(kind, lmer_df)
+    scale = marginal.response_scale(model, kind, type, mode)
+    if adjust not in ADJUST:
+        raise ValueError(f"adjust={adjust!r}: use one of {', '.join(ADJUST)} (emmeans' default for pairs: tukey)")
+    grid, levels = reference_grid(model)
+    if mode == "prob":
+        grid, levels = marginal.with_response(model, grid, levels)
+    spec, by_vars = _specs(specs, by, levels)
+    b = marginal.basis(model, grid, method, mode)
+    weights, cells = _cell_weights(grid, spec + by_vars, levels)
+    others = ", ".join(f for f in levels if f not in spec + by_vars)
+    notes = [f"Results are averaged over the levels of: {others}"] * bool(others) + [f"Degrees-of-freedom method: {b.method}"]
     if not pairwise:
-        tests = _tests(model, L, method)
-        half = sps.t.ppf((1 + level) / 2, tests["df"]) * tests["SE"]
-        out = pd.DataFrame(cells, columns=factors)
-        out = out.assign(emmean=tests["estimate"], SE=tests["SE"], df=tests["df"],
-                         **{"lower.CL": tests["estimate"] - half, "upper.CL": tests["estimate"] + half})
+        out = marginal.means_table(weights @ b.est, weights @ b.jac, b, level, scale)
+        out = pd.concat([pd.DataFrame(cells, columns=spec + by_vars), out], axis=1)
         out.attrs["notes"] = [*notes, f"Confidence level used: {level}"]
         return out
-    L, labels = _pairs(L, _contrast_labels(cells, factors, levels))
-    tests = _tests(model, L, method)
-    k, q = len(cells), np.sqrt(2) * np.abs(tests["t"])
-    p = (sps.studentized_range.sf(q, k, tests["df"]) if adjust == "tukey" and k > 2
-         else 2 * sps.t.sf(np.abs(tests["t"]), tests["df"]))
-    out = pd.DataFrame({"contrast": labels, "estimate": tests["estimate"], "SE": tests["SE"],
-                        "df": tests["df"], "t.ratio": tests["t"], "p.value": p})
-    out.attrs["notes"] = [*notes, f"P value adjustment: tukey method for comparing a family of {k} estimates"
-                          if adjust == "tukey" else "P value adjustment: none"]
+    out = marginal.pairs_table(weights @ b.est, weights @ b.jac, b, (cells, spec, by_vars, levels), adjust, scale)
+    out.attrs["notes"] = [*notes, marginal.adjust_note(adjust, len(cells) // len(set(c[len(spec):] for c in cells)))]
     return out

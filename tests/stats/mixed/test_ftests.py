@@ -223,7 +223,7 @@ def test_bad_arguments(ham_full):
     with pytest.raises(ValueError, match="specs='Age'"):
         ham_full.emmeans("Age")
     with pytest.raises(ValueError, match="adjust="):
-        ham_full.emmeans("Product", pairwise=True, adjust="holm")
+        ham_full.emmeans("Product", pairwise=True, adjust="scheffe")
     with pytest.raises(ValueError, match="level="):
         ham_full.ls_means(level=95)
 
