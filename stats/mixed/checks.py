@@ -133,8 +133,10 @@ def prepare_frame(formula: Formula, data: pd.DataFrame, extra: tuple[str, ...] =
     ``check.nobs.vs.nlev``, which glmer ignores: observation-level random effects)."""
     formula.check_columns(data)
     cols = [*formula.columns(), *extra]
-    keep = data[cols].notna().all(axis=1)
-    frame = data.loc[keep, cols].copy()
+    # column by column in numpy, and no row selection where every row is complete: pandas'
+    # frame-wide notna().all() and .loc copy were half of clm's time on ordinal's wine
+    keep = np.logical_and.reduce([data[c].notna().to_numpy() for c in cols], initial=True)
+    frame = data[cols] if keep.all() else data.loc[keep, cols]
     frame.attrs[PARAMS_KEY] = learn_stateful(formula, data, strict=False)  # R: before na.omit
     if frame.empty:
         raise ValueError(f"no complete rows for formula {formula.text!r}: check columns {cols}")

@@ -15,7 +15,7 @@ from acceptability.stats.mixed.clm_effects import scale_objective
 from acceptability.stats.mixed.ordinal_links import interval
 
 if TYPE_CHECKING:
-    from acceptability.stats.mixed.cumulative import OrdinalDesign
+    from acceptability.stats.mixed.clm_design import OrdinalDesign
 
 __all__ = ["NewtonFit", "clm_objective", "newton_clm"]
 

@@ -18,6 +18,7 @@ argument is present, before the rows missing another of the formula's columns ar
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from itertools import product
@@ -528,12 +529,15 @@ class FixedPart:
             self.contrasts[name] = contrast(self.requested[name], self.levels[name], name) \
                 if name in self.requested else default_contrast(self.levels[name], ordered)
         levels = self.levels[name]
-        known = set(levels)
-        unknown = [lv for lv in pd.unique(labels.dropna()) if lv not in known]
+        # the distinct labels looked up once (4x pd.Categorical(labels, categories=levels))
+        codes, distinct = pd.factorize(labels.to_numpy(dtype=object))  # missing: -1
+        index = {lv: i for i, lv in enumerate(levels)}
+        lookup = np.array([index.get(lv, -1) for lv in distinct] + [-1], np.int64)
+        unknown = [lv for lv, k in zip(distinct, lookup, strict=False) if k < 0]
         if unknown:
             raise ValueError(f"level(s) {unknown[:5]} of {name!r} were not in the fitted data "
                              f"(levels {levels[:10]})")
-        return pd.Categorical(labels, categories=levels)
+        return pd.Categorical.from_codes(lookup[codes], dtype=_categories(tuple(levels)))
 
     def _build(self, data: pd.DataFrame, fitting: bool) -> tuple[np.ndarray, list[str], list[str], np.ndarray]:
         """X, its column names, R's term labels and ``assign``. glmm's ``model_matrix`` gives
@@ -620,6 +624,13 @@ class FixedPart:
         """
         x, names, _, _ = self._build(data, fitting=False)
         return x, names
+
+
+@functools.lru_cache(maxsize=1024)
+def _categories(levels: tuple[str, ...]) -> pd.CategoricalDtype:
+    """A factor's dtype, made once per set of levels (pandas checks the categories each
+    time one is made: 0.1 ms, a fifth of a small clm fit's design)."""
+    return pd.CategoricalDtype(list(levels))
 
 
 def _as_labels(col: pd.Series) -> pd.Series:
