@@ -522,6 +522,10 @@ def glmer_devfun(m: MixedResult, nAGQ: int | None = None, information: Informati
     True
     """
     nagq = m.nagq if nAGQ is None else nAGQ
+    if nagq == 0:
+        raise ValueError("nAGQ=0: the fit's fixed effects come from PIRLS, not from a likelihood of "
+                         "(theta, beta) to profile; refit with nAGQ=1 for profile intervals, or use "
+                         "confint(method='Wald') or method='boot'")
     if information == "expected":
         return GlmerDevfun(m.design, nagq)
     if m.design.glm_family.dispersion:

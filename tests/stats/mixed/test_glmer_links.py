@@ -305,3 +305,9 @@ def test_the_docs_pages_numbers():
                               / np.r_[ref(n, "lme4", "fixef"), ref(n, "lme4", "se"), ref(n, "lme4", "theta")] - 1))
                 for n in ("cbpp_agq0", "grouse_log_agq0", "cbpp_probit_agq0", "herds_agq0"))
     assert worst < 1e-6  # "to 1e-6 relative"
+
+
+def test_nagq0_fit_has_no_likelihood_profile():
+    with pytest.raises(ValueError, match="nAGQ=0: the fit's fixed effects come from PIRLS.*nAGQ=1"):
+        fitted("herds_agq0").confint(method="profile")
+    assert "nAGQ = 0" in str(fitted("herds_agq0").summary()).splitlines()[0]  # lme4's title
