@@ -654,11 +654,11 @@ class LmerResult(MixedResult):
 
         return wald.wald_anova(self, type)
 
-    def allFit(self) -> AllFit:
+    def allFit(self, optimizers: list[str] | None = None) -> AllFit:
         """lme4's ``allFit`` ([all_fit][acceptability.stats.mixed.allfit.all_fit])."""
         from acceptability.stats.mixed import allfit
 
-        return allfit.all_fit(self)
+        return allfit.all_fit(self, optimizers)
 
     def __repr__(self) -> str:
         how = "REML" if self.REML else "ML"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from acceptability import stats
-from acceptability.stats.mixed.allfit import optimizers
+from acceptability.stats.mixed.allfit import available_optimizers
 from tests.lme4_data import lme4_data
 from tests.stats.mixed.selection_data import quiet, reference
 
@@ -76,4 +76,8 @@ def test_allfit_tables_are_its_fits(sleep):
 
 def test_allfit_optimizers_by_model():
     nb = quiet(stats.lmer, "Reaction ~ Days + (Days || Subject)", lme4_data("sleepstudy"))
-    assert optimizers(nb) == ["pls.L-BFGS-B", "Nelder-Mead", "Powell"]  # glmm refuses ||
+    assert available_optimizers(nb) == ["pls.L-BFGS-B", "Nelder-Mead", "Powell"]  # glmm refuses ||
+    chosen = nb.allFit(optimizers=["pls.L-BFGS-B", "Powell"])
+    assert list(chosen.which_OK.index) == ["pls.L-BFGS-B", "Powell"]
+    with pytest.raises(ValueError, match="cannot fit this model"):
+        nb.allFit(optimizers=["glmm"])
