@@ -24,6 +24,7 @@ __all__ = ["ADJUST", "adjust_p", "mvt_p"]
 
 ADJUST = ("tukey", "mvt", "sidak", "bonferroni", "holm", "none")
 _MVT_POINTS = 2**16
+_NODES = 1024
 
 
 def _two_sided(t: np.ndarray, df: np.ndarray) -> np.ndarray:
@@ -47,23 +48,37 @@ def mvt_p(t: np.ndarray, df: np.ndarray, cov: np.ndarray, points: int = _MVT_POI
     unit sphere of R^r, A A' the correlation, R^2 ~ chi^2_r and s^2 ~ chi^2_df / df, so
     given u the probability is that of R^2 / r / s^2 ~ F(r, df) below (|t_j| / max|A u|)^2 / r,
     averaged over u (a scrambled Sobol sequence with a fixed seed: reproducible). That
-    probability is smooth and monotone in max|A u|, so it is evaluated at every 8th of the
-    sorted values and interpolated between them (the same mean to 6e-6 on random families,
-    8 times fewer F evaluations)."""
+    probability is smooth and monotone in max|A u|, so it is evaluated at ``_NODES`` of
+    the sorted values, denser in the tails, and integrated over the ranks between them
+    (piecewise linear: within 5e-6 of the mean over all the points, on random families;
+    tests/stats/mixed/test_emmeans.py), 1,025 F evaluations instead of 65,536."""
     sd = np.sqrt(np.diag(cov))
     w, v = np.linalg.eigh(cov / np.outer(sd, sd))
     keep = w > 1e-10 * w.max()
     root = v[:, keep] * np.sqrt(w[keep])  # corr = root @ root.T
     r = root.shape[1]
-    reach = np.sort(np.abs(_directions(r, points) @ root.T).max(axis=1))
-    at = np.unique(np.r_[np.arange(0, points, 8), points - 1])
+    reach = np.sort(np.abs(np.einsum("nr,mr->nm", _directions(r, points), root)).max(axis=1))  # no BLAS: thin
+    at, weight = _rank_nodes(points)
     out = np.empty(len(t))
     for j, (tj, d) in enumerate(zip(np.abs(t), df, strict=True)):
         x = (tj / reach[at]) ** 2 / r
         d = 0 if np.isinf(d) or d > 9999 else np.floor(max(1.0, d) + 0.25)  # emmeans' .fix.df
         cdf = special.chdtr(r, x * r) if d == 0 else special.fdtr(r, d, x)
-        out[j] = 1 - np.mean(np.interp(np.arange(points), at, cdf))
+        out[j] = 1 - weight @ cdf
     return out
+
+
+@cache
+def _rank_nodes(points: int) -> tuple[np.ndarray, np.ndarray]:
+    """Ranks 0..points-1 at which to evaluate a smooth function of the sorted sample
+    (Chebyshev-spaced: denser at both ends) and the weights of the mean of its piecewise
+    linear interpolation over every rank."""
+    at = np.unique(np.round((points - 1) * (1 - np.cos(np.pi * np.arange(_NODES + 1) / _NODES)) / 2).astype(int))
+    k = np.arange(points)
+    seg = np.minimum(np.searchsorted(at, k, side="right") - 1, len(at) - 2)
+    frac = (k - at[seg]) / (at[seg + 1] - at[seg])
+    weight = (np.bincount(seg, 1 - frac, len(at)) + np.bincount(seg + 1, frac, len(at))) / points
+    return at, weight
 
 
 def _holm(p: np.ndarray) -> np.ndarray:

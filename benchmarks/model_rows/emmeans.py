@@ -1,0 +1,70 @@
+"""Timing rows of emmeans beside R's emmeans 1.8.4-1 (issue 44, item 7): the marginal means
+and pairs of tests/stats/mixed/test_emmeans.py on fits made once (R:
+benchmarks/model_rows/emmeans.R, the same calls, each summarised as R computes its tests
+only then). Each row's work returns the fit it worked on.
+
+Run alone: ``python benchmarks/model_rows/emmeans.py REPS`` prints model,seconds,logLik as
+emmeans.R does (each seconds the median of REPS timings, each the mean of k runs lasting ~0.2 s).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from acceptability.stats.mixed import clm, clmm, emmeans, glmer, lmer
+
+FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
+
+
+def _fits() -> dict[str, object]:
+    oats = pd.read_csv(FIXTURES / "emmeans_oats.csv", dtype={"B": str, "V": str, "N": str})
+    cbpp = pd.read_csv(FIXTURES / "lme4" / "cbpp.csv.gz", dtype={"herd": str, "period": str})
+    wine = pd.read_csv(FIXTURES / "ordinal" / "wine.csv.gz", dtype={"judge": str, "bottle": str})
+    wine["rating"] = pd.Categorical(wine["rating"], categories=[1, 2, 3, 4, 5], ordered=True)
+    return {"oats": lmer("Y ~ N * V + (1 | B/V)", oats),
+            "cbpp": glmer("cbind(incidence, size - incidence) ~ period + (1 | herd)", cbpp),
+            "clm": clm("rating ~ temp * contact", wine),
+            "clmm": clmm("rating ~ temp * contact + (1 | judge)", wine)}
+
+
+def timed() -> dict[str, tuple[str, Callable[[], object]]]:
+    """Row name -> ("emmeans", a function computing the tables once and returning the fit)."""
+    f = _fits()
+
+    def work(name: str, *calls: dict) -> Callable[[], object]:
+        def run() -> object:
+            for kwargs in calls:
+                emmeans(f[name], **kwargs)
+            return f[name]
+        return run
+
+    by = {"specs": "N", "by": "V"}
+    rows = {
+        "emmeans_oats_kr_by": work("oats", by, {**by, "pairwise": True}),
+        "emmeans_oats_satterthwaite_by": work("oats", {**by, "lmer_df": "satterthwaite"},
+                                              {**by, "lmer_df": "satterthwaite", "pairwise": True}),
+        "emmeans_oats_asymptotic_mvt": work("oats", {**by, "lmer_df": "asymptotic", "pairwise": True,
+                                                     "adjust": "mvt"}),
+        "emmeans_cbpp_response": work("cbpp", {"specs": "period", "type": "response"},
+                                      {"specs": "period", "type": "response", "pairwise": True}),
+        "emmeans_clm_latent_prob": work("clm", {"specs": "temp", "by": "contact", "pairwise": True},
+                                        {"specs": "rating", "by": "temp", "mode": "prob"}),
+        "emmeans_clmm_latent_prob": work("clmm", {"specs": "temp", "by": "contact", "pairwise": True},
+                                         {"specs": "rating", "by": "temp", "mode": "prob"}),
+    }
+    return {name: ("emmeans", fn) for name, fn in rows.items()}
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from clm import _median_time  # the timing loop of every model_rows script
+
+    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    print("model,seconds,logLik")
+    for name, (_, fn) in timed().items():
+        seconds, m = _median_time(fn, reps)
+        print(f"{name},{seconds:.6f},{m.logLik:.15g}")
