@@ -77,12 +77,14 @@ def _min_over(fun, x0: np.ndarray, bounds) -> tuple[float, np.ndarray]:
     return float(r.fun), r.x
 
 
-def _zeta_roots(zeta, est: float, step: float, z: float, lo: float | None, hi: float | None) -> tuple[float, float]:
+def _zeta_roots(zeta, est: float, step: float, z: float, lo: float | None, hi: float | None,
+                xtol: float = 1e-10) -> tuple[float, float]:
     """Where zeta(v) = -z below ``est`` and = +z above it (a bound when never reached).
     Values are remembered, so that the root finder sees the signs the bracketing saw (the
     inner optimisations start where the last one ended). The roots are found to 1e-10 of
     ``step`` (the parameter's scale), not of ``est``: an intercept of 1e8 (y + 1e8) was
-    found to 0.01, 3.4e-4 off (issue 43, item 7)."""
+    found to 0.01, 3.4e-4 off (issue 43, item 7). A profile's frame asks for its ends to
+    ``xtol`` 1e-2 of the step: only its grid's reach depends on them."""
     memo: dict[float, float] = {est: 0.0}
 
     def cached(v: float) -> float:
@@ -99,7 +101,7 @@ def _zeta_roots(zeta, est: float, step: float, z: float, lo: float | None, hi: f
             if bound is not None and sign * (b - bound) >= 0:
                 b = bound
             if sign * zeta(b) >= z:
-                out.append(optimize.brentq(lambda v, s=sign: zeta(v) - s * z, a, b, xtol=1e-10 * max(1, step)))
+                out.append(optimize.brentq(lambda v, s=sign: zeta(v) - s * z, a, b, xtol=xtol * max(1, step)))
                 break
             if b == bound:
                 out.append(bound)
@@ -277,6 +279,7 @@ class MixedProfile:
             raise ValueError(f"parameter {name!r}: the profile's parameters are {self.names}")
         return self.names.index(name)
 
+    @pls.one_blas_thread
     def point(self, name: str | int, v: float) -> tuple[float, np.ndarray]:
         """(zeta, every parameter) with parameter ``name`` held at ``v``."""
         j = self._index(name)
@@ -288,12 +291,13 @@ class MixedProfile:
         """The signed root of the deviance's rise with ``name`` held at ``v``."""
         return self.point(name, v)[0]
 
-    def limits(self, j: int, z: float) -> tuple[float, float]:
+    def limits(self, j: int, z: float, xtol: float = 1e-10) -> tuple[float, float]:
         """Where parameter j's zeta reaches -z and +z (a bound when never reached)."""
         lo, hi = self._bounds[j]
-        return _zeta_roots(lambda v: self.zeta(j, v), self.estimates[j], self._scale[j], z, lo, hi)
+        return _zeta_roots(lambda v: self.zeta(j, v), self.estimates[j], self._scale[j], z, lo, hi, xtol)
 
     @cached_property
+    @pls.one_blas_thread
     def frame(self) -> pd.DataFrame:
         """The profile as lme4's ``as.data.frame(profile(m))``: for each parameter (``.par``)
         points from zeta = -cutoff to +cutoff (lme4's cutoff sqrt(qchisq(0.99, number of
@@ -303,7 +307,7 @@ class MixedProfile:
         cutoff = float(np.sqrt(sps.chi2.ppf(0.99, len(self.names))))
         rows = []
         for j, name in enumerate(self.names):
-            lo, hi = self.limits(j, cutoff)
+            lo, hi = self.limits(j, cutoff, xtol=1e-2)
             est = self.estimates[j]
             grid = [v for end in (lo, hi) if np.isfinite(end) for v in np.linspace(est, end, GRID + 2)[1:-1]]
             for v in [est, *grid]:
@@ -315,6 +319,7 @@ class MixedProfile:
                     rows.append([z, *values, name, v])
         return pd.DataFrame(rows, columns=[".zeta", *self.names, ".par", ".focal"])
 
+    @pls.one_blas_thread
     def confint(self, level: float = 0.95) -> pd.DataFrame:
         """Profile intervals of every parameter (lower, upper columns): lme4's
         ``confint(profile(m))`` with the ends found by root finding, not from a spline."""

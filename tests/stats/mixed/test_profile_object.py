@@ -3,9 +3,6 @@
 (``as.data.frame(profile(m))``, tests/fixtures/simulation_profile.csv, written by
 benchmarks/simulation_reference.R), the other parameters where the profile put them, the
 tidy frame, its figure (``xyplot(profile(m))``) and its intervals.
-
-Four of lme4's points per parameter (those nearest zeta = -2, -1, 1, 2) keep the test
-short: each of our varying-parameter zetas is a bounded quasi-Newton minimisation (~0.2 s).
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ from scipy import stats as sps
 from acceptability import stats
 from acceptability.data.atomic import write_figure
 from acceptability.reports.profile_figure import profile_figure
-from acceptability.stats.mixed.profile import lme4_names
+from acceptability.stats.mixed.profile import _ml_deviance, lme4_names
 from tests.lme4_data import lme4_data
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "simulation_profile.csv"
@@ -51,18 +48,34 @@ def test_lme4_names(sleep):
 
 
 def test_zeta_at_lme4s_profile_points(sleep):
-    """zeta to 1e-6 absolute (measured: 1e-11); the other parameters where the profile put
-    them to 1e-4 relative (correlations, absolute)."""
+    """At every point of lme4's profile (117): zeta to 1e-5 absolute (1e-6 but at the
+    estimate, where it is the root of the deviance's rounding) and the other parameters
+    where the profile put them to 1e-4 relative (absolute below 1). Two points are lme4's
+    less exact side: at .sig01 = 1.13 and 4.24 lme4 stopped with the correlation on its
+    bound 1 and sd_Days at 5.55, 5.54; ours, also on the bound, has sd_Days 6.70, 5.89 and
+    a lower deviance (|zeta| 4.50 < 4.64, 3.96 < 3.98). The deviance at lme4's own point
+    gives lme4's zeta (to 1e-6), so the two profile the same function."""
     r = pd.read_csv(FIXTURE).rename(columns={"Intercept": "(Intercept)"})
-    ours = {v: k for k, v in lme4_names(sleep).items()}
+    names = lme4_names(sleep)
+    ours = {v: k for k, v in names.items()}
     prof = sleep.profile()
-    for par, rows in r.groupby(".par", sort=False):
-        for target in (-2, -1, 1, 2):
-            row = rows.iloc[(rows[".zeta"] - target).abs().argmin()]
-            z, values = prof.point(ours[par], row[".focal"])
-            assert z == pytest.approx(row[".zeta"], abs=1e-6), (par, row[".focal"])
-            want = row[[lme4_names(sleep)[n] for n in prof.names]].to_numpy(float)
-            np.testing.assert_allclose(values, want, rtol=1e-4, atol=1e-4, err_msg=f"{par} at {row['.focal']}")
+    ml = sleep.refit_ml()
+    at_optimum = _ml_deviance(ml.design, prof.estimates[:4])
+    worst, better = [0.0, 0.0], []
+    for _, row in r.iterrows():
+        z, values = prof.point(ours[row[".par"]], row[".focal"])
+        want = row[[names[n] for n in prof.names]].to_numpy(float)
+        if abs(z - row[".zeta"]) > 1e-5:  # lme4's optimiser stopped short on the bound
+            r_zeta = np.sign(z) * np.sqrt(_ml_deviance(ml.design, want[:4]) - at_optimum)
+            assert r_zeta == pytest.approx(row[".zeta"], abs=1e-6)
+            assert abs(z) < abs(row[".zeta"]) and abs(row[".sig02"]) == 1 == abs(values[2])
+            better.append(round(row[".focal"], 2))
+            continue
+        np.testing.assert_allclose(values, want, rtol=1e-4, atol=1e-4, err_msg=f"{row['.par']} at {row['.focal']}")
+        worst = [max(worst[0], abs(z - row[".zeta"])),
+                 max(worst[1], float(np.max(np.abs(values - want) / np.maximum(np.abs(want), 1))))]
+    assert better == [1.13, 4.24]
+    print(f"worst zeta difference {worst[0]:.1e}, worst parameter difference {worst[1]:.1e}")
 
 
 def test_frame_figure_and_intervals(small, tmp_path):
@@ -74,7 +87,7 @@ def test_frame_figure_and_intervals(small, tmp_path):
         rows = frame[frame[".par"] == name].sort_values(".focal")
         assert (np.diff(rows[".zeta"]) > 0).all(), name  # zeta rises through the estimate
         assert rows.loc[rows[".focal"] == prof.estimates[j], ".zeta"].tolist() == [0.0]
-        assert rows[".zeta"].max() == pytest.approx(cutoff, abs=1e-6) or name.startswith("sd_")
+        assert rows[".zeta"].max() == pytest.approx(cutoff, abs=0.05), name  # lme4's reach
         np.testing.assert_allclose(rows[name], rows[".focal"])
     fig = profile_figure(frame)
     assert [ax.get_title() for ax in fig.axes] == prof.names  # one panel per parameter
