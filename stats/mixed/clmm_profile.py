@@ -21,14 +21,13 @@ from scipy import optimize
 from scipy import stats as sps
 
 from acceptability.stats.arguments import check_ci
+from acceptability.stats.mixed.clmm_polish import value_gradient
 
 __all__ = ["profile_sd_confint"]
 
 def _restricted_fit(m, k: int, value: float, start: np.ndarray, warm: dict) -> tuple[float, np.ndarray]:
     """min -log L over all parameters but SD k, held at ``value``: L-BFGS-B over
     (alpha, beta, log of the other SDs), as ``cumulative_mixed._fit``."""
-    from acceptability.stats.mixed.clmm_polish import value_gradient
-
     lik = warm["lik"]
     npar = m.design.npar
     free = np.ones(len(start), bool)
@@ -58,14 +57,12 @@ def _signed_root(m, k: int, value: float, warm: dict) -> float:
     return float(np.sign(value - m.theta[k]) * np.sqrt(max(2 * (nll + m.loglik), 0.0)))
 
 
-def _end(m, k: int, target: float, guess: float) -> float:
+def _end(m, k: int, target: float, guess: float, likelihood) -> float:
     """The SD on the side of ``target``'s sign where r = target: the secant method in
     log SD (r is near linear there) from the estimate (r = 0) and ``guess``; 0 where
     r(0) does not reach a negative target."""
-    from acceptability.stats.mixed.cumulative_mixed import _Likelihood
-
     est = float(m.theta[k])
-    warm = {"x": np.concatenate([m.par, m.theta]), "lik": _Likelihood(m.design, m.terms, m.nAGQ)}
+    warm = {"x": np.concatenate([m.par, m.theta]), "lik": likelihood()}
     if target < 0 and _signed_root(m, k, 0.0, warm) > target:
         return 0.0  # sigma = 0 lies inside the interval
     t0, r0, t1 = np.log(est), 0.0, np.log(guess)
@@ -93,9 +90,10 @@ def _log_sd_errors(m) -> np.ndarray:
     return out
 
 
-def profile_sd_confint(m, level: float = 0.95) -> pd.DataFrame:
+def profile_sd_confint(m, likelihood, level: float = 0.95) -> pd.DataFrame:
     """Profile-likelihood intervals of each random-intercept SD, one row per grouping
-    factor (ordinal's ``confint(profile(clmm2 fit))``, row ``stDev``)."""
+    factor (ordinal's ``confint(profile(clmm2 fit))``, row ``stDev``); ``likelihood()``
+    makes the fit's likelihood (``cumulative_mixed._Likelihood``)."""
     check_ci(level, "level")
     if m.slopes:
         raise ValueError("profile intervals cover the SDs of random intercepts; this model has "
@@ -104,7 +102,7 @@ def profile_sd_confint(m, level: float = 0.95) -> pd.DataFrame:
     z = sps.norm.ppf((1 + level) / 2)
     lo, hi = (1 - level) / 2, (1 + level) / 2
     se = _log_sd_errors(m)
-    rows = [[_end(m, k, -z, sd * np.exp(-z * e)), _end(m, k, z, sd * np.exp(z * e))]
+    rows = [[_end(m, k, -z, sd * np.exp(-z * e), likelihood), _end(m, k, z, sd * np.exp(z * e), likelihood)]
             for k, (sd, e) in enumerate(zip(m.theta, se, strict=True))]
     return pd.DataFrame(rows, index=pd.Index(m.terms.groups, name="SD"),
                         columns=[f"{100 * lo:.1f} %", f"{100 * hi:.1f} %"])

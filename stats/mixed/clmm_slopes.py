@@ -21,7 +21,7 @@ import pandas as pd
 from scipy import linalg, optimize, sparse
 
 from acceptability.stats.mixed.clmm_polish import newton_polish
-from acceptability.stats.mixed.clmm_terms import Mode, end_derivatives, newton_modes
+from acceptability.stats.mixed.clmm_terms import Mode, TermLevels, end_derivatives, newton_modes
 from acceptability.stats.mixed.cumulative import OrdinalDesign, newton_clm
 from acceptability.stats.mixed.design import ReTerm
 from acceptability.stats.mixed.formula import RandomTerm
@@ -41,7 +41,7 @@ def _strict_lower(nc: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass
-class SlopeTerms:
+class SlopeTerms(TermLevels):
     """Random-effects terms ``(1 + x | g)`` in ordinal's order (most levels first):
     ``codes[:, k]`` is each row's level of term k, ``cols[k]`` its (n, nc_k) columns."""
 
@@ -54,25 +54,8 @@ class SlopeTerms:
     slope_levels: list[dict[str, list[str]]]  # each factor slope's levels (new rows are coded with them)
 
     @property
-    def nlev(self) -> np.ndarray:
-        return np.array([len(lv) for lv in self.levels])
-
-    @property
     def nc(self) -> np.ndarray:
         return np.array([c.shape[1] for c in self.cols])
-
-    @property
-    def sizes(self) -> np.ndarray:
-        """Random effects per term: nlev_k nc_k."""
-        return self.nlev * self.nc
-
-    @property
-    def offsets(self) -> np.ndarray:
-        return np.concatenate([[0], np.cumsum(self.sizes)[:-1]])
-
-    @property
-    def q(self) -> int:
-        return int(self.sizes.sum())
 
     @property
     def ntheta(self) -> int:

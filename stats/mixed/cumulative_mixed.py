@@ -87,8 +87,8 @@ class _Likelihood:
         fe, sigma = self._split(x)
         terms = self.terms
         sigq = np.repeat(sigma, terms.nlev)
-        mode, iterations = newton_modes(self.d, *self.d.ends(fe), self.u, lambda u: terms.Z @ (sigq * u),
-                                        lambda r: sigq * (terms.Zt @ r),
+        mode, iterations = newton_modes(self.d, *self.d.ends(fe), self.u, lambda u: terms.times(sigq * u),
+                                        lambda r: sigq * terms.times_t(r),
                                         lambda w: InterceptFactor(terms, sigma, w))
         if mode is not None:
             self.u = mode.u
@@ -227,7 +227,7 @@ class _Likelihood:
         b1, b2 = d.B1, d.B2
         # right-hand sides d(grad_u g)/dx: fixed parameters, then the SDs
         rhs_fe = sigq[:, None] * (terms.Zt @ (ra[:, None] * b1 + rb[:, None] * b2))
-        zr = terms.Zt @ mode.r
+        zr = terms.times_t(mode.r)
         rhs_sd = sigq[:, None] * (terms.Zt @ (mode.w[:, None] * cm))
         for k in range(len(sigma)):
             block = slice(terms.offsets[k], terms.offsets[k] + terms.nlev[k])
@@ -462,7 +462,7 @@ class ClmmResult(OrdinalResult):
         else:
             from acceptability.stats.mixed.clmm_profile import profile_sd_confint
 
-            table = profile_sd_confint(self, level)
+            table = profile_sd_confint(self, lambda: _Likelihood(self.design, self.terms, self.nAGQ), level)
         if parm is None:
             return table
         missing = [p for p in parm if p not in table.index]

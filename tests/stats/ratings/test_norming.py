@@ -238,7 +238,7 @@ def test_clmm_selected_inverse_elements_are_exact(extra):
     """The elements of H^-1 the clmm gradient takes from sparse rows (the path the ordinal
     norm runs: few ratings per sentence) equal numpy's dense inverse of H, for the norm's
     two crossed terms and for four."""
-    from acceptability.stats.mixed import cumulative_mixed as cm
+    from acceptability.stats.mixed import clmm_terms as cm
     from acceptability.stats.mixed.cumulative import ordinal_design
 
     ds = mega()
@@ -250,7 +250,7 @@ def test_clmm_selected_inverse_elements_are_exact(extra):
     terms = cm.intercept_terms(design)
     sigma = np.linspace(0.5, 2.0, len(terms.groups))
     w = np.abs(np.sin(np.arange(len(frame)))) + 0.05  # any positive weights
-    factor = cm._Factor(terms, sigma, w)
+    factor = cm.InterceptFactor(terms, sigma, w)
     assert factor._ws is None  # the sparse path
     m = terms.Z @ sparse.diags(np.repeat(sigma, terms.nlev))
     hinv = np.linalg.inv(np.eye(terms.q) + (m.T @ sparse.diags(w) @ m).toarray())
