@@ -42,6 +42,8 @@ class Simulator:
         self.new = [k for k in range(len(d.terms)) if k not in whole]
         levels = {k: self._levels(k) for k in self.new}
         self.nlev = {k: len(levels[k]) for k in self.new}
+        thetas = d.split_theta(m.theta)
+        self.factors = {k: d.terms[k].lower(thetas[k]).T for k in self.new}  # T_k'
         self.rows = {k: reform.term_rows(d.terms[k], self.data, self.fit_rows, levels[k], allow_new_levels)
                      for k in self.new}
         self.weights = self._weights()
@@ -68,10 +70,10 @@ class Simulator:
         """The drawn terms' part of eta: per level b_l = T_k u_l, u_l ~ N(0, sigma^2 I)."""
         d = self.m.design
         u = rng.standard_normal(sum(self.nlev[k] * d.terms[k].nc for k in self.new)) * self.m.sigma
-        thetas, off, out = d.split_theta(self.m.theta), 0, np.zeros(len(self.data))
+        off, out = 0, np.zeros(len(self.data))
         for k in self.new:
             t, size = d.terms[k], self.nlev[k] * d.terms[k].nc
-            b = u[off:off + size].reshape(-1, t.nc) @ t.lower(thetas[k]).T
+            b = u[off:off + size].reshape(-1, t.nc) @ self.factors[k]
             off += size
             out += reform.effects_part(b, *self.rows[k], list(range(t.nc)))
         return out
