@@ -3,14 +3,11 @@ tests/stats/mixed/test_ordinal.py and test_clm_full.py on wine and soup (R:
 benchmarks/model_rows/clm.R, the same models with ordinal's defaults), and the profile
 intervals of the wine fit (ordinal's ``confint``).
 
-Run alone: ``python benchmarks/model_rows/clm.py REPS`` prints model,seconds,logLik as
-clm.R does (each seconds the median of REPS timings, each the mean of k runs lasting ~0.2 s).
+benchmarks/bench_models.py times each row beside ``Rscript benchmarks/model_rows/clm.R REPS``.
 """
 
 from __future__ import annotations
 
-import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -63,25 +60,3 @@ def timed() -> dict[str, tuple[str, Callable[[], object]]]:
         "clm_wine_profile": profile,
     }
     return {name: ("ordinal", fn) for name, fn in fits.items()}
-
-
-def _median_time(fn: Callable[[], object], reps: int) -> tuple[float, object]:
-    start = time.perf_counter()
-    m = fn()
-    first = time.perf_counter() - start
-    k = max(1, int(np.ceil(0.2 / max(first, 1e-3))))
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        for _ in range(k):
-            fn()
-        times.append((time.perf_counter() - start) / k)
-    return float(np.median(times)), m
-
-
-if __name__ == "__main__":
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    print("model,seconds,logLik")
-    for name, (_, fn) in timed().items():
-        seconds, m = _median_time(fn, reps)
-        print(f"{name},{seconds:.6f},{m.logLik:.15g}")

@@ -12,6 +12,7 @@ refits with the coefficient moved into an offset).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -223,14 +224,9 @@ def test_gradient_and_hessian_are_those_of_the_likelihood(model):
 
 
 def r_summaries() -> dict[str, list[str]]:
-    out, name = {}, None
-    for line in (FIXTURES / "clm_summaries.txt").read_text().splitlines():
-        if line.startswith("=== "):
-            name = line[4:]
-            out[name] = []
-        else:
-            out[name].append(line)
-    return out
+    """R's printed summaries by model: the file split at its "=== MODEL" lines."""
+    parts = re.split(r"^=== (.+)\n", (FIXTURES / "clm_summaries.txt").read_text(), flags=re.M)
+    return {name: text.splitlines() for name, text in zip(parts[1::2], parts[2::2], strict=True)}
 
 
 def comparable(lines: list[str]) -> list[str]:
