@@ -3,20 +3,15 @@ grouseticks (sHEIGHT = scaled HEIGHT) and glmer(nAGQ = 0) on cbpp and grousetick
 of tests/stats/mixed/test_glmer_links.py (R: benchmarks/model_rows/glmer_links.R, the same
 models with lme4's defaults).
 
-Run alone: ``python benchmarks/model_rows/glmer_links.py REPS`` prints model,seconds,logLik as
-glmer_links.R does (each seconds the median of REPS timings, each the mean of k runs lasting
-~0.2 s, k from timeit's autorange).
+benchmarks/bench_models.py times the rows.
 """
 
 from __future__ import annotations
 
-import sys
-import timeit
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from acceptability.stats.mixed import glmer
@@ -50,17 +45,3 @@ def timed() -> dict[str, tuple[str, Callable[[], object]]]:
         "grouseticks_nagq0": lambda: glmer(GROUSE, gt, "poisson", nAGQ=0),
     }
     return {name: ("lme4", _quiet(fn)) for name, fn in fits.items()}
-
-
-def _seconds(fn: Callable[[], object], reps: int) -> float:
-    timer = timeit.Timer(fn)
-    k, _ = timer.autorange()  # runs lasting at least 0.2 s
-    return float(np.median(timer.repeat(reps, k))) / k
-
-
-if __name__ == "__main__":
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    print("model,seconds,logLik")
-    for name, (_, fn) in timed().items():
-        m = fn()
-        print(f"{name},{_seconds(fn, reps):.6f},{m.logLik:.15g}")
