@@ -124,11 +124,16 @@ class OrdinalDesign:
         """d b / d par (zero rows in the bottom category)."""
         return self._b_matrices[1]
 
+    @cached_property
+    def end_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows in the top category (a = +inf) and in the bottom one (b = -inf)."""
+        return self.y == len(self.levels) - 1, self.y == 0
+
     def ends(self, par: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(a, b) of every row at the location parameters ``par`` (no scale effects)."""
-        top = len(self.levels) - 1
-        a = np.where(self.y == top, np.inf, self.B1 @ par - self.offset)
-        b = np.where(self.y == 0, -np.inf, self.B2 @ par - self.offset)
+        top, bottom = self.end_rows
+        a = np.where(top, np.inf, self.B1 @ par - self.offset)
+        b = np.where(bottom, -np.inf, self.B2 @ par - self.offset)
         return a, b
 
     def start(self) -> np.ndarray:

@@ -106,9 +106,9 @@ def scale_objective(d, par: np.ndarray, order: int = 0):
     loc, zeta = par[:nloc], par[nloc:]
     Z = d.scale.M
     sigma = np.exp(Z @ zeta)
-    top = len(d.levels) - 1
-    a = np.where(d.y == top, np.inf, (d.B1 @ loc - d.offset) / sigma)
-    b = np.where(d.y == 0, -np.inf, (d.B2 @ loc - d.offset) / sigma)
+    top, bottom = d.end_rows
+    a = np.where(top, np.inf, (d.B1 @ loc - d.offset) / sigma)
+    b = np.where(bottom, -np.inf, (d.B2 @ loc - d.offset) / sigma)
     iv = interval(d.link, a, b)
     p = iv.p
     if not np.all(p > 0):
