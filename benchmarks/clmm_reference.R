@@ -6,6 +6,8 @@
 #   tests/fixtures/clmm_reference.csv   model,quantity,name,value rows (values with 15
 #                                       significant digits); the R/ordinal/Matrix versions in the
 #                                       rows of model "session"
+#   tests/fixtures/clmm_summaries.txt   R's printed summary() of each clmm below, each after a
+#                                       line "=== MODEL"
 # Models (ordinal's default controls):
 #   wine_slope      clmm(rating ~ temp + contact + (1 + temp | judge), wine): random slopes
 #   soup_slope      clmm(SURENESS ~ PROD + (1 + PROD | RESP), soup): 185 respondents, 1847 rows
@@ -48,8 +50,10 @@ timed <- function(f, reps = 3, kind = "elapsed") median(sapply(seq_len(reps), fu
   if (kind == "elapsed") t[["elapsed"]] else t[["user.self"]] + t[["sys.self"]]
 }))
 
+summaries <- character()
 describe <- function(model, fit) {
   m <- fit()
+  summaries <<- c(summaries, paste("===", model), capture.output(print(summary(m))))
   add(model, "logLik", "", as.numeric(logLik(m)))
   add(model, "AIC", "", AIC(m))
   add(model, "BIC", "", BIC(m))
@@ -123,4 +127,5 @@ versions <- data.frame(model = "session", quantity = "version", name = c("R", "o
                                  as.character(packageVersion("ordinal")),
                                  as.character(packageVersion("Matrix"))))
 write.csv(rbind(out, versions), file.path(fixtures, "clmm_reference.csv"), row.names = FALSE)
+writeLines(summaries, file.path(fixtures, "clmm_summaries.txt"))
 cat("wrote", nrow(out), "rows\n")
