@@ -15,6 +15,7 @@ those of the package's engines, and two derivative-free ones of scipy on the sam
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -170,8 +171,6 @@ def all_fit(model, optimizers: list[str] | None = None) -> AllFit:
     >>> list(a.llik.index), bool(a.llik.max() - a.llik.min() < 1e-6)
     (['glmm', 'pls.L-BFGS-B', 'Nelder-Mead', 'Powell'], True)
     """
-    from acceptability.stats.mixed.lmer import make_result
-
     available = available_optimizers(model)
     chosen = available if optimizers is None else list(optimizers)
     unknown = [o for o in chosen if o not in available]
@@ -185,7 +184,7 @@ def all_fit(model, optimizers: list[str] | None = None) -> AllFit:
         except (EngineRefused, ValueError, np.linalg.LinAlgError) as err:
             msgs[name] = f"{type(err).__name__}: {err}"
         else:
-            fits[name] = make_result(model.design, params, REML=model.REML, nAGQ=model._nagq, quiet=True)
+            fits[name] = dataclasses.replace(model, parameters=params, quiet=True, notes=[])
             msgs[name] = None if params.converged else "; ".join(params.notes) or "not converged"
         times[name] = time.perf_counter() - start
     return AllFit(fits, msgs, pd.Series(times, dtype=float))

@@ -14,6 +14,7 @@ models", J. Stat. Softw. 82(13), section 5 (lmerTest 3.1-3's code, written out h
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ from acceptability.stats.mixed.formula import (
     _split_top,
     parse_formula,
 )
+from acceptability.stats.mixed.stages import fit, model_design
 from acceptability.stats.mixed.weights import total_offset
 
 __all__ = ["LinearModel", "StepResult", "drop1", "ranova", "step"]
@@ -114,9 +116,6 @@ def _refit(model, text: str):
     """The model refitted to its own rows with the formula ``text`` (same REML or ML,
     weights and offset, no warnings: singular refits are in the result's ``notes``); an
     ``lm`` when ``text`` has no random term."""
-    from acceptability.stats.mixed.lmer import make_result
-    from acceptability.stats.mixed.stages import fit, model_design
-
     parsed = parse_formula(text)
     if not parsed.random:
         return _lm(model, text)
@@ -133,7 +132,7 @@ def _refit(model, text: str):
         kept = dict(zip((t.term for t in d0.terms), d0.split_theta(model.theta), strict=True))
         start = [kept.get(t.term, s) for t, s in zip(d.terms, d.split_theta(d.theta_start()), strict=True)]
         params = fit(d, REML=model.REML, start={"theta": [float(v) for v in np.concatenate(start)]})
-        refit = make_result(d, params, REML=model.REML, quiet=True)
+        refit = dataclasses.replace(model, design=d, parameters=params, quiet=True, notes=[])
     if refit.nobs != model.nobs:
         raise ValueError(f"refit of {text!r} used {refit.nobs} rows, the model {model.nobs}")
     return refit
@@ -223,10 +222,11 @@ def drop1(model, ddf: str = "Satterthwaite") -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.stats.mixed import drop1, lmer
-    >>> y = [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8]
-    >>> df = pd.DataFrame({"y": y, "a": list("pqr" * 4), "x": range(1, 13), "g": list("aaabbbcccddd")})
-    >>> list(drop1(lmer("y ~ a * x + (1 | g)", df)).index)
+    >>> from acceptability import stats
+    >>> rows = pd.DataFrame({"g": list("aaabbbcccddd"), "a": list("pqr" * 4), "x": range(1, 13),
+    ...                      "y": [0.4, 1.4, 2.3, 2.3, 1.9, 2.2, 4.1, 5.0, 4.3, 5.0, 5.0, 5.8]})
+    >>> m = stats.lmer("y ~ a * x + (1 | g)", rows)
+    >>> stats.drop1(m).index.tolist()  # a and x are in a:x, so only a:x can go
     ['a:x']
     """
     ftests.check_lmm(model, "drop1's F tests")
@@ -341,11 +341,13 @@ def step(model, ddf: str = "Satterthwaite", alpha_random: float = 0.1, alpha_fix
 
     Examples
     --------
+    >>> import numpy as np
     >>> import pandas as pd
-    >>> from acceptability.stats.mixed import lmer, step
-    >>> y = [3.1, 4.0, 5.2, 5.9, 7.1, 8.2, 8.8, 10.1, 6.0, 7.2, 4.4, 5.1]
-    >>> df = pd.DataFrame({"y": y, "x": range(12), "g": list("aabbccddeeff")})
-    >>> step(lmer("y ~ x + (1 | g)", df)).formula
+    >>> from acceptability import stats
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"g": np.repeat(list("abcdef"), 4), "x": np.tile([0.0, 1, 2, 3], 6)})
+    >>> df["y"] = 2 + 0.5 * df["x"] + np.repeat(rng.normal(0, 1, 6), 4) + rng.normal(0, 0.3, 24)
+    >>> stats.step(stats.lmer("y ~ x + (1 | g)", df)).formula
     'y ~ x + (1 | g)'
     """
     ftests.check_lmm(model, "step's tests")
