@@ -7,7 +7,7 @@ means compared, P(Q_k,df > sqrt(2) |t|) (Tukey 1953; R's ``ptukey``); ``sidak``:
 (Holm 1979); ``mvt``: 1 - P(max_i |T_i| < |t|), T the contrasts' joint t (normal when
 df = Inf) distribution with their estimated correlation (Hothorn, Bretz & Westfall 2008;
 emmeans calls mvtnorm's ``pmvt``), integrated over the rank of the correlation (pairwise
-contrasts of k means have rank k - 1; [mvt_p][acceptability.stats.mixed.adjust.mvt_p]). As
+contrasts of k means have rank k - 1; ``mvt_p``). As
 emmeans, each contrast uses its df rounded as ``floor(df + 0.25)``.
 """
 

@@ -8,8 +8,7 @@ mean of a level (or a combination of levels) of some factors is the equally weig
 of the grid's predictions at it, averaged over the other factors; a pairwise difference is a
 difference of two such means. lmerTest's are tested as its ``contest1D`` tests one contrast
 ([contest_1d][acceptability.stats.mixed.ftests.contest_1d]); emmeans' scales, df and
-covariances per model are in [marginal][acceptability.stats.mixed.marginal], the pairs'
-p-value adjustments in [adjust][acceptability.stats.mixed.adjust].
+covariances per model are in ``marginal``, the pairs' p-value adjustments in ``adjust``.
 """
 
 from __future__ import annotations
@@ -213,7 +212,7 @@ def emmeans(model: MixedResult, specs: str | list[str], lmer_df: str = "kenward-
     its ``pairs(..., adjust)``: the estimated marginal means of the combinations of the
     factors in ``specs`` within each combination of the ``by`` factors, averaged with
     equal weights over the model's other factors
-    ([marginal][acceptability.stats.mixed.marginal] has each model's scale).
+    (``stats.mixed.marginal`` has each model's scale).
 
     Parameters
     ----------
@@ -235,7 +234,7 @@ def emmeans(model: MixedResult, specs: str | list[str], lmer_df: str = "kenward-
     adjust
         The pairs' p-value adjustment within each by group: ``"tukey"`` (emmeans' default
         for pairs), ``"mvt"``, ``"sidak"``, ``"bonferroni"``, ``"holm"`` or ``"none"``
-        ([adjust][acceptability.stats.mixed.adjust]).
+        (``stats.mixed.adjust``).
     by
         By factors (emmeans' ``by =``), the same as ``"~ specs | by"``.
     type

@@ -87,7 +87,7 @@ def with_response(model: Any, grid: pd.DataFrame,
 
 def _grid_x(model: Any, grid: pd.DataFrame) -> np.ndarray:
     """X of the grid rows, with the fit's levels, contrasts and transformations (its
-    [FixedPart][acceptability.stats.mixed.transforms.FixedPart], as ``predict``)."""
+    ``FixedPart``, as ``predict``)."""
     rows = grid.copy()
     for name in rows.columns:  # factor(x) of a numeric column: the grid holds its labels
         if name in model.frame.columns and pd.api.types.is_numeric_dtype(model.frame[name]) \
@@ -127,8 +127,12 @@ def _ordinal(model: Any, grid: pd.DataFrame, mode: str) -> Basis:
 
 
 def basis(model: MixedResult, grid: pd.DataFrame, method: str, mode: str = "latent") -> Basis:
-    """The [Basis][acceptability.stats.mixed.marginal.Basis] of ``model`` on ``grid``."""
+    """The ``Basis`` of ``model`` on ``grid``."""
     kind = model_kind(model)
+    offset = getattr(model.design, "offset", None)
+    if offset is not None and np.any(offset != 0):
+        raise ValueError("emmeans of a fit with an offset: not available (emmeans puts offset terms on its "
+                         "reference grid, this package does not yet); refit without the offset")
     if kind == "ordinal":
         return _ordinal(model, grid, mode)
     x = _grid_x(model, grid)

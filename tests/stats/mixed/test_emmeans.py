@@ -228,7 +228,10 @@ def test_bad_arguments_say_what_to_use():
                           (lambda: stats.emmeans(c, "temp", type="response"), "type='response'"),
                           (lambda: m.emmeans("N | V", by="V"), "by="),
                           (lambda: m.emmeans("N", by="N"), "by='N'"),
-                          (lambda: m.emmeans("B"), "specs='B'")]:
+                          (lambda: m.emmeans("B"), "specs='B'"),
+                          (lambda: stats.glmer("incidence ~ period + (1 | herd)", lme4_data("cbpp"), "poisson",
+                                               offset=np.log(lme4_data("cbpp")["size"])).emmeans("period"),
+                           "offset")]:
         with pytest.raises(ValueError, match=message):
             call()
 
