@@ -22,6 +22,7 @@ from scipy import stats as sps
 
 from acceptability.stats.arguments import check_ci
 from acceptability.stats.mixed.clmm_polish import value_gradient
+from acceptability.stats.mixed.pls import one_blas_thread
 
 __all__ = ["profile_sd_confint"]
 
@@ -90,6 +91,7 @@ def _log_sd_errors(m) -> np.ndarray:
     return out
 
 
+@one_blas_thread
 def profile_sd_confint(m, likelihood, level: float = 0.95) -> pd.DataFrame:
     """Profile-likelihood intervals of each random-intercept SD, one row per grouping
     factor (ordinal's ``confint(profile(clmm2 fit))``, row ``stDev``); ``likelihood()``
