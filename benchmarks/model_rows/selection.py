@@ -4,14 +4,12 @@ benchmarks/model_rows/selection.R, the same work with each package's default set
 row fits the model and runs the function once, as R's rows do (lmerTest computes its
 Satterthwaite Jacobian when it fits, so a row without the fit would time different work).
 
-Run alone: ``python benchmarks/model_rows/selection.py REPS`` prints model,seconds,logLik as
-selection.R does (each seconds the median of REPS timings, each the mean of k runs lasting
-~0.2 s; ``bench_models.median_time``).
+``bench_models.py`` times the rows (each the median of REPS timings, each the mean of k runs
+lasting ~0.2 s).
 """
 
 from __future__ import annotations
 
-import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -70,13 +68,3 @@ def timed() -> dict[str, tuple[str, Callable[[], object]]]:
         "issingular_sleepstudy": ("lme4", _row(sleep, lambda m: m.isSingular(tol=1e-4))),
     }
 
-
-if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from bench_models import median_time
-
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    print("model,seconds,logLik")
-    for name, (_, fn) in timed().items():
-        seconds, m = median_time(fn, reps)
-        print(f"{name},{seconds:.6f},{m.logLik:.15g}")
