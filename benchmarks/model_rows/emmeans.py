@@ -1,15 +1,12 @@
 """Timing rows of emmeans beside R's emmeans 1.8.4-1 (issue 44, item 7): the marginal means
 and pairs of tests/stats/mixed/test_emmeans.py on fits made once (R:
 benchmarks/model_rows/emmeans.R, the same calls, each summarised as R computes its tests
-only then). Each row's work returns the fit it worked on.
-
-Run alone: ``python benchmarks/model_rows/emmeans.py REPS`` prints model,seconds,logLik as
-emmeans.R does (each seconds the median of REPS timings, each the mean of k runs lasting ~0.2 s).
+only then). Each row's work returns the fit it worked on; benchmarks/bench_models.py times
+the rows.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -58,13 +55,3 @@ def timed() -> dict[str, tuple[str, Callable[[], object]]]:
     }
     return {name: ("emmeans", fn) for name, fn in rows.items()}
 
-
-if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from clm import _median_time  # the timing loop of every model_rows script
-
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    print("model,seconds,logLik")
-    for name, (_, fn) in timed().items():
-        seconds, m = _median_time(fn, reps)
-        print(f"{name},{seconds:.6f},{m.logLik:.15g}")

@@ -20,6 +20,8 @@ from scipy import special
 from scipy import stats as sps
 from scipy.stats import qmc
 
+from acceptability.stats.mixed.ptukey import tukey_sf
+
 __all__ = ["ADJUST", "adjust_p", "mvt_p"]
 
 ADJUST = ("tukey", "mvt", "sidak", "bonferroni", "holm", "none")
@@ -105,7 +107,7 @@ def adjust_p(t: np.ndarray, df: np.ndarray, method: str, n_means: int, cov: np.n
     if method == "holm":
         return _holm(raw)
     if method == "tukey":
-        return raw if n_means <= 2 else sps.studentized_range.sf(np.sqrt(2) * t, n_means, df)
+        return raw if n_means <= 2 else tukey_sf(np.sqrt(2) * t, n_means, df)
     if method == "mvt":
         return mvt_p(t, df, cov)
     raise ValueError(f"adjust={method!r}: use one of {', '.join(ADJUST)}")
