@@ -105,13 +105,14 @@ def _hessian(lik, coords: _Coordinates, x: np.ndarray) -> tuple[np.ndarray, np.n
     return grad, hess
 
 
-def newton_polish(lik, x: np.ndarray, diagonal: np.ndarray, log_sd: bool) -> tuple:
+def newton_polish(lik, x: np.ndarray, diagonal: np.ndarray, log_sd: bool, fx: float | None = None) -> tuple:
     """Newton steps from the optimiser's x on the Hessian of ordinal's coordinates
     (``_Coordinates``: log SD when ``log_sd``, SDs (``diagonal``) below 1e-3 left out)
     until they are below 1e-6. Returns x, -log L, the gradient and Hessian there, the names
-    ``ST1``, ... of the random-effect parameters kept, and whether it converged."""
+    ``ST1``, ... of the random-effect parameters kept, and whether it converged. ``fx``:
+    -log L at x, if known."""
     npar = lik.d.npar
-    fx = lik.value(x)
+    fx = lik.value(x) if fx is None else fx
     converged = False
     for _ in range(5):
         theta = x[npar:]
@@ -125,14 +126,17 @@ def newton_polish(lik, x: np.ndarray, diagonal: np.ndarray, log_sd: bool) -> tup
         trial = coords.from_r(coords.to_r(x) - step, x)
         if np.any(trial[npar:][diagonal] < 0):
             break
-        f_trial = lik.value(trial)
+        if lik.exact_gradient:  # the gradient there comes with the value
+            f_trial, g_trial = lik.value_grad(trial)
+        else:
+            f_trial = lik.value(trial)
         if not f_trial <= fx:  # no decrease: at the optimum to rounding error, or lost
             converged = bool(np.max(np.abs(step)) < 1e-6)
             break
         x, fx = trial, f_trial
         if np.max(np.abs(step)) < 1e-6:  # the Hessian holds to 1e-6 here: keep it
             converged = True
-            grad = _gradient(lik, coords, x)
+            grad = coords.gradient_to_r(g_trial, x) if lik.exact_gradient else _gradient(lik, coords, x)
             break
     kept = [f"ST{k + 1}" for k, keep in enumerate(coords.free[npar:]) if keep]
     converged = converged or bool(np.max(np.abs(grad)) < 1e-5)

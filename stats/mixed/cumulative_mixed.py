@@ -319,7 +319,7 @@ def _fit(d: OrdinalDesign, terms: InterceptTerms, nagq: int) -> tuple:
     res = optimize.minimize(fg, z0, jac=True, method="L-BFGS-B",
                             options={"maxiter": 2000, "ftol": 1e-15, "gtol": 1e-9, "maxcor": 20})
     x, fx, grad, hess, kept, converged = newton_polish(lik, x_of(res.x), np.ones(len(terms.groups), bool),
-                                                       len(terms.groups) == 1)
+                                                       len(terms.groups) == 1, float(res.fun))
     mode = lik.mode(x)
     sigq = np.repeat(x[npar:], terms.nlev)
     return (x, fx, grad, hess, [*d.par_names, *kept], sigq * mode.u, sigq**2 * mode.factor.diag_inverse(),
