@@ -264,7 +264,7 @@ class ClmResult(OrdinalResult):
         """ordinal's ``predict.clm``: ``type`` = ``"prob"``, ``"cum.prob"``,
         ``"linear.predictor"`` or ``"class"``, of the fitted rows (``newdata`` None) or new
         rows; rows with the response give their observed category's values, rows without
-        one column per category ([ordinal_predict][acceptability.stats.mixed.ordinal_predict]
+        one column per category (``ordinal_predict``
         gives the shapes)."""
         from acceptability.stats.mixed.ordinal_predict import clm_predict
 

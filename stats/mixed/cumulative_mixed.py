@@ -453,7 +453,7 @@ class ClmmResult(OrdinalResult):
         intervals of the random-intercept SDs, one row per grouping factor, as ordinal's
         ``confint(profile(m))`` of the same model fitted by ``clmm2`` (its ``stDev``), the
         ends solved exactly rather than read off a spline
-        ([clmm_profile][acceptability.stats.mixed.clmm_profile]). ``parm``: the rows kept."""
+        (``clmm_profile``). ``parm``: the rows kept."""
         if type not in ("Wald", "profile"):
             raise ValueError(f"type={type!r}: use 'Wald' (thresholds and coefficients) or "
                              "'profile' (the random-intercept SDs)")
@@ -485,7 +485,7 @@ def clmm(formula: str, data: pd.DataFrame, link: str = "logit", threshold: str =
 
     Pr(Y <= j | b) = F(theta_j - x'beta - z'b), normal random effects per level of each
     grouping factor: intercepts, or intercepts and slopes with a covariance matrix
-    ([clmm_slopes][acceptability.stats.mixed.clmm_slopes]). ``nAGQ = 1``: the Laplace
+    (``clmm_slopes``). ``nAGQ = 1``: the Laplace
     approximation (any number of crossed or nested terms); ``nAGQ > 1``: adaptive
     Gauss-Hermite quadrature with that many nodes, ``nAGQ < -1``: non-adaptive quadrature
     (one random intercept term only, as in ordinal). Response, link, thresholds, case

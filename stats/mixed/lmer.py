@@ -159,7 +159,7 @@ def glmer(formula: str, data: pd.DataFrame, family: str | Family = "binomial", n
     ``nAGQ=1`` is the Laplace approximation; ``nAGQ > 1`` (odd, at most 25) adaptive
     Gauss-Hermite quadrature, for a single scalar random effect as in lme4; ``nAGQ=0``
     lme4's fast fit (binomial and poisson: the fixed effects estimated inside PIRLS, only
-    theta optimised; [fit_nagq0][acceptability.stats.mixed.laplace_engine.fit_nagq0]). A grouping
+    theta optimised; ``laplace_engine.fit_nagq0``). A grouping
     factor may have a level per row (an observation-level random effect for
     overdispersion): lme4's rule against it holds for linear models only. ``family``
     gaussian with the identity link is a linear model: an error pointing to ``lmer``.
@@ -536,7 +536,7 @@ class LmerResult(MixedResult):
         """Predictions (lme4 ``predict.merMod``): ``re_form=None`` includes every random
         effect, ``re_form="~0"`` (or ``"NA"``) the fixed effects only, a formula such as
         ``"~(1 | g)"`` the random terms it names (lme4's ``re.form``:
-        [select_terms][acceptability.stats.mixed.reform.select_terms]). Levels unseen in the
+        ``reform.select_terms``). Levels unseen in the
         fit raise unless ``allow_new_levels=True``, which gives them random effect 0, as in
         lme4. A random-slope factor of new rows is coded with the fit's levels; a level the
         fit did not have is an error. ``type="response"`` applies a GLMM's inverse link.
