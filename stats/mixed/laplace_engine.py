@@ -20,7 +20,8 @@ not this likelihood (its ``aic()`` sets phi to deviance / n).
 from __future__ import annotations
 
 import numpy as np
-from scipy import linalg, optimize
+from scipy import optimize, sparse
+from scipy.linalg import lapack
 
 from acceptability.stats.mixed import pls
 from acceptability.stats.mixed.checks import convergence_messages
@@ -32,6 +33,7 @@ from acceptability.stats.mixed.laplace import (
     GlmerDevfun,
     LaplaceLikelihood,
     LaplaceMode,
+    dev_resids,
 )
 from acceptability.stats.mixed.protocol import EngineRefused, FitSettings, FittedParameters
 
@@ -303,40 +305,69 @@ def _vcov(f: LaplaceLikelihood, x: np.ndarray, scale: np.ndarray, d: MixedDesign
 NAGQ0_ENGINE = "acceptability nAGQ=0 (lme4's: fixed effects inside PIRLS, theta optimised)"
 
 
-def _joint_mode(f: GlmerDevfun, zl: np.ndarray, theta: np.ndarray,
-                start: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+def _joint_information(f: GlmerDevfun, lt, w: np.ndarray) -> np.ndarray:
+    """The weighted cross products of (Z Lambda, X) plus the penalty on u: ``[[Lambda' Z'WZ
+    Lambda + I, Lambda' Z'WX], [X'WZ Lambda, X'WX]]``, from Z's rows (``_ZRows``; O(n) in
+    the number of rows, not O(n q^2) as a dense Z Lambda)."""
+    d, q = f.design, f.design.q
+    a = lt @ f._z.crossprod(w) @ lt.T
+    wx = d.X * w[:, None]
+    zwx = lt @ np.column_stack([f._z.t_times(c) for c in wx.T]) if d.p else np.zeros((q, 0))
+    out = np.empty((q + d.p, q + d.p))
+    out[:q, :q] = a.toarray() if sparse.issparse(a) else a
+    out[:q, q:] = zwx
+    out[q:, :q] = zwx.T
+    out[q:, q:] = d.X.T @ wx
+    out[np.arange(q), np.arange(q)] += 1.0
+    return out
+
+
+def _joint_mode(f: GlmerDevfun, lt, theta: np.ndarray, start: tuple[np.ndarray, np.ndarray],
+                saturated: float) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
     """lme4's PIRLS with the fixed effects (``glmerLaplace`` at nAGQ = 0): the (beta, u) that
-    minimise the penalised deviance ``sum(dev.resids) + |u|^2``, ``zl`` = Z Lambda (dense), by
+    minimise the penalised deviance ``sum(dev.resids) + |u|^2`` at ``lt`` = Lambda', by
     Newton steps (Fisher scoring where the observed information is not positive definite), a
     step that raises it halved. Returns beta, u, lme4's Laplace deviance there (``-2 sum log f
-    + |u|^2 + log|A|``, A with the Fisher weights, as ``GlmerDevfun``) and the joint Fisher
-    information of (beta, u)."""
-    d, link = f.design, f.family.link
-    xz = np.hstack([d.X, zl])
+    + |u|^2 + log|A|``, A with the Fisher weights, as ``GlmerDevfun``; -2 sum log f is
+    ``sum(dev.resids) + saturated``) and the joint Fisher information of (u, beta). The
+    unknowns are ordered (u, beta), so that the Cholesky factor's leading block is A's."""
+    d, link, q = f.design, f.family.link, f.design.q
     beta, u = start
-    pen = np.diag(np.r_[np.zeros(d.p), np.ones(d.q)])
+
+    def eta_of(b: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return d.X @ b + f._z.times(lt.T @ v) + f.offset
+
+    eta = eta_of(beta, u)
+    mu = link.linkinv(eta)
+    pdev = f._penalised(eta, mu, u, 1.0)
     for _ in range(200):
-        eta = xz @ np.r_[beta, u] + f.offset
-        mu, ratio = link.linkinv(eta), f._ratio(eta, 1.0)
-        pdev = f._penalised(eta, mu, u, 1.0)
-        fisher = xz.T @ (xz * f._weights(eta, mu, 1.0, False, ratio)[:, None]) + pen
-        score = xz.T @ (f.wt * (f.y - mu) * ratio) - np.r_[np.zeros(d.p), u]
-        try:  # a canonical link's observed information is the Fisher information
-            newton = fisher if f.family.canonical else (
-                xz.T @ (xz * f._weights(eta, mu, 1.0, True, ratio)[:, None]) + pen)
-            step = linalg.cho_solve(linalg.cho_factor(newton), score)
-        except np.linalg.LinAlgError:
-            step = linalg.solve(fisher, score, assume_a="pos")
-        if np.max(np.abs(step)) <= 1e-10 * (1 + np.max(np.abs(np.r_[beta, u]))):
-            logdet = np.linalg.slogdet(fisher[d.p:, d.p:])[1]
-            return beta, u, -2 * f.loglik_rows(mu) + u @ u + logdet, fisher
+        ratio = f._ratio(eta, 1.0)
+        fisher = _joint_information(f, lt, f._weights(eta, mu, 1.0, False, ratio))
+        r = f.wt * (f.y - mu) * ratio
+        score = np.concatenate([lt @ f._z.t_times(r) - u, d.X.T @ r])
+        # a canonical link's observed information is the Fisher information
+        newton = fisher if f.family.canonical else _joint_information(
+            f, lt, f._weights(eta, mu, 1.0, True, ratio))
+        chol, info = lapack.dpotrf(newton, lower=1)
+        if info:
+            chol, info = lapack.dpotrf(fisher, lower=1)
+            if info:
+                raise np.linalg.LinAlgError("the joint information of (u, beta) is not positive definite")
+        step = lapack.dpotrs(chol, score, lower=1)[0]
+        if np.max(np.abs(step)) <= 1e-10 * (1 + max(np.max(np.abs(u), initial=0), np.max(np.abs(beta), initial=0))):
+            if newton is not fisher:
+                chol = lapack.dpotrf(fisher, lower=1)[0]
+            logdet = 2 * np.sum(np.log(np.diag(chol)[:q]))
+            return beta, u, pdev + saturated + logdet, fisher
         for _ in range(30):
-            nb, nu = beta + step[:d.p], u + step[d.p:]
-            ne = xz @ np.r_[nb, nu] + f.offset
-            if f._penalised(ne, link.linkinv(ne), nu, 1.0) <= pdev * (1 + 1e-12):
+            nu, nb = u + step[:q], beta + step[q:]
+            ne = eta_of(nb, nu)
+            nm = link.linkinv(ne)
+            npdev = f._penalised(ne, nm, nu, 1.0)
+            if npdev <= pdev * (1 + 1e-12):
                 break
             step = step / 2
-        beta, u = nb, nu
+        u, beta, eta, mu, pdev = nu, nb, ne, nm, npdev
     raise RuntimeError(f"PIRLS with the fixed effects did not converge at theta={theta}")
 
 
@@ -365,14 +396,14 @@ def fit_nagq0(design: MixedDesign, settings: FitSettings) -> FittedParameters:
         raise EngineRefused(f"nAGQ=0 is fitted for binomial and poisson models, not {design.family}; "
                             "use nAGQ=1 (Laplace)")
     f = GlmerDevfun(design)
-    zfull = np.zeros((design.n, design.q))
-    np.add.at(zfull, (np.arange(design.n)[:, None], f._z.cols), f._z.vals)
     beta0, _ = _glm_start(design, f)
     state = {"start": (beta0, np.zeros(design.q))}
+    mu0 = f.family.link.linkinv(design.X @ beta0 + f.offset)  # -2 log f - dev.resids: constant in mu
+    saturated = -2 * f.loglik_rows(mu0) - float(np.sum(dev_resids(f.family.name, f.y, mu0, f.wt)))
 
     def at(theta: np.ndarray):
-        zl = zfull @ design.lambdat(theta, dense=True).T
-        out = _joint_mode(f, zl, theta, state["start"])
+        lt = design.lambdat(theta, dense=f._z.dense)
+        out = _joint_mode(f, lt, theta, state["start"], saturated)
         state["start"] = out[:2]
         return out
 
@@ -384,7 +415,7 @@ def fit_nagq0(design: MixedDesign, settings: FitSettings) -> FittedParameters:
 
     lower = design.theta_lower()
     if len(lower) == 1:  # the deviance is even in a scalar theta: Brent's method on the line
-        opt = optimize.minimize_scalar(dev, bracket=(0.5, 1.0), tol=1e-9)
+        opt = optimize.minimize_scalar(dev, bracket=(0.5, 1.0), tol=1e-7)  # theta to ~1e-7
         opt.x = np.abs(np.atleast_1d(opt.x))
     else:  # derivative-free, as lme4's bobyqa: the deviance is even in each diagonal theta,
         # so its gradient vanishes at 0, where a gradient method started above may stop
@@ -393,7 +424,7 @@ def fit_nagq0(design: MixedDesign, settings: FitSettings) -> FittedParameters:
                                 options={"xatol": 1e-8, "fatol": 1e-9, "maxfev": 1000 * len(lower)})
     theta = np.maximum(opt.x, lower)
     beta, u, _, info = at(theta)
-    vcov = np.linalg.inv(info)[:design.p, :design.p]  # (X'WX - X'WZL A^-1 L'Z'WX)^-1
+    vcov = np.linalg.inv(info)[design.q:, design.q:]  # (X'WX - X'WZL A^-1 L'Z'WX)^-1
     mode = LaplaceLikelihood(design, "observed").mode(theta, beta, u=u)
     return FittedParameters(
         engine=NAGQ0_ENGINE, theta=theta, beta=beta, vcov=vcov,
