@@ -30,6 +30,7 @@ from acceptability.stats.mixed.formula import (
     _split_top,
     parse_formula,
 )
+from acceptability.stats.mixed.pls import one_blas_thread
 from acceptability.stats.mixed.stages import fit, model_design
 from acceptability.stats.mixed.weights import total_offset
 
@@ -153,6 +154,7 @@ def _lr_table(fits: dict[str, object]) -> pd.DataFrame:
     return out
 
 
+@one_blas_thread
 def ranova(model, reduce_terms: bool = True) -> pd.DataFrame:
     """lmerTest's ``ranova(m)``: the likelihood-ratio test of each random term.
 
@@ -202,6 +204,7 @@ def _marginal(terms: ftests.FixedTerms) -> list[str]:
     return [t for t in terms.labels if not any(sets[t] <= sets[u] for u in terms.labels if u != t)]
 
 
+@one_blas_thread
 def drop1(model, ddf: str = "Satterthwaite") -> pd.DataFrame:
     """lmerTest's ``drop1(m, ddf)``: the F test of each marginal fixed term (one no other
     term contains), its hypothesis the term's own coefficients (lmerTest's
@@ -315,6 +318,7 @@ def _reduce_fixed(model, ddf: str, alpha: float, keep: tuple[str, ...]) -> tuple
     return out, fitted
 
 
+@one_blas_thread
 def step(model, ddf: str = "Satterthwaite", alpha_random: float = 0.1, alpha_fixed: float = 0.05,
          reduce_fixed: bool = True, reduce_random: bool = True, keep: tuple[str, ...] | list[str] = ()) -> StepResult:
     """lmerTest's ``step(m)``: backward elimination of random terms (``ranova``, the term
