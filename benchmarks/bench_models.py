@@ -135,9 +135,10 @@ ROWS = HERE / "model_rows"
 
 
 def topic_rows() -> dict[str, Timed]:
-    """The rows of each ``model_rows/<topic>.py``, in the order of the topics' names."""
+    """The rows of each ``model_rows/<topic>.py``, in the order of the topics' names (files
+    starting with "_", as ``__init__.py``, hold what the topics share)."""
     out = {}
-    for path in sorted(ROWS.glob("*.py")):
+    for path in sorted(ROWS.glob("[!_]*.py")):
         spec = importlib.util.spec_from_file_location(f"model_rows.{path.stem}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
@@ -149,7 +150,7 @@ def run_topic_r(reps: int) -> pd.DataFrame:
     """R's side of the topic rows: each ``model_rows/<topic>.R``'s CSV, one table."""
     tables = [pd.read_csv(StringIO(subprocess.run(["Rscript", str(path), str(reps)], capture_output=True,
                                                   text=True, check=True).stdout))
-              for path in sorted(ROWS.glob("*.R"))]
+              for path in sorted(ROWS.glob("[!_]*.R"))]
     return pd.concat(tables).set_index("model")
 
 

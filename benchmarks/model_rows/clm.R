@@ -5,10 +5,8 @@
 # benchmarks/lmm_engines.R). Data: tests/fixtures/ordinal/wine.csv.gz and
 # tests/fixtures/clm_soup.csv.gz (benchmarks/clm_reference.R). R 4.x, ordinal 2022.11.16.
 suppressPackageStartupMessages(library(ordinal))
-args <- commandArgs(trailingOnly = TRUE)
-reps <- if (length(args)) as.integer(args[1]) else 5
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-fixtures <- file.path(dirname(dirname(dirname(normalizePath(script)))), "tests", "fixtures")
+source(file.path(dirname(normalizePath(script)), "_timing.R"))  # reps, fixtures, time_rows, quietly, row
 wine <- read.csv(gzfile(file.path(fixtures, "ordinal", "wine.csv.gz")))
 wine$rating <- factor(wine$rating, levels = 1:5, ordered = TRUE)
 wine$temp <- factor(wine$temp); wine$contact <- factor(wine$contact)
@@ -37,11 +35,4 @@ models <- list(
   clm_soup_symmetric2 = function() clm(SURENESS ~ PROD + DAY, threshold = "symmetric2", link = "cloglog", data = soup),
   clm_soup_weights = function() clm(SURENESS ~ PROD + DAY, weights = n, data = soup_counts),
   clm_wine_profile = function() { confint(wine_plain); wine_plain })
-cat("model,seconds,logLik\n")
-for (name in names(models)) {
-  run <- models[[name]]
-  first <- system.time(m <- run())[["elapsed"]]
-  k <- max(1, ceiling(0.2 / max(first, 1e-3)))
-  times <- sapply(seq_len(reps), function(i) system.time(for (j in seq_len(k)) run())[["elapsed"]] / k)
-  cat(sprintf("%s,%.6f,%.15g\n", name, median(times), as.numeric(logLik(m))))
-}
+time_rows(models)

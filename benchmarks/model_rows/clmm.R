@@ -7,10 +7,8 @@
 # clmm_wine_profile: ordinal's clmm has no profile method; the same model by clmm2, its
 # profile (default 20 steps over its Wald range) and confint, as benchmarks/clmm_reference.R.
 suppressPackageStartupMessages(library(ordinal))
-args <- commandArgs(trailingOnly = TRUE)
-reps <- if (length(args)) as.integer(args[1]) else 5
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-fixtures <- file.path(dirname(dirname(dirname(normalizePath(script)))), "tests", "fixtures")
+source(file.path(dirname(normalizePath(script)), "_timing.R"))  # reps, fixtures, time_rows, quietly, row
 wine <- read.csv(gzfile(file.path(fixtures, "ordinal", "wine.csv.gz")), colClasses = c(judge = "character", bottle = "character"))
 wine$rating <- factor(wine$rating, levels = 1:5, ordered = TRUE)
 for (v in c("temp", "contact", "judge", "bottle")) wine[[v]] <- factor(wine[[v]])
@@ -30,11 +28,4 @@ models <- list(
   clmm_wine_weights = function() clmm(rating ~ temp + contact + (1 | judge), data = counts, weights = count),
   clmm_wine_symmetric2 = function() clmm(rating ~ temp + contact + (1 | judge), data = wine, threshold = "symmetric2"),
   clmm_wine_profile = function() { confint(profile(m2, trace = 0)); m2 })
-cat("model,seconds,logLik\n")
-for (name in names(models)) {
-  run <- models[[name]]
-  first <- system.time(m <- run())[["elapsed"]]
-  k <- max(1, ceiling(0.2 / max(first, 1e-3)))
-  times <- sapply(seq_len(reps), function(i) system.time(for (j in seq_len(k)) run())[["elapsed"]] / k)
-  cat(sprintf("%s,%.6f,%.15g\n", name, median(times), as.numeric(logLik(m))))
-}
+time_rows(models)

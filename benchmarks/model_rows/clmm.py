@@ -6,21 +6,20 @@ benchmarks/model_rows/clmm.R, the same models with ordinal's defaults; the profi
 ordinal's profile.clmm2 and its confint). The crossed MegaAcceptability clmm is
 bench_models.py's mega_clmm row.
 
-Run alone: ``python benchmarks/model_rows/clmm.py REPS`` prints model,seconds,logLik as
-clmm.R does (each seconds the median of REPS timings, each the mean of k runs lasting ~0.2 s).
+Run alone (from the repository root): ``python -m benchmarks.model_rows.clmm REPS`` prints
+model,seconds,logLik as clmm.R does (each seconds the median of REPS timings, each the mean of
+k runs lasting ~0.2 s; ``bench_models.median_time``).
 """
 
 from __future__ import annotations
 
-import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from acceptability.stats.mixed import clmm
+from benchmarks.model_rows import print_rows
 
 FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
 WF = "rating ~ temp + contact"
@@ -67,23 +66,5 @@ def timed() -> dict[str, tuple[str, Callable[[], object]]]:
     return {name: ("ordinal", fn) for name, fn in fits.items()}
 
 
-def _median_time(fn: Callable[[], object], reps: int) -> tuple[float, object]:
-    start = time.perf_counter()
-    m = fn()
-    first = time.perf_counter() - start
-    k = max(1, int(np.ceil(0.2 / max(first, 1e-3))))
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        for _ in range(k):
-            fn()
-        times.append((time.perf_counter() - start) / k)
-    return float(np.median(times)), m
-
-
 if __name__ == "__main__":
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    print("model,seconds,logLik")
-    for name, (_, fn) in timed().items():
-        seconds, m = _median_time(fn, reps)
-        print(f"{name},{seconds:.6f},{m.logLik:.15g}")
+    print_rows(timed)

@@ -7,8 +7,8 @@
 # benchmarks/contrasts_reference.R and tests/fixtures/contrasts_oats.csv), CO2, lme4's cbpp,
 # ordinal's wine. R 4.2, lme4 1.1-31, lmerTest 3.1-3, ordinal 2022.11.16.
 suppressPackageStartupMessages({library(lme4); library(ordinal)})
-args <- commandArgs(trailingOnly = TRUE)
-reps <- if (length(args)) as.integer(args[1]) else 5
+script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+source(file.path(dirname(normalizePath(script)), "_timing.R"))  # reps, fixtures, time_rows, quietly, row
 oats <- MASS::oats
 oats$N <- factor(oats$N, ordered = TRUE)
 co2 <- data.frame(CO2)
@@ -29,11 +29,4 @@ models <- list(
                                 contrasts = list(temp = "contr.sum", contact = "contr.sum")),
   clmm_wine_sum = function() clmm(rating ~ temp + contact + (1 | judge), data = wine,
                                   contrasts = list(temp = "contr.sum", contact = "contr.helmert")))
-cat("model,seconds,logLik\n")
-for (name in names(models)) {
-  run <- function() suppressWarnings(suppressMessages(models[[name]]()))
-  first <- system.time(m <- run())[["elapsed"]]
-  k <- max(1, ceiling(0.2 / max(first, 1e-3)))
-  times <- sapply(seq_len(reps), function(i) system.time(for (j in seq_len(k)) run())[["elapsed"]] / k)
-  cat(sprintf("%s,%.6f,%.15g\n", name, median(times), as.numeric(logLik(m))))
-}
+time_rows(models, quietly)

@@ -4,48 +4,29 @@ same models with each package's default settings): MASS's oats with N ordered (c
 CO2 with its Treatment column, a sum-coded CO2 model with its type III anova (lmerTest), a
 Helmert-coded cbpp GLMM, and sum-coded clm and clmm fits of ordinal's wine.
 
-Run alone: ``python benchmarks/model_rows/contrasts.py REPS`` prints model,seconds,logLik as
-contrasts.R does (each seconds the median of REPS timings, each the mean of k runs lasting
-~0.2 s; ``bench_models.median_time``).
+Run alone (from the repository root): ``python -m benchmarks.model_rows.contrasts REPS``
+prints model,seconds,logLik as contrasts.R does (each seconds the median of REPS timings,
+each the mean of k runs lasting ~0.2 s; ``bench_models.median_time``).
 """
 
 from __future__ import annotations
 
-import sys
-import warnings
 from collections.abc import Callable
-from pathlib import Path
 
 import pandas as pd
 
 from acceptability.stats.mixed import clm, clmm, glmer, lmer
+from benchmarks.model_rows import print_rows, quiet
+from tests.stats.mixed.test_contrasts import FIXTURES
+from tests.stats.mixed.test_contrasts import _factors as r_factors  # R's levels, orderedness
 
-FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
 SUMS = {"Type": "sum", "Treatment": "sum"}
-
-
-def _factors(frame: pd.DataFrame, prefix: str) -> pd.DataFrame:
-    """R's levels and orderedness (tests/fixtures/contrasts_levels.csv)."""
-    levels = pd.read_csv(FIXTURES / "contrasts_levels.csv")
-    for var, rows in levels[levels["variable"].str.startswith(prefix + ".")].groupby("variable"):
-        name = var.split(".", 1)[1]
-        frame[name] = pd.Categorical(frame[name], categories=list(rows["level"]),
-                                     ordered=bool(rows["ordered"].iloc[0]))
-    return frame
-
-
-def _quiet(fn: Callable[[], object]) -> Callable[[], object]:
-    def run() -> object:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # CO2's singular fits, as R's suppressMessages
-            return fn()
-    return run
 
 
 def timed() -> dict[str, tuple[str, Callable[[], object]]]:
     """Row name -> (R package timed beside it, a function fitting once, returning the fit)."""
-    oats = _factors(pd.read_csv(FIXTURES / "contrasts_oats.csv"), "oats")
-    co2 = _factors(pd.read_csv(FIXTURES / "contrasts_co2.csv"), "co2")
+    oats = r_factors(pd.read_csv(FIXTURES / "contrasts_oats.csv"), "oats")
+    co2 = r_factors(pd.read_csv(FIXTURES / "contrasts_co2.csv"), "co2")
     cbpp = pd.read_csv(FIXTURES / "lme4" / "cbpp.csv.gz", dtype={"herd": str, "period": str})
     wine = pd.read_csv(FIXTURES / "ordinal" / "wine.csv.gz", dtype={"judge": str, "bottle": str})
     wine["rating"] = pd.Categorical(wine["rating"], categories=[1, 2, 3, 4, 5], ordered=True)
@@ -55,10 +36,10 @@ def timed() -> dict[str, tuple[str, Callable[[], object]]]:
         m.anova(type=3)
         return m
 
-    return {
+    return {  # quiet: CO2's singular fits, as R's suppressWarnings
         "lmer_oats_ordered": ("lme4", lambda: lmer("Y ~ N + V + (1 | B/V)", oats)),
-        "lmer_co2_treatment_column": ("lme4", _quiet(lambda: lmer("uptake ~ Type + Treatment + (1 | Plant)", co2))),
-        "lmer_co2_sum_anova3": ("lmerTest", _quiet(co2_anova)),
+        "lmer_co2_treatment_column": ("lme4", quiet(lambda: lmer("uptake ~ Type + Treatment + (1 | Plant)", co2))),
+        "lmer_co2_sum_anova3": ("lmerTest", quiet(co2_anova)),
         "glmer_cbpp_helmert": ("lme4", lambda: glmer("cbind(incidence, size - incidence) ~ period + (1 | herd)",
                                                      cbpp, contrasts={"period": "helmert"})),
         "clm_wine_sum": ("ordinal", lambda: clm("rating ~ temp * contact", wine,
@@ -69,11 +50,4 @@ def timed() -> dict[str, tuple[str, Callable[[], object]]]:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from bench_models import median_time
-
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    print("model,seconds,logLik")
-    for name, (_, fn) in timed().items():
-        seconds, m = median_time(fn, reps)
-        print(f"{name},{seconds:.6f},{m.logLik:.15g}")
+    print_rows(timed)

@@ -7,10 +7,8 @@
 # (benchmarks/emmeans_reference.R), tests/fixtures/lme4/cbpp.csv.gz, tests/fixtures/ordinal/wine.csv.gz.
 # R 4.x, lme4 1.1-31, pbkrtest 0.5.2, lmerTest 3.1-3, emmeans 1.8.4-1, ordinal 2022.11.16.
 suppressPackageStartupMessages({library(lme4); library(emmeans); library(ordinal)})
-args <- commandArgs(trailingOnly = TRUE)
-reps <- if (length(args)) as.integer(args[1]) else 5
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-fixtures <- file.path(dirname(dirname(dirname(normalizePath(script)))), "tests", "fixtures")
+source(file.path(dirname(normalizePath(script)), "_timing.R"))  # reps, fixtures, time_rows, quietly, row
 emm_options(pbkrtest.limit = 5000, lmerTest.limit = 5000)
 oats <- read.csv(file.path(fixtures, "emmeans_oats.csv"), colClasses = c(B = "character", V = "character", N = "character"))
 cbpp <- read.csv(gzfile(file.path(fixtures, "lme4", "cbpp.csv.gz")),
@@ -34,11 +32,4 @@ models <- list(
     tab(pairs(emmeans(m_clm, ~ temp | contact))); tab(emmeans(m_clm, ~ rating | temp, mode = "prob")); m_clm },
   emmeans_clmm_latent_prob = function() {
     tab(pairs(emmeans(m_clmm, ~ temp | contact))); tab(emmeans(m_clmm, ~ rating | temp, mode = "prob")); m_clmm })
-cat("model,seconds,logLik\n")
-for (name in names(models)) {
-  run <- function() suppressMessages(models[[name]]())
-  first <- system.time(m <- run())[["elapsed"]]
-  k <- max(1, ceiling(0.2 / max(first, 1e-3)))
-  times <- sapply(seq_len(reps), function(i) system.time(for (j in seq_len(k)) run())[["elapsed"]] / k)
-  cat(sprintf("%s,%.6f,%.15g\n", name, median(times), as.numeric(logLik(m))))
-}
+time_rows(models, function(f) function() suppressMessages(f()))

@@ -6,10 +6,8 @@
 # benchmarks/lmm_engines.R). Data: lme4's cbpp; grouseticks from tests/fixtures/lme4/grouseticks.csv.gz
 # with sHEIGHT = scale(HEIGHT). R 4.2, lme4 1.1-31.
 suppressPackageStartupMessages(library(lme4))
-args <- commandArgs(trailingOnly = TRUE)
-reps <- if (length(args)) as.integer(args[1]) else 5
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-fixtures <- file.path(dirname(dirname(dirname(normalizePath(script)))), "tests", "fixtures")
+source(file.path(dirname(normalizePath(script)), "_timing.R"))  # reps, fixtures, time_rows, quietly, row
 gt <- read.csv(gzfile(file.path(fixtures, "lme4", "grouseticks.csv.gz")),
                colClasses = c(INDEX = "character", BROOD = "character", YEAR = "character",
                               LOCATION = "character"))
@@ -21,11 +19,4 @@ models <- list(
   cbpp_nagq0 = function() glmer(cf, cbpp, family = binomial, nAGQ = 0),
   cbpp_probit_nagq0 = function() glmer(cf, cbpp, family = binomial(link = "probit"), nAGQ = 0),
   grouseticks_nagq0 = function() glmer(tf, gt, family = poisson, nAGQ = 0))
-cat("model,seconds,logLik\n")
-for (name in names(models)) {
-  run <- models[[name]]
-  first <- system.time(m <- run())[["elapsed"]]
-  k <- max(1, ceiling(0.2 / max(first, 1e-3)))
-  times <- sapply(seq_len(reps), function(i) system.time(for (j in seq_len(k)) run())[["elapsed"]] / k)
-  cat(sprintf("%s,%.6f,%.15g\n", name, median(times), as.numeric(logLik(m))))
-}
+time_rows(models)

@@ -8,11 +8,10 @@
 # mean elapsed time of k runs, k chosen so that one timing lasts about 0.2 s (as
 # benchmarks/lmm_engines.R). R 4.2, lme4 1.1-31, lmerTest 3.1-3, pbkrtest 0.5.2, car 3.1-1.
 suppressPackageStartupMessages({library(lmerTest); library(car)})
-args <- commandArgs(trailingOnly = TRUE)
-reps <- if (length(args)) as.integer(args[1]) else 5
+script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+source(file.path(dirname(normalizePath(script)), "_timing.R"))  # reps, fixtures, time_rows, quietly, row
 ham3 <- Informed.liking ~ Product*Information*Gender + (1 | Consumer) + (1 | Product:Consumer) +
   (1 | Information:Consumer)
-row <- function(fit, work) function() { m <- fit(); work(m); m }
 fit_ham <- function() lmer(ham3, ham)
 fit_ss <- function() lmer(Reaction ~ Days + (Days | Subject), sleepstudy)
 fit_cbpp <- function() glmer(cbind(incidence, size - incidence) ~ period + (1 | herd), cbpp, binomial)
@@ -27,11 +26,4 @@ models <- list(
   allfit_sleepstudy = row(fit_ss, function(m) allFit(m, verbose = FALSE)),
   allfit_cbpp = row(fit_cbpp, function(m) allFit(m, verbose = FALSE)),
   issingular_sleepstudy = row(fit_ss, function(m) isSingular(m, tol = 1e-4)))
-cat("model,seconds,logLik\n")
-for (name in names(models)) {
-  run <- function() suppressWarnings(suppressMessages(models[[name]]()))
-  first <- system.time(m <- run())[["elapsed"]]
-  k <- max(1, ceiling(0.2 / max(first, 1e-3)))
-  times <- sapply(seq_len(reps), function(i) system.time(for (j in seq_len(k)) run())[["elapsed"]] / k)
-  cat(sprintf("%s,%.6f,%.15g\n", name, median(times), as.numeric(logLik(m))))
-}
+time_rows(models, quietly)

@@ -8,11 +8,10 @@
 # mean elapsed time of k runs, k chosen so that one timing lasts about 0.2 s (as
 # benchmarks/lmm_engines.R). R 4.2, lme4 1.1-31.
 suppressPackageStartupMessages(library(lme4))
-args <- commandArgs(trailingOnly = TRUE)
-reps <- if (length(args)) as.integer(args[1]) else 5
+script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+source(file.path(dirname(normalizePath(script)), "_timing.R"))  # reps, fixtures, time_rows, quietly, row
 grouse <- grouseticks
 grouse$cHEIGHT <- grouse$HEIGHT - mean(grouse$HEIGHT)
-row <- function(fit, work) function() { m <- fit(); work(m); m }
 fit_pen <- function() lmer(diameter ~ 1 + (1 | plate) + (1 | sample), Penicillin)
 fit_ss <- function() lmer(Reaction ~ Days + (Days | Subject), sleepstudy)
 fit_cbpp <- function() glmer(cbind(incidence, size - incidence) ~ period + (1 | herd), cbpp, binomial)
@@ -25,11 +24,4 @@ models <- list(
   simulate_cbpp_1000 = row(fit_cbpp, function(m) simulate(m, 1000, seed = 1)),
   bootmer_sleepstudy_100 = row(fit_ss, function(m) bootMer(m, fixef, nsim = 100, seed = 1)),
   profile_sleepstudy = row(fit_ss, profile))
-cat("model,seconds,logLik\n")
-for (name in names(models)) {
-  run <- function() suppressWarnings(suppressMessages(models[[name]]()))
-  first <- system.time(m <- run())[["elapsed"]]
-  k <- max(1, ceiling(0.2 / max(first, 1e-3)))
-  times <- sapply(seq_len(reps), function(i) system.time(for (j in seq_len(k)) run())[["elapsed"]] / k)
-  cat(sprintf("%s,%.6f,%.15g\n", name, median(times), as.numeric(logLik(m))))
-}
+time_rows(models, quietly)
