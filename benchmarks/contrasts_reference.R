@@ -19,6 +19,9 @@
 #   logLik                      logLik(m) (REML criterion / 2 for REML fits)
 #   predict_fixed|<i>           predict(m, newdata, re.form = NA), row i of the model's newdata
 #   vcov|<grp>|<var1>|<var2>    as.data.frame(VarCorr(m))$vcov ("" for NA)
+#   predict_re|~(1 + V | B), predict_re_new|~(1 + V | B)   predict(m, re.form = ~(1 + V | B))
+#                               of the fitted rows and of new rows (oats, V a random slope;
+#                               tests/stats/mixed/test_predict_re_form.py)
 #   emmean|<level>, emmean_se|<level>   emmeans(m, ~ N) (Kenward-Roger df, emmeans' default)
 #   anova3|<term>|<column>      lmerTest's anova(m, type = 3) (Satterthwaite): NumDF, DenDF,
 #                               F value, Pr(>F); anova2, anova1 the same with type = 2, 1;
@@ -82,6 +85,23 @@ describe("oats_ordered_slope", m)
 vc <- as.data.frame(VarCorr(m))
 put("oats_ordered_slope", "vcov", paste(vc$grp, ifelse(is.na(vc$var1), "", vc$var1),
                                         ifelse(is.na(vc$var2), "", vc$var2), sep = "|"), vc$vcov)
+# predict(re.form = ...) of a factor slope: lme4 keeps the columns the formula's own term
+# names ((Intercept), V.L, V.Q here); a sum-coded V (contrasts= codes the fixed part only, so
+# the random term keeps R's default treatment columns VMarvellous, VVictory)
+reform_new <- data.frame(B = c("I", "III", "VI"), N = levels(oats$N)[c(1, 3, 4)],
+                         V = c("Victory", "Golden.rain", "Marvellous"))
+reform <- function(model, m, ordered) {
+  # only the whole term: ~(1 | B) stops in lme4 1.1-31, fitted rows or new ("contrasts can be
+  # applied only to factors with 2 or more levels": mkNewReTrms sets the contrasts of a V it
+  # does not build); the test checks it against ranef by hand
+  put(model, "predict_re|~(1 + V | B)", seq_len(nobs(m)), unname(predict(m, re.form = ~(1 + V | B))))
+  nd <- transform(reform_new, V = factor(V, levels(oats$V), ordered = ordered))
+  put(model, "predict_re_new|~(1 + V | B)", seq_len(nrow(nd)), unname(predict(m, nd, re.form = ~(1 + V | B))))
+}
+reform("oats_ordered_slope", m, TRUE)
+m <- lmer(Y ~ N + V + (1 + V | B), oats, control = CTRL, contrasts = list(V = "contr.sum"))
+describe("oats_sum_slope", m)
+reform("oats_sum_slope", m, FALSE)
 # item 3: columns named Treatment and Type
 describe("co2_treatment", lmer(uptake ~ Type + Treatment + (1 | Plant), co2, control = CTRL))
 # item 6: contrasts= on lmer

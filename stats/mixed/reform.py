@@ -18,7 +18,7 @@ import pandas as pd
 
 from acceptability.stats.mixed.design import ReTerm, group_key
 from acceptability.stats.mixed.formula import RandomTerm, parse_formula
-from acceptability.stats.mixed.slopes import term_columns
+from acceptability.stats.mixed.slopes import factor_columns, term_columns
 
 __all__ = ["Selection", "effects_part", "mode_tables", "random_part", "select_terms", "term_rows"]
 
@@ -33,18 +33,11 @@ def _is_none(re_form: object) -> bool:
 
 
 def _named(t: ReTerm, rt: RandomTerm) -> list[int]:
-    """Columns of ``t`` that ``rt`` names: the intercept, numeric slopes, and the level
-    columns (``fb``, ``fc``) of a factor slope ``f``."""
-    out = []
-    for j, name in enumerate(t.names):
-        if name == "(Intercept)":
-            keep = rt.intercept
-        else:
-            keep = name in rt.slopes or any(
-                name in {s + lev for lev in t.slope_levels.get(s, [])} for s in rt.slopes)
-        if keep:
-            out.append(j)
-    return out
+    """Columns of ``t`` that ``rt`` names: the intercept, numeric slopes, and the columns
+    that ``t`` built for a factor slope ``f`` (``fb``, ``fc``; ``f.L``, ``f.Q`` if ordered)."""
+    factors = set().union(*(factor_columns(s, t.slope_levels[s]) for s in rt.slopes if s in t.slope_levels))
+    return [j for j, name in enumerate(t.names)
+            if (rt.intercept if name == "(Intercept)" else name in rt.slopes or name in factors)]
 
 
 def select_terms(terms: list[ReTerm], re_form: object) -> Selection:

@@ -18,7 +18,7 @@ import pandas as pd
 from acceptability.stats.mixed.contrasts import contr_poly
 from acceptability.stats.mixed.formula import RandomTerm
 
-__all__ = ["OrderedLevels", "as_factor", "factor_levels", "is_factor", "term_columns"]
+__all__ = ["OrderedLevels", "as_factor", "factor_columns", "factor_levels", "is_factor", "term_columns"]
 
 
 class OrderedLevels(list):
@@ -57,6 +57,14 @@ def as_factor(col: pd.Series, levels: list[str] | None = None) -> pd.Categorical
         raise ValueError(f"level(s) {unknown[:5]} of {col.name!r} were not in the fitted data "
                          f"(levels {levels[:10]})")
     return pd.Categorical(labels, categories=levels)
+
+
+def factor_columns(s: str, levels: list[str]) -> set[str]:
+    """The names a term's columns of factor slope ``s`` can have: ``s`` followed by a level
+    (indicators, treatment contrasts) or, for an ordered factor, by ``contr.poly``'s suffixes
+    (``s.L``, ``s.Q``, ...)."""
+    suffixes = list(levels) + (list(contr_poly(len(levels)).names) if isinstance(levels, OrderedLevels) else [])
+    return {s + suffix for suffix in suffixes}
 
 
 def term_columns(term: RandomTerm, frame: pd.DataFrame,

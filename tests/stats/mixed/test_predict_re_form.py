@@ -2,7 +2,9 @@
 1.1-31: Penicillin's crossed plate and sample, sleepstudy's (Days | Subject) taken apart into
 its intercept and slope, grouseticks' crossed BROOD and LOCATION (poisson, link and response
 scales), on the fitted rows and on new rows with new levels (``allow.new.levels = TRUE``).
-R's numbers: tests/fixtures/simulation_predict.csv, written by benchmarks/simulation_reference.R.
+R's numbers: tests/fixtures/simulation_predict.csv, written by benchmarks/simulation_reference.R;
+a factor slope (MASS's oats, ``(1 + V | B)`` with V ordered or sum-coded):
+tests/fixtures/contrasts_reference.csv, written by benchmarks/contrasts_reference.R.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 
 from acceptability import stats
 from tests.lme4_data import lme4_data
+from tests.stats.mixed.test_contrasts import oats, reference  # noqa: F401 (a fixture)
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "simulation_predict.csv"
 NEWDATA = {
@@ -86,3 +89,28 @@ def test_re_form_errors_name_the_problem(fits):
         m.predict(re_form="~ Days")
     with pytest.raises(ValueError, match="new level"):
         m.predict(NEWDATA["sleepstudy"], re_form="~(1 | Subject)")
+
+
+@pytest.mark.parametrize(("model", "ordered", "contrasts"), [
+    ("oats_ordered_slope", True, None),  # (Intercept), V.L, V.Q: contr.poly
+    ("oats_sum_slope", False, {"V": "sum"}),  # V1, V2 in the fixed part; VMarvellous, VVictory in (1 + V | B)
+])
+def test_re_form_with_a_factor_slope_matches_lme4(oats, model, ordered, contrasts):  # noqa: F811
+    """A factor slope's columns are those its term built (an ordered V's V.L and V.Q, not V
+    followed by a level): lme4's predict(re.form = ~(1 + V | B)) on the fitted rows and on
+    new rows to 1e-6 relative, and ~(1 | B) as the fixed part plus B's intercepts by hand
+    (lme4 1.1-31 stops on it: benchmarks/contrasts_reference.R)."""
+    data = oats.assign(V=oats["V"].cat.as_ordered() if ordered else oats["V"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = stats.lmer("Y ~ N + V + (1 + V | B)", data, contrasts=contrasts)
+    r = reference(model)
+    assert m.predict(re_form="~(1 + V | B)").to_numpy() == pytest.approx(
+        r["predict_re|~(1 + V | B)"].to_numpy(), rel=1e-6)
+    new = pd.DataFrame({"B": ["I", "III", "VI"], "N": ["0.0cwt", "0.4cwt", "0.6cwt"],
+                        "V": pd.Categorical(["Victory", "Golden.rain", "Marvellous"],
+                                            categories=oats["V"].cat.categories, ordered=ordered)})
+    assert m.predict(new, re_form="~(1 + V | B)").to_numpy() == pytest.approx(
+        r["predict_re_new|~(1 + V | B)"].to_numpy(), rel=1e-6)
+    intercepts = data["B"].astype(str).map(m.ranef["B"]["(Intercept)"])
+    assert np.allclose(m.predict(re_form="~(1 | B)"), m.predict(re_form="NA") + intercepts)
