@@ -36,6 +36,7 @@ suppressPackageStartupMessages(library(ordinal))
 
 script_dir <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(), value = TRUE))))
 fixtures <- file.path(dirname(script_dir), "tests", "fixtures")
+source(file.path(script_dir, "ordinal_fixtures.R"))
 data(wine, package = "ordinal")
 data(soup, package = "ordinal")
 write.csv(soup[c("SURENESS", "PROD", "RESP")], file.path(fixtures, "clmm_soup.csv"), row.names = FALSE)
@@ -122,10 +123,5 @@ add("wine_profile", "stDev", "", m2$stDev)
 add("wine_profile", "logLik", "", m2$logLik)
 
 out <- do.call(rbind, rows)
-versions <- data.frame(model = "session", quantity = "version", name = c("R", "ordinal", "Matrix"),
-                       value = c(paste(R.version$major, R.version$minor, sep = "."),
-                                 as.character(packageVersion("ordinal")),
-                                 as.character(packageVersion("Matrix"))))
-write.csv(rbind(out, versions), file.path(fixtures, "clmm_reference.csv"), row.names = FALSE)
-writeLines(summaries, file.path(fixtures, "clmm_summaries.txt"))
+write_ordinal_fixtures(out, summaries, fixtures, "clmm")
 cat("wrote", nrow(out), "rows\n")

@@ -51,6 +51,7 @@ root <- dirname(script_dir)
 data_dir <- Sys.getenv("ACCEPTABILITY_DATA_DIR", file.path(dirname(root), "shared", "data"))
 
 source(file.path(script_dir, "mega_subset.R"))
+source(file.path(script_dir, "ordinal_fixtures.R"))
 mega <- mega_subset(data_dir)
 
 timed <- function(reps) {
@@ -161,10 +162,5 @@ keep_summary("anova_mega_clmm", anova_mega)
 add("mega", "fit_seconds", "", timed(3))
 
 out <- do.call(rbind, rows)
-versions <- data.frame(model = "session", quantity = "version", name = c("R", "ordinal", "Matrix"),
-                       value = c(paste(R.version$major, R.version$minor, sep = "."),
-                                 as.character(packageVersion("ordinal")),
-                                 as.character(packageVersion("Matrix"))))
-write.csv(rbind(out, versions), file.path(fixtures, "ordinal_reference.csv"), row.names = FALSE)
-writeLines(summaries, file.path(fixtures, "ordinal_summaries.txt"))
+write_ordinal_fixtures(out, summaries, fixtures, "ordinal")
 cat("wrote", nrow(out), "rows and", length(summaries), "summary lines\n")
