@@ -135,6 +135,10 @@ class _ZRows:
         """Z' r."""
         return np.bincount(self.cols.ravel(), (self.vals * r[:, None]).ravel(), minlength=self.q)
 
+    def quad(self, m: np.ndarray) -> np.ndarray:
+        """diag(Z M Z') for a dense q x q ``M`` (small q only)."""
+        return np.sum(self._pair_vals * m.ravel()[self._pairs].reshape(self._pair_vals.shape), axis=1)
+
     def crossprod(self, w: np.ndarray):
         """Z' W Z: dense for a small q, else CSR."""
         values = (self._pair_vals * w[:, None]).ravel()
@@ -142,6 +146,21 @@ class _ZRows:
             return np.bincount(self._pairs, values, minlength=self.q * self.q).reshape(self.q, self.q)
         data = np.bincount(self._pairs, values, minlength=len(self._indices))
         return sparse.csr_matrix((data, self._indices, self._indptr), shape=(self.q, self.q))
+
+
+class _Diagonal:
+    """A diagonal A (one scalar random-effect term): its factor is elementwise."""
+
+    def __init__(self, diag: np.ndarray) -> None:
+        if not np.all(diag > 0):
+            raise np.linalg.LinAlgError("A is not positive definite")
+        self._diag, self.logdet = diag, float(np.sum(np.log(diag)))
+
+    def diagonal(self) -> np.ndarray:
+        return self._diag
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        return b / self._diag
 
 
 class LaplaceLikelihood:
@@ -206,13 +225,17 @@ class LaplaceLikelihood:
         self.k = design.ntheta + design.p  # the parameter vector: then log dispersion, if any
         self._z = _ZRows(design)
         self._u = np.zeros(design.q)  # warm start: the last call's modes
+        self._scalar = len(design.terms) == 1 and design.terms[0].nc == 1  # A diagonal
+        # log f = saturated - dev.resids / 2 exactly where the counts are whole (``_loglik_at``)
+        counts = self.y * (self._m if fam.name == "binomial" else 1.0)
+        self._counts = fam.name in ("binomial", "poisson") and bool(np.all(counts == np.round(counts)))
+        self._saturated: float | None = None
         # mu = eta^2 is even in eta: a row with y > 0 has a mode of its density on either side
         # of eta = 0, so the integrand has a mode for each way of signing those rows' eta (the
         # Laplace value then jumps with the mode PIRLS happens to find: issue 44, item 2). R's
         # valideta (eta > 0) names the model's branch: the mode with eta > 0 wherever y > 0,
         # where log f = 2 y log(eta) - eta^2 is concave, so that mode is unique
         self._branch = self.y > 0 if fam.link.name == "sqrt" else None
-        self._zfull: np.ndarray | None = None  # Z, n x q dense, built by fixed_gradient
         if self.nagq > 1:
             z, w = hermite_e.hermegauss(self.nagq)
             self._knots = z
@@ -308,12 +331,10 @@ class LaplaceLikelihood:
             fisher = not self.observed
             ratio = self._ratio(eta, disp)
             try:
-                a = pls._a_matrix(d, lt, self._z.crossprod(self._weights(eta, mu, disp, not fisher, ratio)))
-                factor = pls._factor(d, a)
+                a, factor = self._factor(lt, self._weights(eta, mu, disp, not fisher, ratio))
             except np.linalg.LinAlgError:  # the observed information is not positive definite
                 fisher = True
-                a = pls._a_matrix(d, lt, self._z.crossprod(self._weights(eta, mu, disp, False, ratio)))
-                factor = pls._factor(d, a)
+                a, factor = self._factor(lt, self._weights(eta, mu, disp, False, ratio))
             score = self.wt * (self.y - mu) * ratio / self._scale(disp)
             step = factor.solve(lt @ self._z.t_times(score) - u)
             if np.max(np.abs(step), initial=0.0) <= _UTOL * (1 + np.max(np.abs(u), initial=0.0)):
@@ -336,7 +357,7 @@ class LaplaceLikelihood:
             self._u = u
         a_diag = np.asarray(a.diagonal()).ravel()
         logdet = np.inf if fisher and self.observed else factor.logdet  # Laplace needs A > 0
-        loglik = self.loglik_rows(mu, disp) - float(u @ u) / 2 - logdet / 2
+        loglik = self._loglik_at(mu, pdev - float(u @ u), disp) - float(u @ u) / 2 - logdet / 2
         if self.nagq == 1:
             dev = -2 * loglik
         else:  # lme4's scale sums deviance residuals; glmm's -2 log f: a constant apart
@@ -344,6 +365,30 @@ class LaplaceLikelihood:
             if self.information == "observed":
                 dev += -2 * self.loglik_rows(mu) - float(np.sum(dev_resids(self.family.name, self.y, mu, self.wt)))
         return LaplaceMode(theta, beta, disp, u, mu, a_diag, logdet, loglik, float(dev), it)
+
+    def _factor(self, lt, w: np.ndarray) -> tuple[object, object]:
+        """A = Lambda' Z'WZ Lambda + I and its factor (``pls._factor``); for one scalar term
+        A is diagonal, ``theta^2 Z'WZ + I``, solved elementwise."""
+        if self._scalar:
+            lam = lt.diagonal() if sparse.issparse(lt) else np.diagonal(lt)
+            diag = _Diagonal(lam**2 * np.bincount(self._z.cols[:, 0], self._z.vals[:, 0] ** 2 * w,
+                                                  self.design.q) + 1)
+            return diag, diag
+        a = pls._a_matrix(self.design, lt, self._z.crossprod(w))
+        return a, pls._factor(self.design, a)
+
+    def _loglik_at(self, mu: np.ndarray, deviance: float, disp: float) -> float:
+        """sum log f(y | mu) (``loglik_rows``) given ``deviance`` = sum(dev.resids) / scale:
+        for binomial and poisson counts, ``-deviance / 2`` plus the saturated model's log f,
+        found once (no log-pmf per PIRLS)."""
+        if not self._counts:
+            return self.loglik_rows(mu, disp)
+        if self._saturated is None:
+            value = self.loglik_rows(mu, disp)
+            if np.isfinite(value):
+                self._saturated = value + deviance / 2
+            return value
+        return self._saturated - deviance / 2
 
     def _on_branch(self, theta: np.ndarray, eta0: np.ndarray, lt) -> np.ndarray:
         """A start u with eta > 0 where y > 0 (the sqrt link's branch): from u = 0, each level
@@ -383,20 +428,19 @@ class LaplaceLikelihood:
                 "likelihood here is that of eta > 0 there (R's valideta), lme4's and glmmTMB's "
                 "may sit on another branch (docs/mixed/differences-from-r.md)"]
 
-    def fixed_gradient(self, m: LaplaceMode) -> np.ndarray | None:
-        """d log L / d (beta, log dispersion) at the mode ``m`` (observed information; dense
-        q only; else None): the envelope term ``X' score`` (``d log f / d log phi`` at fixed
-        u) less ``tr(A^-1 dA) / 2``, ``dA = Lambda' Z' diag(dW) Z Lambda`` with ``dW`` through
-        eta and the mode moved by the implicit function theorem, ``du = A^-1 Lambda' Z'
-        dscore`` (Bates et al. 2015, eq. 22; Kristensen et al. 2016, eq. 6)."""
-        d, link, disp = self.design, self.family.link, m.dispersion
-        if not (self._z.dense and np.isfinite(m.logdet) and self.nagq == 1):
+    def gradient(self, m: LaplaceMode) -> np.ndarray | None:
+        """d log L / d (theta, beta, log dispersion) at the mode ``m`` (observed information;
+        dense q only; else None): the envelope term (``X' score``, ``score' Z dLambda_k u``,
+        ``d log f / d log phi`` at fixed u) less ``tr(A^-1 dA) / 2``, ``dA`` through Lambda
+        and through ``dW`` along eta, the mode moved by the implicit function theorem, ``du =
+        A^-1 (dLambda' Z' score - Lambda' Z' W Z dLambda u)`` for theta, ``A^-1 Lambda' Z' W X``
+        for beta (Bates et al. 2015, eq. 22; Kristensen et al. 2016, eq. 6). In q x q
+        products and Z's rows (``_ZRows``), nothing n x q."""
+        d, link, disp, z = self.design, self.family.link, m.dispersion, self._z
+        if not (z.dense and np.isfinite(m.logdet) and self.nagq == 1):
             return None
-        if self._zfull is None:
-            self._zfull = np.zeros((d.n, d.q))
-            np.add.at(self._zfull, (np.arange(d.n)[:, None], self._z.cols), self._z.vals)
-        zl = self._zfull @ d.lambdat(m.theta, dense=True).T  # Z Lambda, n x q
-        eta = d.X @ m.beta + self.offset + zl @ m.u
+        lt = d.lambdat(m.theta, dense=True)
+        eta = d.X @ m.beta + self.offset + z.times(lt.T @ m.u)
         mu = link.linkinv(eta)
 
         def weights(e: np.ndarray, phi: float) -> np.ndarray:
@@ -405,25 +449,38 @@ class LaplaceLikelihood:
         def score(phi: float) -> np.ndarray:
             return self.wt * (self.y - mu) * self._ratio(eta, phi) / self._scale(phi)
 
-        w = weights(eta, disp)
-        cho = linalg.cho_factor(zl.T @ (zl * w[:, None]) + np.eye(d.q), lower=True)
-        lev = np.sum(zl * linalg.cho_solve(cho, zl.T).T, axis=1)  # diag(Z L A^-1 L' Z')
+        w, s = weights(eta, disp), score(disp)
+        ztwz = z.crossprod(w)
+        cho = linalg.cho_factor(lt @ ztwz @ lt.T + np.eye(d.q), lower=True, check_finite=False)
+        ainv_lt = linalg.cho_solve(cho, lt, check_finite=False)  # A^-1 Lambda'
+        proj = lt.T @ ainv_lt  # Lambda A^-1 Lambda'
+
+        def moved(r: np.ndarray) -> np.ndarray:  # Z Lambda A^-1 Lambda' Z' r
+            return z.times(proj @ z.t_times(r))
+
         h = 1e-4 * np.maximum(np.abs(eta), 1.0)
-        dw = (weights(eta + h, disp) - weights(eta - h, disp)) / (2 * h)  # dW / d eta
-        deta = d.X - zl @ linalg.cho_solve(cho, zl.T @ (w[:, None] * d.X))
-        grad = d.X.T @ score(disp) - 0.5 * (lev * dw) @ deta
+        lev_dw = z.quad(proj) * (weights(eta + h, disp) - weights(eta - h, disp)) / (2 * h)
+        deta = d.X - np.column_stack([moved(c) for c in (w[:, None] * d.X).T]) if d.p else d.X
+        theta = np.empty(d.ntheta)
+        for k, unit in enumerate(np.eye(d.ntheta)):
+            dlt = d.lambdat(unit, dense=True)  # Lambda is linear in theta
+            dzu = z.times(dlt.T @ m.u)
+            move = dzu + z.times(ainv_lt.T @ (dlt @ z.t_times(s) - lt @ z.t_times(w * dzu)))
+            # tr(A^-1 dA_k) = 2 tr(A^-1 Lambda' Z'WZ dLambda) + sum(lev dW deta_k)
+            theta[k] = s @ dzu - np.sum(ainv_lt.T * (ztwz @ dlt.T)) - 0.5 * lev_dw @ move
+        grad = np.concatenate([theta, d.X.T @ s - 0.5 * lev_dw @ deta])
         if not self.family.dispersion:
             return grad
         e = 1e-5  # log phi: d log f (and d score, d W but for a scale) by central differences
         up, down = disp * np.exp(e), disp * np.exp(-e)
         dphi = (self.loglik_rows(mu, up) - self.loglik_rows(mu, down)) / (2 * e)
         if self.family.name in SCALED:  # score and W are proportional to 1 / phi
-            dscore, dw_fixed = -score(disp), -w
+            dscore, dw_fixed = -s, -w
         else:
             dscore = (score(up) - score(down)) / (2 * e)
             dw_fixed = (weights(eta, up) - weights(eta, down)) / (2 * e)
-        dw_phi = dw * (zl @ linalg.cho_solve(cho, zl.T @ dscore)) + dw_fixed
-        return np.append(grad, dphi - 0.5 * lev @ dw_phi)
+        lev = z.quad(proj)
+        return np.append(grad, dphi - 0.5 * (lev_dw @ moved(dscore) + lev @ dw_fixed))
 
     def _devc(self, u: np.ndarray, mu: np.ndarray) -> np.ndarray:
         """Per level: u_j^2 + the deviance residuals of its rows (lme4's ``devcCol``)."""

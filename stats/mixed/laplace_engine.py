@@ -86,13 +86,12 @@ def _theta_start(d: MixedDesign, resid: np.ndarray) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _gradient(f, x: np.ndarray, f0: float, lower: np.ndarray, k: int | None = None) -> np.ndarray:
-    """Central-difference gradient of ``f`` (``f0 = f(x)``) in its first ``k`` elements
-    (default: all), scipy's ``"3-point"`` scheme: steps ``eps^(1/3) max(1, |x|)``,
-    one-sided three-point where ``x - h`` is below ``lower``."""
+def _gradient(f, x: np.ndarray, f0: float, lower: np.ndarray) -> np.ndarray:
+    """Central-difference gradient of ``f`` (``f0 = f(x)``), scipy's ``"3-point"`` scheme:
+    steps ``eps^(1/3) max(1, |x|)``, one-sided three-point where ``x - h`` is below ``lower``."""
     h = np.finfo(float).eps ** (1 / 3) * np.maximum(1.0, np.abs(x))
-    out = np.empty(len(x) if k is None else k)
-    for i, e in zip(range(len(out)), np.diag(h), strict=False):
+    out = np.empty(len(x))
+    for i, e in enumerate(np.diag(h)):
         if x[i] - h[i] >= lower[i]:
             out[i] = (f(x + e) - f(x - e)) / (2 * h[i])
         else:
@@ -115,43 +114,24 @@ def _hessian(f, x: np.ndarray, steps: np.ndarray) -> np.ndarray:
 
 
 def _gradient_hessian(f: LaplaceLikelihood, x: np.ndarray, idx: np.ndarray, steps: np.ndarray,
-                      u: np.ndarray) -> np.ndarray | None:
-    """Hessian of -log L in ``x[idx]``: the beta and log dispersion rows by central
-    differences of the analytic gradient (``LaplaceLikelihood.fixed_gradient``), the theta
-    block by differences of values as ``_hessian``; None where a gradient is unavailable."""
-    k, nt = len(idx), f.design.ntheta
-    th = idx < nt
-    out = np.empty((k, k))
+                      u: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The gradient and Hessian of -log L in ``x[idx]``: the analytic gradient
+    (``LaplaceLikelihood.gradient``) and its central differences, symmetrised; None where a
+    gradient is unavailable."""
+    def grad(z: np.ndarray) -> np.ndarray | None:
+        m = f.mode_at(z, u)
+        g = None if m is None or not np.isfinite(m.loglik) else f.gradient(m)
+        return None if g is None else -g[idx]
 
-    def mode(z: np.ndarray):
-        full = x.copy()
-        full[idx] = z
-        m = f.mode_at(full, u)
-        return m if m is not None and np.isfinite(m.loglik) else None
-
-    z0, e = x[idx], np.diag(steps)
-    m0 = mode(z0)
-    if m0 is None:
-        return None
-    for j in range(k):
-        plus, minus = mode(z0 + e[j]), mode(z0 - e[j])
-        grads = [None if m is None else f.fixed_gradient(m) for m in (plus, minus)]
-        if grads[0] is None or grads[1] is None:
+    g0, out = grad(x), np.empty((len(idx), len(idx)))
+    for j, i in enumerate(idx):
+        e = np.zeros(len(x))
+        e[i] = steps[j]
+        plus, minus = grad(x + e), grad(x - e)
+        if g0 is None or plus is None or minus is None:
             return None
-        out[~th, j] = -(grads[0] - grads[1]) / (2 * steps[j])
-        if th[j]:
-            out[j, j] = -(plus.loglik - 2 * m0.loglik + minus.loglik) / steps[j] ** 2
-    for i in np.flatnonzero(th):
-        for j in np.flatnonzero(th[:i]):
-            corners = [mode(z0 + a * e[i] + b * e[j]) for a, b in ((1, 1), (1, -1), (-1, 1), (-1, -1))]
-            if any(m is None for m in corners):
-                return None
-            ll = [m.loglik for m in corners]
-            out[i, j] = out[j, i] = -(ll[0] - ll[1] - ll[2] + ll[3]) / (4 * steps[i] * steps[j])
-    out[np.ix_(th, ~th)] = out[np.ix_(~th, th)].T
-    fixed = out[np.ix_(~th, ~th)]
-    out[np.ix_(~th, ~th)] = (fixed + fixed.T) / 2
-    return out
+        out[:, j] = (plus - minus) / (2 * steps[j])
+    return g0, (out + out.T) / 2
 
 
 def _start(design: MixedDesign, f: LaplaceLikelihood, start: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -167,10 +147,14 @@ def _start(design: MixedDesign, f: LaplaceLikelihood, start: dict) -> tuple[np.n
     if "theta" in start:
         theta = np.asarray(start["theta"], float) * (np.sqrt(disp) if fam.name in SCALED else 1.0)
     x0 = np.concatenate([theta, beta, [np.log(disp)] if fam.dispersion else []])
-    info = design.X.T @ (design.X * (f.wt * fam.link.mu_eta(eta) ** 2 / fam.variance(mu, disp))[:, None])
-    se = np.sqrt(np.diag(np.linalg.pinv(info)))
+    w = f.wt * fam.link.mu_eta(eta) ** 2 / fam.variance(mu, disp) / (disp if fam.name in SCALED else 1.0)
+    if design.q <= pls._DENSE_Q:  # with the random effects at the start theta (nAGQ=0's information)
+        info = _joint_information(f, design.lambdat(theta, dense=True), w)
+        se = np.sqrt(np.diag(np.linalg.pinv(info))[design.q:])
+    else:
+        se = np.sqrt(np.diag(np.linalg.pinv(design.X.T @ (design.X * w[:, None]))))
     scale = np.concatenate([np.maximum(np.abs(theta), 1e-3 * np.max(np.abs(theta)) + 1e-8),
-                            np.maximum(se * np.sqrt(disp if fam.name in SCALED else 1.0), 1e-10),
+                            np.maximum(se, 1e-10),
                             [1.0] if fam.dispersion else []])
     return x0, scale
 
@@ -210,15 +194,13 @@ def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
         return v if np.isfinite(v) else 1e300
 
     def dev_grad(z: np.ndarray) -> tuple[float, np.ndarray]:
-        m = f.mode_at(z * scale)  # the mode from PIRLS's own start; the differences from it
-        u = None if m is None or not one_branch else m.u
+        m = f.mode_at(z * scale)  # the mode from PIRLS's own start; differences from it
         value = -2 * m.loglik if m is not None and np.isfinite(m.loglik) else 1e300
-        fixed = f.fixed_gradient(m) if u is not None and value < 1e300 else None
-        if fixed is None:
+        grad = f.gradient(m) if one_branch and value < 1e300 else None
+        if grad is None:  # theta, beta, log phi analytically where it can (Laplace.gradient)
+            u = None if m is None or not one_branch else m.u
             return value, _gradient(lambda w: dev(w, u), z, value, lower / scale)
-        # theta by differences; beta and log phi analytically (Laplace.fixed_gradient)
-        grad = _gradient(lambda w: dev(w, u), z, value, lower / scale, design.ntheta)
-        return value, np.concatenate([grad, -2 * fixed * scale[design.ntheta:]])
+        return value, -2 * grad * scale
 
     # mu = eta^-1/2 (1/mu^2): the integrand need not be log-concave, so each difference
     # searches from PIRLS's start too (the sqrt link's mode is unique on its branch: laplace)
@@ -288,12 +270,14 @@ def _vcov(f: LaplaceLikelihood, x: np.ndarray, scale: np.ndarray, d: MixedDesign
         return -f.loglik(full, u)
 
     steps = 1e-2 * scale[idx]  # about 1% of a standard error
-    h = None if u is None else _gradient_hessian(f, x, idx, steps, u)
-    if h is None:  # no analytic gradient (two branches, sparse A, the Fisher fallback)
+    both = None if u is None else _gradient_hessian(f, x, idx, steps, u)
+    if both is not None:
+        grad, h = both
+    else:  # no analytic gradient (two branches, sparse A, the Fisher fallback)
         h = _hessian(nll, x[idx], steps)
-    small = 1e-3 * steps  # the deviance's gradient, central differences
-    grad = np.array([nll(x[idx] + e) - nll(x[idx] - e) for e in np.diag(small)]) / small
-    notes = convergence_messages(grad, 2 * h, int(np.sum(idx < d.ntheta)))
+        small = 1e-3 * steps  # central differences
+        grad = np.array([nll(x[idx] + e) - nll(x[idx] - e) for e in np.diag(small)]) / (2 * small)
+    notes = convergence_messages(2 * grad, 2 * h, int(np.sum(idx < d.ntheta)))
     try:
         inv = np.linalg.inv(h)
     except np.linalg.LinAlgError:
