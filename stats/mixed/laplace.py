@@ -131,9 +131,18 @@ class _ZRows:
         """Z b."""
         return np.sum(self.vals * b[self.cols], axis=1)
 
+    def times_matrix(self, b: np.ndarray) -> np.ndarray:
+        """Z B for a q x k B."""
+        return np.einsum("ij,ijk->ik", self.vals, b[self.cols])
+
     def t_times(self, r: np.ndarray) -> np.ndarray:
-        """Z' r."""
-        return np.bincount(self.cols.ravel(), (self.vals * r[:, None]).ravel(), minlength=self.q)
+        """Z' r (r a vector, or an n x k matrix: one bincount for its k columns)."""
+        if r.ndim == 1:
+            return np.bincount(self.cols.ravel(), (self.vals * r[:, None]).ravel(), minlength=self.q)
+        k = r.shape[1]
+        index = (self.cols[:, :, None] * k + np.arange(k)).ravel()
+        values = (self.vals[:, :, None] * r[:, None, :]).ravel()
+        return np.bincount(index, values, minlength=self.q * k).reshape(self.q, k)
 
     def quad(self, m: np.ndarray) -> np.ndarray:
         """diag(Z M Z') for a dense q x q ``M`` (small q only)."""
@@ -371,11 +380,14 @@ class LaplaceLikelihood:
         A is diagonal, ``theta^2 Z'WZ + I``, solved elementwise."""
         if self._scalar:
             lam = lt.diagonal() if sparse.issparse(lt) else np.diagonal(lt)
-            diag = _Diagonal(lam**2 * np.bincount(self._z.cols[:, 0], self._z.vals[:, 0] ** 2 * w,
-                                                  self.design.q) + 1)
+            diag = _Diagonal(lam**2 * self._ztwz_diagonal(w) + 1)
             return diag, diag
         a = pls._a_matrix(self.design, lt, self._z.crossprod(w))
         return a, pls._factor(self.design, a)
+
+    def _ztwz_diagonal(self, w: np.ndarray) -> np.ndarray:
+        """Z'WZ for one scalar term: diagonal."""
+        return np.bincount(self._z.cols[:, 0], self._z.vals[:, 0] ** 2 * w, self.design.q)
 
     def _loglik_at(self, mu: np.ndarray, deviance: float, disp: float) -> float:
         """sum log f(y | mu) (``loglik_rows``) given ``deviance`` = sum(dev.resids) / scale:
@@ -460,7 +472,7 @@ class LaplaceLikelihood:
 
         h = 1e-4 * np.maximum(np.abs(eta), 1.0)
         lev_dw = z.quad(proj) * (weights(eta + h, disp) - weights(eta - h, disp)) / (2 * h)
-        deta = d.X - np.column_stack([moved(c) for c in (w[:, None] * d.X).T]) if d.p else d.X
+        deta = d.X - z.times_matrix(proj @ z.t_times(w[:, None] * d.X)) if d.p else d.X
         theta = np.empty(d.ntheta)
         for k, unit in enumerate(np.eye(d.ntheta)):
             dlt = d.lambdat(unit, dense=True)  # Lambda is linear in theta

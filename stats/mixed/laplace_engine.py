@@ -294,9 +294,13 @@ def _joint_information(f: GlmerDevfun, lt, w: np.ndarray) -> np.ndarray:
     Lambda + I, Lambda' Z'WX], [X'WZ Lambda, X'WX]]``, from Z's rows (``_ZRows``; O(n) in
     the number of rows, not O(n q^2) as a dense Z Lambda)."""
     d, q = f.design, f.design.q
-    a = lt @ f._z.crossprod(w) @ lt.T
+    if f._scalar:  # one scalar term: Z'WZ and so A are diagonal
+        lam = lt.diagonal()
+        a = np.diag(lam**2 * f._ztwz_diagonal(w))
+    else:
+        a = lt @ f._z.crossprod(w) @ lt.T
     wx = d.X * w[:, None]
-    zwx = lt @ np.column_stack([f._z.t_times(c) for c in wx.T]) if d.p else np.zeros((q, 0))
+    zwx = lt @ f._z.t_times(wx) if d.p else np.zeros((q, 0))
     out = np.empty((q + d.p, q + d.p))
     out[:q, :q] = a.toarray() if sparse.issparse(a) else a
     out[:q, q:] = zwx
@@ -324,22 +328,24 @@ def _joint_mode(f: GlmerDevfun, lt, theta: np.ndarray, start: tuple[np.ndarray, 
     eta = eta_of(beta, u)
     mu = link.linkinv(eta)
     pdev = f._penalised(eta, mu, u, 1.0)
+    observed = not f.family.canonical
     for _ in range(200):
         ratio = f._ratio(eta, 1.0)
-        fisher = _joint_information(f, lt, f._weights(eta, mu, 1.0, False, ratio))
         r = f.wt * (f.y - mu) * ratio
         score = np.concatenate([lt @ f._z.t_times(r) - u, d.X.T @ r])
-        # a canonical link's observed information is the Fisher information
-        newton = fisher if f.family.canonical else _joint_information(
-            f, lt, f._weights(eta, mu, 1.0, True, ratio))
-        chol, info = lapack.dpotrf(newton, lower=1)
-        if info:
-            chol, info = lapack.dpotrf(fisher, lower=1)
-            if info:
-                raise np.linalg.LinAlgError("the joint information of (u, beta) is not positive definite")
+        # Newton (the observed information; a canonical link's is the Fisher information)
+        newton = _joint_information(f, lt, f._weights(eta, mu, 1.0, observed, ratio))
+        chol, bad = lapack.dpotrf(newton, lower=1)
+        fisher = None if observed else newton
+        if bad and observed:  # Fisher scoring where the observed information is not positive definite
+            fisher = _joint_information(f, lt, f._weights(eta, mu, 1.0, False, ratio))
+            chol, bad = lapack.dpotrf(fisher, lower=1)
+        if bad:
+            raise np.linalg.LinAlgError("the joint information of (u, beta) is not positive definite")
         step = lapack.dpotrs(chol, score, lower=1)[0]
         if np.max(np.abs(step)) <= 1e-10 * (1 + max(np.max(np.abs(u), initial=0), np.max(np.abs(beta), initial=0))):
-            if newton is not fisher:
+            if fisher is None:  # log|A| and the information returned are the Fisher ones
+                fisher = _joint_information(f, lt, f._weights(eta, mu, 1.0, False, ratio))
                 chol = lapack.dpotrf(fisher, lower=1)[0]
             logdet = 2 * np.sum(np.log(np.diag(chol)[:q]))
             return beta, u, pdev + saturated + logdet, fisher
@@ -386,10 +392,12 @@ def fit_nagq0(design: MixedDesign, settings: FitSettings) -> FittedParameters:
     saturated = -2 * f.loglik_rows(mu0) - float(np.sum(dev_resids(f.family.name, f.y, mu0, f.wt)))
 
     def at(theta: np.ndarray):
-        lt = design.lambdat(theta, dense=f._z.dense)
-        out = _joint_mode(f, lt, theta, state["start"], saturated)
-        state["start"] = out[:2]
-        return out
+        key = np.asarray(theta, float).tobytes()
+        if key not in state:  # the optimum is a point the optimiser has been to
+            lt = design.lambdat(theta, dense=f._z.dense)
+            state[key] = _joint_mode(f, lt, theta, state["start"], saturated)
+            state["start"] = state[key][:2]
+        return state[key]
 
     def dev(theta: np.ndarray) -> float:
         try:
@@ -399,7 +407,8 @@ def fit_nagq0(design: MixedDesign, settings: FitSettings) -> FittedParameters:
 
     lower = design.theta_lower()
     if len(lower) == 1:  # the deviance is even in a scalar theta: Brent's method on the line
-        opt = optimize.minimize_scalar(dev, bracket=(0.5, 1.0), tol=1e-7)  # theta to ~1e-7
+        opt = optimize.minimize_scalar(dev, bracket=(0.5, 1.0), tol=1e-6)
+        # theta to ~1e-6 relative: about where the deviance's rounding (1e-12) leaves it
         opt.x = np.abs(np.atleast_1d(opt.x))
     else:  # derivative-free, as lme4's bobyqa: the deviance is even in each diagonal theta,
         # so its gradient vanishes at 0, where a gradient method started above may stop
