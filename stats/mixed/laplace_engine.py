@@ -11,8 +11,9 @@ J. Stat. Softw. 67(1), eq. 22; Kristensen et al. 2016, J. Stat. Softw. 70(5), "T
 section 2) over the covariance factors, the fixed effects and, for a family with one, the
 log dispersion (phi, or the negative binomial's size): what glmmTMB maximises and what glmm
 reports for the GLMMs it fits, so that every GLMM's logLik here is the same quantity. The
-standard errors of the fixed effects come from the inverse of the numerical Hessian of
--log L in all parameters, as TMB's ``sdreport`` computes them. Only nAGQ = 1. Written here
+standard errors of the fixed effects come from the inverse of the Hessian of -log L in all
+parameters (central differences of the analytic gradient), as TMB's ``sdreport`` computes
+them. Only nAGQ = 1. Written here
 because glmm refuses these designs and lme4's own deviance for a family with a dispersion is
 not this likelihood (its ``aic()`` sets phi to deviance / n).
 """
@@ -136,7 +137,10 @@ def _gradient_hessian(f: LaplaceLikelihood, x: np.ndarray, idx: np.ndarray, step
 
 def _start(design: MixedDesign, f: LaplaceLikelihood, start: dict) -> tuple[np.ndarray, np.ndarray]:
     """The start (theta, beta, log dispersion) from the GLM's fit or ``start``, and each
-    parameter's scale: |theta|, the GLM's standard errors, 1 for the log dispersion."""
+    parameter's scale: |theta|, beta's standard errors from the joint information of (u,
+    beta) at the GLM's fit and the start theta (the GLM's own where q is large: they ignore
+    the random effects, and the intercept's is then far too small), 1 for the log
+    dispersion."""
     fam = f.family
     beta, disp = _glm_start(design, f)
     eta = design.X @ beta + f.offset
@@ -163,8 +167,9 @@ def _start(design: MixedDesign, f: LaplaceLikelihood, start: dict) -> tuple[np.n
 def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
     """Maximise the Laplace likelihood of a GLMM design (any family and link of
     ``families``) from a GLM's estimates, or from
-    ``settings.start`` (lme4's theta, beta, dispersion): L-BFGS-B in parameters scaled by
-    the GLM's standard errors, Nelder-Mead from its end point where it stops early.
+    ``settings.start`` (lme4's theta, beta, dispersion): L-BFGS-B with the analytic
+    gradient (``LaplaceLikelihood.gradient``) in parameters scaled by ``_start``'s standard
+    errors, Nelder-Mead from its end point where it stops early.
 
     Examples
     --------
@@ -291,7 +296,7 @@ NAGQ0_ENGINE = "acceptability nAGQ=0 (lme4's: fixed effects inside PIRLS, theta 
 
 def _joint_information(f: GlmerDevfun, lt, w: np.ndarray) -> np.ndarray:
     """The weighted cross products of (Z Lambda, X) plus the penalty on u: ``[[Lambda' Z'WZ
-    Lambda + I, Lambda' Z'WX], [X'WZ Lambda, X'WX]]``, from Z's rows (``_ZRows``; O(n) in
+    Lambda + I, Lambda' Z'WX], [X'WZ Lambda, X'WX]]``, from Z's rows (``ZRows``; O(n) in
     the number of rows, not O(n q^2) as a dense Z Lambda)."""
     d, q = f.design, f.design.q
     if f._scalar:  # one scalar term: Z'WZ and so A are diagonal
