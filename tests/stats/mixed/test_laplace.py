@@ -146,3 +146,27 @@ def test_refusals(designs):
         gamma.confint(method="profile")
     with pytest.raises(ValueError, match="information="):
         LaplaceLikelihood(d, "fisher")
+
+
+@pytest.mark.parametrize(("formula", "data", "family", "link", "x"), [
+    ("TICKS ~ YEAR + cHEIGHT + (1 | LOCATION)", "grouseticks", "poisson", "sqrt", [0.5, 1.2, 0.3, -0.4, 0.01]),
+    ("Reaction ~ Days + (Days | Subject)", "sleepstudy", "Gamma", "identity",
+     [20.0, 2.0, 5.0, 250.0, 10.0, np.log(0.005)]),
+])
+def test_analytic_gradient_equals_central_differences(formula, data, family, link, x):
+    """LaplaceLikelihood.gradient (theta, beta, log phi: the fits' optimiser and their
+    Hessian use it) against central differences of log L written here, PIRLS from the
+    mode at x: measured within 1e-9 relative (sqrt link) and 9e-8 (Gamma with a correlated
+    slope: log phi's derivative, which the gradient itself takes by differences)."""
+    frame = lme4_data(data)
+    if "cHEIGHT" in formula:
+        frame = frame.assign(cHEIGHT=frame["HEIGHT"] - frame["HEIGHT"].mean())
+    f = LaplaceLikelihood(model_design(formula, frame, family, link=link))
+    x = np.asarray(x, float)
+    mode = f.mode(*f.unpack(x))
+    numeric = []
+    for i in range(len(x)):
+        step = np.zeros(len(x))
+        step[i] = 1e-5 * max(1.0, abs(x[i]))
+        numeric.append((f.loglik(x + step, mode.u) - f.loglik(x - step, mode.u)) / (2 * step[i]))
+    assert np.allclose(f.gradient(mode), numeric, rtol=2e-7, atol=1e-6)
