@@ -55,7 +55,9 @@ PAGE_FILES = {"docs/ratings.md": ("turblimp", lambda work: _latin_square(work / 
 PRINTED = {"README.md": 1, "docs/getting-started.md": 1, "docs/metrics.md": 2,
            "docs/papers.md": 1, "docs/benchmarks.md": 3, "docs/baselines.md": 1,
            "docs/scoring.md": 2, "docs/mixed-models.md": 1, "docs/your-data.md": 1,
-           "docs/ratings.md": 11}
+           "docs/ratings.md": 11, "docs/mixed/clmm.md": 2, "docs/mixed/contrasts.md": 2,
+           "docs/mixed/differences-from-r.md": 3, "docs/mixed/emmeans.md": 3,
+           "docs/mixed/ordinal.md": 4, "docs/mixed/selection.md": 5, "docs/mixed/simulation.md": 4}
 
 
 def _latin_square(folder: Path) -> None:
