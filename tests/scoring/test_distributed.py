@@ -114,6 +114,9 @@ def _raise_causal_version(by: int) -> None:
 
 def test_a_worker_running_other_scoring_code_refuses(client, gpt2_dir, texts, tmp_path):
     """Its scores would be cached under the driver's scorer version (issue 43 item 5)."""
+    # every worker up first: the killed worker of the test before restarts in the background,
+    # and one that joins after client.run would run the driver's version (a flake in the suite)
+    client.wait_for_workers(2)
     client.run(_raise_causal_version, 1)
     try:
         with pytest.raises(scoring.ScoringError, match="scoring code is another version than the "
