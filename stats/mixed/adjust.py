@@ -20,6 +20,7 @@ from scipy import special
 from scipy import stats as sps
 from scipy.stats import qmc
 
+from acceptability.stats.inference.pvalues import adjust_p as step_adjusted
 from acceptability.stats.mixed.ptukey import tukey_sf
 
 __all__ = ["ADJUST", "adjust_p", "mvt_p"]
@@ -83,29 +84,17 @@ def _rank_nodes(points: int) -> tuple[np.ndarray, np.ndarray]:
     return at, weight
 
 
-def _holm(p: np.ndarray) -> np.ndarray:
-    order = np.argsort(p, kind="stable")
-    m = len(p)
-    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
-    out = np.empty(m)
-    out[order] = adjusted
-    return out
-
-
 def adjust_p(t: np.ndarray, df: np.ndarray, method: str, n_means: int, cov: np.ndarray) -> np.ndarray:
     """Adjusted two-sided p-values of one family of pairwise contrasts (t statistics ``t``,
     df ``df``, covariance of the estimates ``cov``) among ``n_means`` means."""
     t, df = np.abs(np.asarray(t, float)), np.asarray(df, float)
     raw = _two_sided(t, df)
-    m = len(t)
-    if method == "none" or m == 0:
+    if method == "none" or not len(t):
         return raw
-    if method == "bonferroni":
-        return np.minimum(1.0, m * raw)
-    if method == "sidak":
-        return 1 - (1 - raw) ** m
-    if method == "holm":
-        return _holm(raw)
+    if method in ("bonferroni", "holm"):  # statsmodels' multipletests, as stats.compare
+        return step_adjusted(raw, method)
+    if method == "sidak":  # emmeans' formula (multipletests' expm1 form differs by ~1e-11)
+        return 1 - (1 - raw) ** len(t)
     if method == "tukey":
         return raw if n_means <= 2 else tukey_sf(np.sqrt(2) * t, n_means, df)
     if method == "mvt":

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -24,14 +26,12 @@ FORMULAS = {
     "hamsing": ("ham", "Informed.liking ~ Product*Information*Gender + (1 | Consumer) + "
                 "(1 | Information:Consumer)", True),
 }
-_FITS: dict[str, stats.LmerResult] = {}
 
 
-def fitted(name: str):
-    if name not in _FITS:
-        data, formula, reml = FORMULAS[name]
-        _FITS[name] = quiet(stats.lmer, formula, lme4_data(data), REML=reml)
-    return _FITS[name]
+@functools.cache
+def fitted(name: str) -> stats.LmerResult:
+    data, formula, reml = FORMULAS[name]
+    return quiet(stats.lmer, formula, lme4_data(data), REML=reml)
 
 
 def assert_table(ours: pd.DataFrame, r: pd.DataFrame) -> None:

@@ -9,6 +9,7 @@ machinery itself with car on lme4 at lme4's own estimates and vcov."""
 
 from __future__ import annotations
 
+import functools
 import types
 
 import numpy as np
@@ -25,14 +26,12 @@ MODELS = {
     "verbagg": ("verbagg_agg", "cbind(yes, no) ~ Gender * btype + situ + (1 | id)", "binomial"),
     "cbpp": ("cbpp", "cbind(incidence, size - incidence) ~ period + (1 | herd)", "binomial"),
 }
-_FITS: dict[str, stats.GlmerResult] = {}
 
 
-def fitted(name: str):
-    if name not in _FITS:
-        data, formula, family = MODELS[name]
-        _FITS[name] = quiet(stats.glmer, formula, lme4_data(data), family=family)
-    return _FITS[name]
+@functools.cache
+def fitted(name: str) -> stats.GlmerResult:
+    data, formula, family = MODELS[name]
+    return quiet(stats.glmer, formula, lme4_data(data), family=family)
 
 
 @pytest.mark.parametrize("name", list(MODELS))
