@@ -20,17 +20,7 @@ from acceptability.stats.mixed.pls import one_blas_thread
 from acceptability.stats.mixed.results import MixedResult as LmerResult
 from acceptability.stats.mixed.simulation import Simulator
 
-__all__ = ["parametric_bootstrap", "parametric_confint", "simulate"]
-
-
-def simulate(m: LmerResult, rng: np.random.Generator, use_u: bool = False) -> np.ndarray:
-    """One response vector drawn from the fitted model: b = Lambda u with u ~ N(0, sigma^2 I)
-    (``use_u``: b at its conditional modes, lme4's ``use.u = TRUE``), then
-    y ~ N(X beta + Z b + offset, sigma^2 / w) (lmer, prior weights w), or the family's
-    draw at the inverse link (glmer; a cbind() response as the proportion of its trials:
-    ``families.Family.sample``); the draw of
-    [Simulator][acceptability.stats.mixed.simulation.Simulator]."""
-    return Simulator(m, None if use_u else "NA").draw(rng)
+__all__ = ["parametric_bootstrap", "parametric_confint"]
 
 
 _MODEL = None  # the fit a forked worker refits (set by _set_model before the fork's first task)

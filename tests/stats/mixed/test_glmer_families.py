@@ -24,7 +24,7 @@ import pytest
 
 from acceptability import stats
 from acceptability.stats.mixed import fit, model_design, pls
-from acceptability.stats.mixed.parametric import simulate
+from acceptability.stats.mixed.simulation import Simulator
 from tests.lme4_data import lme4_data
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "glmer_families.csv"
@@ -292,11 +292,11 @@ def test_refit_and_simulate_keep_weights_and_offset():
     g = glmm("cbpp_poisson_offset")
     assert g.refit(g.design.y).logLik == pytest.approx(g.logLik, abs=1e-6)
     rng = np.random.default_rng(0)
-    draws = np.array([simulate(g, rng) for _ in range(400)])
+    draws = np.array([Simulator(g).draw(rng) for _ in range(400)])
     mu = np.exp(g.design.X @ g.fixef.to_numpy() + g.design.offset)  # the offset scales the counts
     assert np.corrcoef(draws.mean(axis=0), mu)[0, 1] > 0.9
     gamma = glmm("sleepstudy_gamma_log")
-    y = simulate(gamma, rng)
+    y = Simulator(gamma).draw(rng)
     assert (y > 0).all() and gamma.refit(y).converged
 
 
