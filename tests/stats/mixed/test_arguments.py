@@ -65,7 +65,7 @@ def fits() -> dict:
 def no_work(monkeypatch):
     """Fits, sampling, simulation and profiles raise `Reached`."""
     for module, name in ((lmer, "fit"), (cumulative_mixed, "_fit"), (brm_module, "fit"),
-                         (parametric, "simulate"), (lmer, "profile_confint")):
+                         (parametric, "Simulator"), (lmer, "profile_confint")):
         monkeypatch.setattr(module, name, _reached)
 
 
