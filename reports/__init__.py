@@ -23,4 +23,4 @@ if TYPE_CHECKING:
 __all__ = ["Experiment", "Fits", "Report", "Results", "analyse", "build", "context", "figures",
            "fit_models", "from_toml", "run", "tables"]
 
-__getattr__, __dir__ = lazy_exports(__name__, __file__)  # 0.1's reports.training is scoring.training
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # the imports above, each on first use

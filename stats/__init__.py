@@ -141,4 +141,4 @@ __all__ = [
     "all_fit", "drop1", "ranova", "step", "wald_anova", "bootMer", "simulate",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, __file__)  # 0.1 names (the rule baselines moved to scoring)
+__getattr__, __dir__ = lazy_exports(__name__, __file__)  # the imports above, each on first use

@@ -18,7 +18,6 @@ import pandas as pd
 from scipy import stats as sps
 from statsmodels.stats.contingency_tables import mcnemar
 
-from acceptability._moved import renamed_kwargs
 from acceptability._warnings import warn
 from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
@@ -156,7 +155,6 @@ def _classical(dataset, scores, a: str, b: str, metric: str, sign: str = "strict
     return NO_TEST
 
 
-@renamed_kwargs(n="n_boot")
 def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
                 models: list[str] | None = None, correction: str | None = "holm",
                 n_boot: int = DEFAULT_N_BOOT, cluster: str | None = "type_id", ci: float = 0.95,
@@ -185,7 +183,7 @@ def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,
     correction
         ``"holm"``, ``"fdr_bh"``, any ``multipletests`` method, or None.
     n_boot
-        Bootstrap resamples (the old name ``n=`` still works, with a DeprecationWarning).
+        Bootstrap resamples.
     cluster, ci, method, seed
         As in `stats.bootstrap`.
     deltas, max_delta, sign
@@ -355,7 +353,6 @@ def _correlations(r_ha: float, r_hb: float, r_ab: float) -> tuple[float, float, 
     return a, b, c
 
 
-@renamed_kwargs(n="n_boot")
 def compare(dataset: Dataset, scores: pd.DataFrame, model_a: str, model_b: str, metric: Metric,
             **kwargs) -> pd.Series:
     """Model a against model b on one metric.

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import shutil
 import subprocess
@@ -15,7 +14,6 @@ from pathlib import Path
 import pytest
 
 import acceptability
-from acceptability import _moved
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -102,47 +100,6 @@ def test_the_wheel_ships_every_module_of_the_tree(built):
                 if "__pycache__" not in p.parts}
     shipped = {n for n in names if n.endswith(".py")}
     assert shipped == expected, (sorted(expected - shipped), sorted(shipped - expected))
-
-
-@pytest.mark.parametrize("old", sorted(_moved.MODULES))
-def test_a_01_module_path_still_imports_with_a_deprecation_warning(old, monkeypatch):
-    """Code written against 0.1's layout runs (one release), told where the module went."""
-    monkeypatch.delitem(sys.modules, old, raising=False)  # as on a first import
-    with pytest.warns(DeprecationWarning, match=f"{old} moved to {_moved.MODULES[old]}"):
-        module = importlib.import_module(old)
-    assert module is importlib.import_module(_moved.MODULES[old])
-
-
-def test_importing_an_old_path_keeps_the_function_of_the_same_name():
-    """``import acceptability.stats.bootstrap`` (0.1's module) binds the module to the
-    package's attribute ``bootstrap``; the function ``stats.bootstrap`` must survive it."""
-    from acceptability import stats
-
-    for name in ("bootstrap", "lmer", "brm"):
-        sys.modules.pop(f"acceptability.stats.{name}", None)
-        with pytest.warns(DeprecationWarning):
-            importlib.import_module(f"acceptability.stats.{name}")
-        assert callable(getattr(stats, name)), name
-
-
-@pytest.mark.parametrize("old", sorted(_moved.NAMES))
-def test_a_01_name_still_resolves_with_a_deprecation_warning(old):
-    package, _, name = old.rpartition(".")
-    module, _, attr = _moved.NAMES[old].partition(":")
-    with pytest.warns(DeprecationWarning, match=f"{old} moved to {module}.{attr}"):
-        value = getattr(importlib.import_module(package), name)
-    assert value is getattr(importlib.import_module(module), attr)
-
-
-def test_an_old_keyword_is_renamed_with_a_warning():
-    @_moved.renamed_kwargs(n="n_boot")
-    def f(*, n_boot: int = 1) -> int:
-        return n_boot
-
-    with pytest.warns(DeprecationWarning, match=r"f\(n=\) moved to f\(n_boot=\)"):
-        assert f(n=7) == 7
-    with pytest.raises(TypeError, match="got both n= and its new name n_boot="):
-        f(n=7, n_boot=7)
 
 
 @pytest.mark.skipif(os.environ.get("ACCEPTABILITY_TEST_INSTALLED") != "1",

@@ -14,14 +14,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from acceptability import _moved
-
 __all__ = ["__version__", "data", "reports", "scoring", "stats"]
 
 if TYPE_CHECKING:
     from acceptability import data, reports, scoring, stats
-
-_moved.install()  # 0.1 module paths import their new modules, with a DeprecationWarning
 
 
 def _version() -> str:

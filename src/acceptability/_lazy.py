@@ -6,7 +6,7 @@ A package writes its exports as ordinary imports under ``if TYPE_CHECKING:``, wh
 checkers, editors and griffe (the API reference's loader) read them, and ends with
 ``__getattr__, __dir__ = lazy_exports(__name__, __file__)``, which reads those same import
 statements from the file and imports each name when it is first used. One list of names,
-no second copy to keep in step. Names of the 0.1 layout resolve as before (`_moved`).
+no second copy to keep in step.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-
-from acceptability import _moved
 
 _EXPORTS: dict[str, dict[str, tuple[str, str]]] = {}  # package -> name -> (module, attribute)
 
@@ -39,7 +37,7 @@ def exports(package: str, init: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-class _LazyPackage(_moved._Package):
+class _LazyPackage(ModuleType):
     """A package whose lazily exported functions keep their names when their own module is
     imported (``stats.evaluate`` stays the function, not the module ``stats/evaluate.py``):
     the import system binds an imported submodule to its parent's attribute of that name."""
@@ -54,14 +52,13 @@ class _LazyPackage(_moved._Package):
 def lazy_exports(package: str, init: str) -> tuple[Callable[[str], Any], Callable[[], list]]:
     """The PEP 562 ``__getattr__`` and ``__dir__`` of ``package`` (whose ``__init__`` file is
     ``init``): each export is imported on first access, then kept as a module attribute."""
-    moved = _moved.package_getattr(package)
     module = sys.modules[package]
     module.__class__ = _LazyPackage
     table = _EXPORTS[package] = exports(package, init)
 
     def __getattr__(name: str) -> Any:
         if name not in table:
-            return moved(name)
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
         source, attr = table[name]
         value = (importlib.import_module(f"{package}.{attr}") if source == package
                  else getattr(importlib.import_module(source), attr))

@@ -27,7 +27,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from acceptability._moved import renamed_kwargs
 from acceptability._warnings import warn
 from acceptability.data.dataset import Dataset
 from acceptability.stats.arguments import check_resampling
@@ -119,7 +118,6 @@ def cell_statistic(metric: Metric, dataset: Dataset, scores: pd.DataFrame, units
     return cells, general
 
 
-@renamed_kwargs(n="n_boot")
 def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame,
               n_boot: int = DEFAULT_N_BOOT, cluster: str | None = "type_id", ci: float = 0.95,
               method: str = "percentile", seed: Seed = DEFAULT_SEED, deltas=DEFAULT_DELTAS,
@@ -138,7 +136,7 @@ def bootstrap(metric: Metric, dataset: Dataset, scores: pd.DataFrame,
     dataset, scores
         The data and the long scores table.
     n_boot
-        Resamples, 20 to 1,000,000 (the old name ``n=`` works, with a DeprecationWarning).
+        Resamples, 20 to 1,000,000.
     cluster
         Sentence column resampled whole (clusters linked by a pair merged: on LI-Adger
         ``"type_id"`` gives the 236 phenomena); ``None``: the naive pair bootstrap,

@@ -41,7 +41,7 @@ def nav_pages(nav: list) -> list[str]:
 
 def exported(room: str) -> dict[str, object]:
     """The functions and classes ``acceptability.<room>`` exports (its ``__all__``, or its
-    public names), but for the package's private helpers (``acceptability._moved``)."""
+    public names), but for the package's private helpers (``acceptability._lazy``)."""
     module = importlib.import_module(f"acceptability.{room}")
     names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
     objects = {n: getattr(module, n) for n in names}

@@ -10,7 +10,6 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from acceptability import stats
 from acceptability.stats.inference import (
     adjust_p,
     bootstrap_p,
@@ -111,21 +110,3 @@ def test_adjust_p_is_statsmodels_over_the_p_values_there_are():
     assert np.isnan(adjust_p(np.array([np.nan, np.nan]))).all()
 
 
-def test_the_old_resample_keyword_warns_and_gives_the_same_numbers(example):
-    """``n=`` was the resample count of bootstrap, compare_all and compare (``n_boot`` in
-    evaluate): one name now, the old one kept for a release."""
-    ds, sc = example
-    calls = {
-        "bootstrap": lambda **kw: stats.bootstrap(["blimp"], ds, sc, cluster=None, **kw),
-        "compare_all": lambda **kw: stats.compare_all(ds, sc, "blimp", cluster=None, **kw),
-        "compare": lambda **kw: stats.compare(ds, sc, "bert-large-cased_acc",
-                                              "bert-large-cased_mlm", "blimp", cluster=None,
-                                              **kw).to_frame(),
-    }
-    for name, call in calls.items():
-        new = call(n_boot=99)
-        with pytest.warns(DeprecationWarning, match=rf"{name}\(n=\) moved to {name}\(n_boot=\)"):
-            old = call(n=99)
-        pd.testing.assert_frame_equal(old, new, obj=name)
-        with pytest.raises(TypeError, match="both n= and its new name n_boot="):
-            call(n=99, n_boot=99)
