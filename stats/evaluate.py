@@ -16,7 +16,6 @@ from acceptability.stats.arguments import (
     check_n_boot,
     check_seed,
 )
-from acceptability.stats.benchmarks.raters import rater_reliability
 from acceptability.stats.defaults import (
     DEFAULT_DELTAS,
     DEFAULT_MAX_DELTA,
@@ -27,6 +26,7 @@ from acceptability.stats.deltas import sentence_and_pair_frames, z_scoring_once
 from acceptability.stats.inference.arrays import all_metrics
 from acceptability.stats.inference.bootstrap import bootstrap, with_intervals
 from acceptability.stats.ratings.human import norming_note, with_norming
+from acceptability.stats.ratings.raters import rater_reliability
 from acceptability.stats.zscore import exclusion_reason
 
 
@@ -216,7 +216,7 @@ is the data's, the same whatever the models and their intervals)."""
 def _with_ceiling(table: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
     """``r_ceiling`` after ``r_sentence`` when ``dataset.ratings`` is not None: sqrt of the
     Spearman-Brown corrected split-half reliability of the per-sentence mean ratings
-    ([rater_reliability][acceptability.stats.benchmarks.raters.rater_reliability],
+    ([rater_reliability][acceptability.stats.ratings.raters.rater_reliability],
     200 splits, seed `CEILING_SEED`), the largest r_sentence an error-free model can be
     expected to reach; one number for the whole dataset, also beside each ``by`` group.
     Of the raw ``response`` (the report computes it on the trials its ``human`` averages,

@@ -1,8 +1,9 @@
 """The analyses of the benchmarks the package reproduces: BLiMP and Zorro accuracies and
 their pair outcomes (Warstadt et al. 2020), Marvin & Linzen's Table 1 (2018), SyntaxGym
 accuracy and Hu et al.'s SG scores (2020), shallow
-predictors, forced-choice human data and its reliability, rater reliability of ratings
-and trials, and training curves.
+predictors, forced-choice human data, and training curves. The reliability of human
+responses (`split_half`, `spearman_brown`, `rater_reliability`) lives in ``stats.ratings``
+and is exported here too.
 """
 
 from typing import TYPE_CHECKING
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
         prefix_outcomes,
         reference_table,
     )
-    from acceptability.stats.benchmarks.raters import rater_reliability
-    from acceptability.stats.benchmarks.reliability import spearman_brown, split_half
     from acceptability.stats.benchmarks.shallow import shallow_predictors
     from acceptability.stats.benchmarks.syntaxgym import (
         sg_scores,
@@ -48,6 +47,8 @@ if TYPE_CHECKING:
         restart_summary,
     )
     from acceptability.stats.benchmarks.zorro import zorro_accuracy
+    from acceptability.stats.ratings.raters import rater_reliability
+    from acceptability.stats.ratings.reliability import spearman_brown, split_half
 
 __all__ = ["accuracy", "accuracy_correlations", "accuracy_table", "acrobatic_sentences",
            "adjective_effect", "attractor_effect", "degenerate", "elo_ratings", "fc_accuracy",

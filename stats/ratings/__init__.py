@@ -2,7 +2,10 @@
 z-scores, a rank-based normal transform: ``norming``; White & Rawlins (2020)'s ordinal item
 modes: ``ordinal_norm``; one value per sentence: ``normalize_ratings``), and trial-level
 judgment models, one row per rating (``models``: lmer on normed ratings, clmm on raw ordinal
-responses). Built on ``stats.mixed``, which never imports this room.
+responses); rater reliability of ratings and forced-choice trials (``raters``:
+split-half, one-vs-rest, ICC; ``reliability``: BLiMP's split-half of forced-choice data,
+Spearman-Brown), which ``stats.evaluate`` and ``stats.benchmarks`` use. Built on
+``stats.mixed``, which never imports this room.
 """
 
 from typing import TYPE_CHECKING

@@ -56,11 +56,11 @@ from acceptability.stats.arguments import (
     check_n_boot,
     check_seed,
 )
-from acceptability.stats.benchmarks.reliability import spearman_brown
 from acceptability.stats.defaults import DEFAULT_SEED
 from acceptability.stats.inference import resample
 from acceptability.stats.inference.engine import block_size
 from acceptability.stats.metrics import pearson, pearson_from_sums
+from acceptability.stats.ratings.reliability import spearman_brown
 
 METHODS = ("split_half", "one_vs_rest", "icc")
 SPLITS = ("auto", "participants", "within_item")

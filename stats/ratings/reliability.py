@@ -112,7 +112,7 @@ def split_half(trials: pd.DataFrame, n_splits: int = 1000, seed: int = 0) -> pd.
         ``"paradigm"``: ``scope``, ``unit``, ``n_units``, ``n_participants``,
         ``n_splits``, ``n_defined`` (splits where r is defined), ``r_half`` (their mean
         split-half r), ``reliability`` (its
-        [spearman_brown][acceptability.stats.benchmarks.reliability.spearman_brown]
+        [spearman_brown][acceptability.stats.ratings.reliability.spearman_brown]
         correction), ``ci_low``/``ci_high`` (the corrected 2.5/97.5 percentiles of r over
         splits), ``ceiling`` (sqrt(reliability), 0 if negative) and ``seed``.
 

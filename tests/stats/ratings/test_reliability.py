@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acceptability.stats.benchmarks.reliability import spearman_brown, split_half
 from acceptability.stats.metrics import pearson
+from acceptability.stats.ratings.reliability import spearman_brown, split_half
 from tests.conftest import DATA_DIR
 
 BLIMP = DATA_DIR / "blimp"
