@@ -20,7 +20,7 @@ noise, so the verdict check also runs on trained models (`--trained METHOD DIR`)
 and a RoBERTa of the same size trained for 2 epochs on the same 600k words:
 
     from acceptability import data, scoring
-    from acceptability.scoring.training.experiments import nested_subsets
+    from acceptability.reports.cli.training_experiments import nested_subsets
     (texts,) = nested_subsets(list(data.load_childes()["text"]), [600000], seed=0)
     scoring.train_lm(texts, "runs/bf16-agreement/masked-600000-2ep", kind="masked",
                      vocab_size=4096, epochs=2, size={"hidden_size": 128, "layers": 4,

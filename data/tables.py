@@ -29,6 +29,10 @@ SCORE_COLUMNS = ["sentence_id", "model", "score"]
 #: this is its only method without log-probabilities.
 SIGNED_CONFIDENCE_METHOD = "classifier"
 TRIAL_COLUMNS = ["participant", "pair_id", "chose_good", "paradigm"]
+#: The outcomes table: one row per (system, pair), whether the system prefers the acceptable
+#: sentence (stats.benchmarks.outcomes computes it for models and humans, the rule baselines
+#: of scoring.baselines.rules for their rules; BLiMP, Warstadt et al. 2020, sec. 5)
+OUTCOME_COLUMNS = ["system", "pair_id", "paradigm", "phenomenon", "n", "correct", "tie"]
 
 
 #: Where a row is in its file: ``None`` (rows named by their index labels), an offset added
@@ -138,6 +142,25 @@ def member(values: pd.Series, ids) -> np.ndarray:
     superlinearly (1.5 s for 3.3 million score rows, against 0.1 s)."""
     found = pc.is_in(arrow_strings(values), value_set=arrow_strings(ids))
     return np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def pair_groups(pairs: pd.DataFrame) -> pd.DataFrame:
+    """pair_id, paradigm, phenomenon of each pair (the outcomes table's groups); a dataset
+    without paradigms uses its phenomena.
+
+    Examples
+    --------
+    >>> from acceptability import data
+    >>> from acceptability.data.tables import pair_groups
+    >>> ds, _ = data.load_example()
+    >>> pair_groups(ds.pairs).iloc[0].tolist()
+    ['pair01', '32.3.Culicover.7a.g', '32.3.Culicover.7a.g']
+    """
+    out = pairs[["pair_id", "phenomenon"]].copy()
+    paradigm = pairs["paradigm"] if "paradigm" in pairs else pd.Series(np.nan, pairs.index)
+    out["paradigm"] = paradigm.where(paradigm.notna(), pairs["phenomenon"]).astype(str)
+    out["phenomenon"] = out["phenomenon"].astype(str)
+    return out
 
 
 def require_columns(df: pd.DataFrame, columns: list[str], source: str) -> None:

@@ -106,8 +106,8 @@ def cmd_learning_curve(args: argparse.Namespace) -> int:
     """Train small LMs from scratch on nested subsets of a corpus, score benchmarks with each
     and fit accuracy per phenomenon on log2 of the training words (BLiMP §6.3, Fig 5)."""
     from acceptability.reports.cli.experiment import head_pairs
+    from acceptability.reports.cli.training_experiments import curve_slopes, learning_curve
     from acceptability.reports.figures import learning_curve_figure
-    from acceptability.scoring.training.experiments import curve_slopes, learning_curve
 
     s = settings(args)
     loaders = {"zorro": data.load_zorro, "blimp": data.load_blimp}
@@ -133,7 +133,7 @@ def cmd_finetune(args: argparse.Namespace) -> int:
     select the best on a held-out split (thesis §2.2, Table 2.1). With CoLA (the default):
     trained on in_domain_train, selected on out_of_domain_dev, MCC also on
     out_of_domain_test and by the analysis sets' features (Figs 2-1/2-2)."""
-    from acceptability.scoring.training.experiments import finetune_restarts
+    from acceptability.reports.cli.training_experiments import finetune_restarts
 
     s = settings(args)
     if s["eval"]:
@@ -158,8 +158,8 @@ def cmd_finetune(args: argparse.Namespace) -> int:
 def cmd_training_order(args: argparse.Namespace) -> int:
     """Fine-tune one initialisation in K training orders and count the test sentences whose
     predicted label flips (thesis §2.3, Fig 2-3)."""
+    from acceptability.reports.cli.training_experiments import training_order
     from acceptability.reports.figures import flip_figure
-    from acceptability.scoring.training.experiments import training_order
 
     s = settings(args)
     result = training_order(s["model"], labelled_dataset(s["train"]),

@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.errors import DataError
-from acceptability.stats.benchmarks.outcomes import OUTCOME_COLUMNS, pair_groups
+from acceptability.data.tables import OUTCOME_COLUMNS, pair_groups
 
 SYSTEM = "rules"
 BENCHMARKS = ("zorro", "blimp")

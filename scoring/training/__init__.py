@@ -1,6 +1,7 @@
 """Training and fine-tuning language models: tokenizers and small causal/masked LMs from a
-corpus, a fine-tuned acceptability classifier (`scoring.training.lm`), and the experiments built on
-them: restarts, training order and learning curves (`scoring.training.experiments`)."""
+corpus and a fine-tuned acceptability classifier (`scoring.training.lm`). The experiments built
+on them (restarts, training order, learning curves) are an application:
+`reports.cli.training_experiments`."""
 
 from typing import TYPE_CHECKING
 

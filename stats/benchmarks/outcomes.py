@@ -16,7 +16,13 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.errors import DataError
-from acceptability.data.tables import member, require_columns, validate_trials
+from acceptability.data.tables import (
+    OUTCOME_COLUMNS,
+    member,
+    pair_groups,
+    require_columns,
+    validate_trials,
+)
 from acceptability.stats import metrics
 from acceptability.stats.arguments import check_intervals, check_seed
 from acceptability.stats.defaults import DEFAULT_N_BOOT, DEFAULT_SEED
@@ -26,26 +32,6 @@ from acceptability.stats.inference.intervals import percentile_interval
 TIES = ("strict", "half", "random")
 HUMAN = "Human"
 LEVELS = ("paradigm", "phenomenon", "overall")
-OUTCOME_COLUMNS = ["system", "pair_id", "paradigm", "phenomenon", "n", "correct", "tie"]
-
-
-def pair_groups(pairs: pd.DataFrame) -> pd.DataFrame:
-    """pair_id, paradigm, phenomenon of each pair; a dataset without paradigms uses its
-    phenomena.
-
-    Examples
-    --------
-    >>> from acceptability import data
-    >>> from acceptability.stats.benchmarks.outcomes import pair_groups
-    >>> ds, _ = data.load_example()
-    >>> pair_groups(ds.pairs).iloc[0].tolist()
-    ['pair01', '32.3.Culicover.7a.g', '32.3.Culicover.7a.g']
-    """
-    out = pairs[["pair_id", "phenomenon"]].copy()
-    paradigm = pairs["paradigm"] if "paradigm" in pairs else pd.Series(np.nan, pairs.index)
-    out["paradigm"] = paradigm.where(paradigm.notna(), pairs["phenomenon"]).astype(str)
-    out["phenomenon"] = out["phenomenon"].astype(str)
-    return out
 
 
 def pair_outcomes(dataset, scores: pd.DataFrame, ties: str = "strict",

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 
 from acceptability.data.dataset import Dataset
-from acceptability.data.tables import validate_scores
-from acceptability.stats.benchmarks.outcomes import accuracy, pair_groups, pair_outcomes
+from acceptability.data.tables import pair_groups, validate_scores
+from acceptability.stats.benchmarks.outcomes import accuracy, pair_outcomes
 
 
 def zorro_accuracy(dataset: Dataset, scores: pd.DataFrame, ties: str = "random",

@@ -134,7 +134,7 @@ def test_csv_module_reads_what_pandas_wrote(tmp_path):
 def test_training_order_reads_its_saved_predictions_back(example, tmp_path, monkeypatch):
     """The training-order experiment saves each shuffle's predictions as CSV and reads
     them back: sentence ids that look like formulas come back as they were."""
-    from acceptability.scoring.training import experiments as rt
+    from acceptability.reports.cli import training_experiments as rt
 
     ids = ["=1+1", "-a", "@x", "+1"]
 

@@ -15,8 +15,9 @@ import pytest
 from acceptability import data
 from acceptability.data.errors import DataError
 from acceptability.data.published import seed_004_table
+from acceptability.data.tables import OUTCOME_COLUMNS
 from acceptability.scoring.baselines import rules as R
-from acceptability.stats.benchmarks.outcomes import OUTCOME_COLUMNS, accuracy
+from acceptability.stats.benchmarks.outcomes import accuracy
 from tests.conftest import need_data
 
 # ------------------------------------------------------------ hand-made pairs

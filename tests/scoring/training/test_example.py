@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from acceptability.scoring.training.experiments import curve_slopes
+from acceptability.reports.cli.training_experiments import curve_slopes
 from acceptability.stats.benchmarks.training import acrobatic_sentences, flip_curve
 
 ROOT = Path(__file__).resolve().parents[3]

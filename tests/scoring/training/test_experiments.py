@@ -13,9 +13,9 @@ import pytest
 from scipy import stats as sps
 
 from acceptability import data, scoring
+from acceptability.reports.cli import training_experiments as rt
 from acceptability.reports.cli.experiment import head_pairs
 from acceptability.scoring.errors import ScoringError
-from acceptability.scoring.training import experiments as rt
 from acceptability.scoring.training.lm import finetune, train_lm
 from tests.conftest import need_data
 

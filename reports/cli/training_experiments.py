@@ -26,6 +26,7 @@ from acceptability.data.atomic import write_csv, write_text
 from acceptability.data.cells import unescape_frame
 from acceptability.scoring import score
 from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.registry import methods_of_kind
 from acceptability.scoring.training.lm import claim, finetune, texts_checksum, train_lm
 
 MAX_TRIES = 3  # restarts until N non-degenerate runs: at most 3N seeds
@@ -195,7 +196,7 @@ def nested_subsets(texts: Sequence[str], sizes: Sequence[int], seed: int = 0) ->
 
     Examples
     --------
-    >>> from acceptability.scoring.training.experiments import nested_subsets
+    >>> from acceptability.reports.cli.training_experiments import nested_subsets
     >>> small, large = nested_subsets(["a b", "c d e", "f", "g h"], [2, 6])
     >>> set(small) <= set(large), sum(len(t.split()) for t in large) >= 6
     (True, True)
@@ -229,7 +230,7 @@ def benchmark_accuracy(ds: Any, scores: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> from acceptability.data import load_example
-    >>> from acceptability.scoring.training.experiments import benchmark_accuracy
+    >>> from acceptability.reports.cli.training_experiments import benchmark_accuracy
     >>> ds, scores = load_example()
     >>> table = benchmark_accuracy(ds, scores[scores["model"] == "bert-large-cased_mlm"])
     >>> table.columns.tolist(), len(table)
@@ -256,7 +257,7 @@ def learning_curve(texts: Sequence[str], sizes: Sequence[int], benchmarks: Mappi
     options: [train_lm][acceptability.scoring.training.train_lm]'s (epochs, size, vocab_size, ...).
     """
     out = Path(out)
-    method = "logprob" if kind == "causal" else "pll"
+    method = methods_of_kind(kind)[0]  # the kind's first method: logprob, or PLL
     rows = []
     for rep in range(replicates):
         for n, subset in zip(sorted(sizes), nested_subsets(texts, sizes, seed=rep), strict=True):
