@@ -1,72 +1,23 @@
-"""The layout issue 29 set, checked on the source (``ast``), so that it cannot erode:
-an acyclic import graph that respects the layers, rooms of bounded size, short functions,
-one list of scoring methods, one resampling implementation and no repeated code."""
+"""The layout issues 29 and 45 set, checked on the source (``ast``, ``tests/package_graph.py``),
+so that it cannot erode: an acyclic import graph that respects the layers (scoring and stats
+import neither each other nor reports; data none of them), at most 20 modules a folder, short
+functions, one list of scoring methods, one resampling implementation, no repeated code, and
+docs/development.md's design picture drawn from the code as it is."""
 
 from __future__ import annotations
 
 import ast
 import shutil
 import subprocess
-from pathlib import Path
 
 import networkx as nx
 import pytest
 
-from tests.conftest import REPO
+from tests import design_picture
+from tests.package_graph import FORBIDDEN, MODULES, REPO, ROOMS, import_graph, imported, parse
 
-ROOMS = {"data": "acceptability.data", "scoring": "acceptability.scoring",
-         "stats": "acceptability.stats", "reports": "acceptability.reports",
-         "src/acceptability": "acceptability"}
 MAX_FUNCTION_LINES = 80
-MAX_STATS_TOP_MODULES = 12
-
-
-def _modules() -> dict[str, Path]:
-    """Dotted module name -> file, for every module of the package."""
-    out = {}
-    for folder, package in ROOMS.items():
-        for path in sorted((REPO / folder).rglob("*.py")):
-            parts = path.relative_to(REPO / folder).with_suffix("").parts
-            if parts[-1] == "__init__":
-                parts = parts[:-1]
-            out[".".join((package, *parts))] = path
-    return out
-
-
-MODULES = _modules()
-
-
-def _imported(module: str, path: Path) -> set[str]:
-    """Package modules ``module`` imports anywhere in its file (inside functions too)."""
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                base = ".".join(parts[:len(parts) - node.level + 1] + ([base] if base else []))
-            found |= {f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
-                      for a in node.names}
-    return {name for name in found if name in MODULES and name != module}
-
-
-def import_graph() -> nx.DiGraph:
-    """Edges module -> module it imports, and -> every package ``__init__`` that importing
-    it runs first (its parents, except the importer's own, which are already running)."""
-    graph = nx.DiGraph()
-    for module, path in MODULES.items():
-        graph.add_node(module)
-        own = {module.rsplit(".", k)[0] for k in range(module.count(".") + 1)}
-        for target in _imported(module, path):
-            parts = target.split(".")
-            for k in range(2, len(parts) + 1):
-                parent = ".".join(parts[:k])
-                if parent in MODULES and parent not in own:
-                    graph.add_edge(module, parent)
-    return graph
+MAX_FOLDER_MODULES = 20
 
 
 def test_the_import_graph_has_no_cycle():
@@ -74,15 +25,15 @@ def test_the_import_graph_has_no_cycle():
     assert not cycles, f"import cycles: {cycles[:5]}"
 
 
-@pytest.mark.parametrize(("layer", "forbidden"), [
-    ("acceptability.data", ("acceptability.scoring", "acceptability.stats",
-                            "acceptability.reports")),
-    ("acceptability.stats", ("acceptability.scoring", "acceptability.reports")),
-])
-def test_layers_import_only_downwards(layer, forbidden):
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_layers_import_only_downwards(layer):
+    """data imports none of the others; scoring and stats import neither each other nor
+    reports (``package_graph.FORBIDDEN``)."""
     graph = import_graph()
+    below = f"acceptability.{layer}"
+    forbidden = tuple(f"acceptability.{p}" for p in FORBIDDEN[layer])
     wrong = sorted((m, t) for m, t in graph.edges
-                   if m.startswith(layer) and t.startswith(forbidden))
+                   if (m == below or m.startswith(below + ".")) and t.startswith(forbidden))
     assert not wrong, f"{layer} imports {wrong}"
 
 
@@ -90,18 +41,22 @@ def test_the_graph_sees_imports_inside_functions(tmp_path):
     """The check is not blind to a cycle hidden in a function body."""
     path = tmp_path / "m.py"
     path.write_text("def f():\n    from acceptability.stats.evaluate import evaluate\n")
-    assert "acceptability.stats.evaluate" in _imported("acceptability.stats.x", path)
+    assert "acceptability.stats.evaluate" in imported("acceptability.stats.x", path)
 
 
-def test_stats_top_level_holds_at_most_twelve_modules():
-    top = sorted(p.name for p in (REPO / "stats").glob("*.py"))
-    assert len(top) <= MAX_STATS_TOP_MODULES, top
+def test_every_folder_holds_at_most_20_modules():
+    """A feature grows a room (a subpackage), not a prefix: no folder of the package holds
+    more than 20 modules (``__init__.py`` counted)."""
+    folders = {path.parent for folder in ROOMS for path in (REPO / folder).rglob("*.py")}
+    crowded = {str(f.relative_to(REPO)): len(list(f.glob("*.py"))) for f in sorted(folders)}
+    crowded = {f: n for f, n in crowded.items() if n > MAX_FOLDER_MODULES}
+    assert not crowded, f"folders over {MAX_FOLDER_MODULES} modules: {crowded}"
 
 
 def test_no_package_function_is_longer_than_80_lines():
     long = []
     for module, path in MODULES.items():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parse(path)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 lines = node.end_lineno - node.lineno + 1
                 if lines > MAX_FUNCTION_LINES:
@@ -120,7 +75,7 @@ def test_one_list_of_scoring_methods():
     for module, path in MODULES.items():
         if module == "acceptability.scoring.registry":
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parse(path)):
             if isinstance(node, ast.Tuple | ast.List | ast.Set):
                 values = {e.value for e in node.elts if isinstance(e, ast.Constant)}
                 if len(values & names) >= 2:
@@ -135,11 +90,21 @@ def test_one_resampling_implementation():
     for module, path in MODULES.items():
         if module.startswith("acceptability.stats.inference"):
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parse(path)):
             if isinstance(node, ast.Attribute) and node.attr in ("integers", "bootstrap") \
                     and isinstance(node.value, ast.Name) and node.value.id in ("rng", "sps"):
                 drawn.append(f"{module}:{node.lineno} {node.value.id}.{node.attr}")
     assert not drawn, drawn
+
+
+def test_the_design_picture_is_the_code():
+    """docs/development.md's "## Design" section and its SVG are what
+    ``tests/design_picture.py`` draws from the tree as it is now."""
+    page = design_picture.PAGE.read_text()
+    fix = f"the code changed: run `{design_picture.COMMAND}` and commit what it rewrites"
+    assert page == design_picture.page(page), f"{design_picture.PAGE.name}'s Design section: {fix}"
+    assert design_picture.SVG.is_file(), f"{design_picture.SVG} is missing: {fix}"
+    assert design_picture.SVG.read_text() == design_picture.svg(), f"{design_picture.SVG}: {fix}"
 
 
 def test_no_repeated_code_in_the_package(tmp_path):
