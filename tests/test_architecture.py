@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import shutil
 import subprocess
+from collections.abc import Iterator
 
 import networkx as nx
 import pytest
@@ -105,6 +106,29 @@ def test_the_design_picture_is_the_code():
     assert page == design_picture.page(page), f"{design_picture.PAGE.name}'s Design section: {fix}"
     assert design_picture.SVG.is_file(), f"{design_picture.SVG} is missing: {fix}"
     assert design_picture.SVG.read_text() == design_picture.svg(), f"{design_picture.SVG}: {fix}"
+
+
+def _layout_folders(page: str) -> Iterator[str]:
+    """The folders docs/development.md's "## Layout" block names: a line starting with
+    ``name/`` is a folder, inside the last folder two spaces less indented."""
+    block = page.split("## Layout\n", 1)[1].split("\n## ", 1)[0]
+    stack: list[tuple[int, str]] = []
+    for line in block.splitlines():
+        word = line.strip().split(" ", 1)[0]
+        indent = len(line) - len(line.lstrip())
+        if line.startswith("    ") and word.endswith("/"):
+            stack = [(i, f) for i, f in stack if i < indent]
+            stack.append((indent, (stack[-1][1] + "/" if stack else "") + word.rstrip("/")))
+            yield stack[-1][1]
+
+
+def test_the_layout_names_every_room():
+    """docs/development.md's "## Layout" lists the package's folders as they are."""
+    named = set(_layout_folders(design_picture.PAGE.read_text()))
+    rooms = {str(MODULES[m].parent.relative_to(REPO)) for m in MODULES
+             if MODULES[m].name == "__init__.py"} - {"src/acceptability"}
+    assert named == rooms, (f"the Layout section of docs/development.md names {sorted(named - rooms)}"
+                            f" that are no rooms and misses {sorted(rooms - named)}")
 
 
 def test_no_repeated_code_in_the_package(tmp_path):
