@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 
 from acceptability import stats
-from acceptability.data.atomic import write_csv
+from acceptability.data.io.atomic import write_csv
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))

@@ -211,7 +211,7 @@ def main() -> None:
                                  for row in blimp_accuracy(name, files[name], args.gemma_dir / "cache")])
         print(accuracy.to_string(index=False))
         if args.out is not None:
-            from acceptability.data.atomic import write_csv
+            from acceptability.data.io.atomic import write_csv
 
             write_csv(accuracy, args.out / "real_models_blimp.csv", index=False)
         return
@@ -222,7 +222,7 @@ def main() -> None:
     table = pd.DataFrame(rows, columns=COLUMNS)
     print(table.to_string(index=False))
     if args.out is not None:
-        from acceptability.data.atomic import write_csv
+        from acceptability.data.io.atomic import write_csv
 
         write_csv(table, args.out / "real_models.csv", index=False)
 

@@ -79,7 +79,7 @@ def main() -> None:
               f"(max {rows[-1]['max_cpu_s']:.3f})", flush=True)
     print(f"python {platform.python_version()}, {cpu_name()}, {os.cpu_count()} cores")
     if args.out:
-        from acceptability.data.atomic import write_text
+        from acceptability.data.io.atomic import write_text
 
         text = io.StringIO()
         writer = csv.DictWriter(text, fieldnames=list(rows[0]), lineterminator="\n")

@@ -14,8 +14,8 @@ from __future__ import annotations
 import time
 
 from acceptability import data
-from acceptability.data.childes import load_childes
-from acceptability.data.published import SEED_004_AVERAGES
+from acceptability.data.loaders.childes import load_childes
+from acceptability.data.loaders.published import SEED_004_AVERAGES
 from acceptability.reports.cli.seed004 import quick_baselines, seed004_table
 
 

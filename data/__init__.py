@@ -5,26 +5,32 @@ from typing import TYPE_CHECKING
 from acceptability._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from acceptability.data.blimp import blimp_paradigms, load_blimp
-    from acceptability.data.blimp_results import load_blimp_results
-    from acceptability.data.childes import childes_corpus_text, childes_tokenize, load_childes
-    from acceptability.data.cola import load_cola
     from acceptability.data.dataset import Dataset, from_frames
     from acceptability.data.errors import DataError
-    from acceptability.data.example import load_example
-    from acceptability.data.files import read_dataset
-    from acceptability.data.forced_choice import load_blimp_human_summary, load_blimp_trials
-    from acceptability.data.lau2020 import load_lau2020
-    from acceptability.data.li_adger import (
+    from acceptability.data.io.files import read_dataset
+    from acceptability.data.io.scores_io import read_scores, write_scores
+    from acceptability.data.loaders.blimp import blimp_paradigms, load_blimp
+    from acceptability.data.loaders.blimp_results import load_blimp_results
+    from acceptability.data.loaders.childes import (
+        childes_corpus_text,
+        childes_tokenize,
+        load_childes,
+    )
+    from acceptability.data.loaders.cola import load_cola
+    from acceptability.data.loaders.example import load_example
+    from acceptability.data.loaders.forced_choice import load_blimp_human_summary, load_blimp_trials
+    from acceptability.data.loaders.lau2020 import load_lau2020
+    from acceptability.data.loaders.li_adger import (
         load_li_adger,
         load_li_adger_scores,
         load_li_adger_thesis_labels,
     )
-    from acceptability.data.marvin_linzen import load_marvin_linzen, marvin_linzen_constructions
-    from acceptability.data.megaacceptability import load_megaacceptability
-    from acceptability.data.ratings import RatingScale, rating_scale, validate_ratings
-    from acceptability.data.scores_io import read_scores, write_scores
-    from acceptability.data.syntaxgym import (
+    from acceptability.data.loaders.marvin_linzen import (
+        load_marvin_linzen,
+        marvin_linzen_constructions,
+    )
+    from acceptability.data.loaders.megaacceptability import load_megaacceptability
+    from acceptability.data.loaders.syntaxgym import (
         load_syntaxgym,
         read_syntaxgym_surprisals,
         syntaxgym_circuits,
@@ -32,14 +38,19 @@ if TYPE_CHECKING:
         syntaxgym_regions,
         syntaxgym_suites,
     )
-    from acceptability.data.syntaxgym_results import load_syntaxgym_results
+    from acceptability.data.loaders.syntaxgym_results import load_syntaxgym_results
+    from acceptability.data.loaders.zorro import (
+        load_zorro,
+        load_zorro_reference_scores,
+        zorro_paradigms,
+    )
+    from acceptability.data.ratings import RatingScale, rating_scale, validate_ratings
     from acceptability.data.tables import (
         validate_pairs,
         validate_scores,
         validate_sentences,
         validate_trials,
     )
-    from acceptability.data.zorro import load_zorro, load_zorro_reference_scores, zorro_paradigms
 
 __all__ = [
     "DataError", "Dataset", "RatingScale", "rating_scale", "validate_ratings", "blimp_paradigms", "childes_corpus_text", "childes_tokenize",

@@ -37,7 +37,7 @@ OUTCOME_COLUMNS = ["system", "pair_id", "paradigm", "phenomenon", "n", "correct"
 
 #: Where a row is in its file: ``None`` (rows named by their index labels), an offset added
 #: to a row's position (2 for a CSV with a header line), or a function from a row's
-#: position to the file line where its record starts (`data.files.read_table` gives one
+#: position to the file line where its record starts (`data.io.files.read_table` gives one
 #: for CSV/TSV: a quoted newline makes a record span several lines).
 LineOffset = int | Callable[[int], int] | None
 #: Control characters (C0, DEL, C1: NUL, tab, newline, escape, ...), refused in ids

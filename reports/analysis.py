@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from acceptability import stats
+from acceptability.data.loaders.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
 from acceptability.data.names import with_display_names
-from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
 from acceptability.reports.benchmark import BENCHMARKS, Benchmark, analyse_benchmark
 from acceptability.reports.fits import Fits
 from acceptability.reports.provenance import provenance

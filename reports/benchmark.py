@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from acceptability import data
-from acceptability.data.blimp_results import HUMAN
-from acceptability.data.published import SEED_004_SYSTEMS, seed_004_published
+from acceptability.data.loaders.blimp_results import HUMAN
+from acceptability.data.loaders.published import SEED_004_SYSTEMS, seed_004_published
 from acceptability.scoring.baselines.rules import BENCHMARKS as RULE_BENCHMARKS
 from acceptability.scoring.baselines.rules import SYSTEM, rule_outcomes
 from acceptability.scoring.registry import LOGPROB_METHODS
@@ -126,7 +126,7 @@ def analyse_benchmark(dataset, scores: pd.DataFrame, n_boot: int, seed: int,
                      f"{MIN_CORRELATED} paradigms and two systems.")
     table1 = None
     if dataset.name == "marvin-linzen":
-        from acceptability.data.marvin_linzen import ML_TABLE1_PUBLISHED
+        from acceptability.data.loaders.marvin_linzen import ML_TABLE1_PUBLISHED
         from acceptability.stats.benchmarks.marvin_linzen import ml_table1
 
         published_t1 = ML_TABLE1_PUBLISHED.drop(columns="n_sents").rename(columns={

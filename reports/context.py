@@ -78,7 +78,7 @@ def condition_means(dataset, n_boot: int, seed: int) -> pd.DataFrame:
     --------
     >>> import pandas as pd
     >>> from acceptability import data
-    >>> from acceptability.data.lau2020 import combine_conditions
+    >>> from acceptability.data.loaders.lau2020 import combine_conditions
     >>> from acceptability.reports.context import condition_means
     >>> s = pd.DataFrame({"sentence_id": ["a", "b", "c"], "text": ["A.", "B.", "C."]})
     >>> def rated(r):

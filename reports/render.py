@@ -16,7 +16,7 @@ import pandas as pd
 from markupsafe import Markup
 from matplotlib.figure import Figure
 
-from acceptability.data.atomic import own_folder, safe_name, write_csv, write_figure, write_text
+from acceptability.data.io.atomic import own_folder, safe_name, write_csv, write_figure, write_text
 from acceptability.reports import context, figures, tables
 from acceptability.reports.analysis import Results
 from acceptability.reports.labels import resampled, resampled_units

@@ -19,8 +19,8 @@ import pandas as pd
 
 from acceptability import data, stats
 from acceptability.data.errors import DataError
+from acceptability.data.loaders.syntaxgym import NAME as SYNTAXGYM
 from acceptability.data.names import with_display_names
-from acceptability.data.syntaxgym import NAME as SYNTAXGYM
 from acceptability.data.tables import require_columns
 
 __all__ = ["PUBLISHED", "SYNTAXGYM", "SyntaxGym", "analyse_syntaxgym", "is_region_table",

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.dataset import SUBSET_REASON
+from acceptability.data.loaders.published import SEED_004_VARIABILITY
 from acceptability.data.names import display_names, is_machine_path
-from acceptability.data.published import SEED_004_VARIABILITY
 from acceptability.reports.analysis import Results
 from acceptability.reports.benchmark import HUMAN, accuracy_display
 from acceptability.reports.escape import Markdown, escape_markdown, latex_escape

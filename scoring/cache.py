@@ -10,7 +10,7 @@ the token log-probabilities it stores must sum to its score. An entry that fails
 was written before checksums, by 0.1) is a miss: deleted, recomputed, rewritten, and counted
 in one `CacheWarning`. The checksum catches damage, not forgery (whoever can write the file
 can recompute it), so the folder and file must be the user's own and writable by no one else
-(`acceptability.data.folders.check_private`). Scorers sharing a cache split their work through
+(`acceptability.data.io.folders.check_private`). Scorers sharing a cache split their work through
 a `claims` table (scoring.claims).
 
 A key holds the version of the code that computes its score (`scoring.versions`): after a
@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from acceptability.data.folders import check_private, private_folder
+from acceptability.data.io.folders import check_private, private_folder
 from acceptability.scoring.claims import HOST, stale
 from acceptability.scoring.errors import CacheError, CacheWarning
 from acceptability.scoring.results import Scored

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
 
-from acceptability.data.atomic import process_alive as alive  # the one liveness check
+from acceptability.data.io.atomic import process_alive as alive  # the one liveness check
 from acceptability.scoring.errors import CacheError
 
 HOST = socket.gethostname()

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.errors import DataError
-from acceptability.data.files import SEPARATORS, check_separator
+from acceptability.data.io.files import SEPARATORS, check_separator
 from acceptability.data.tables import numeric_column, require_columns
 from acceptability.scoring.baselines.ngram import (
     UnigramModel,

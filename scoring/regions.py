@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from acceptability.data.syntaxgym import syntaxgym_regions
+from acceptability.data.loaders.syntaxgym import syntaxgym_regions
 from acceptability.scoring.api import word_scores
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.options import ScoringOptions, resolve

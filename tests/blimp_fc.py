@@ -12,7 +12,7 @@ import pandas as pd
 def blimp_fc(blimp_dir: Path | None = None):
     """(dataset, scores) of the BLiMP FC trials with the ``neg_length`` predictor."""
     from acceptability import data
-    from acceptability.data.forced_choice import load_blimp_trials
+    from acceptability.data.loaders.forced_choice import load_blimp_trials
 
     trials = load_blimp_trials(blimp_dir)
     pairs = trials.drop_duplicates("pair_id")[["pair_id", "paradigm", "good_text", "bad_text"]]

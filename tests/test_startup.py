@@ -86,7 +86,7 @@ def test_lazy_names_resolve_to_the_same_objects():
     code = ("from acceptability import data, stats\n"
             "import acceptability.stats.evaluate\n"
             "import acceptability.stats.evaluate as by_path\n"
-            "from acceptability.data.li_adger import load_li_adger\n"
+            "from acceptability.data.loaders.li_adger import load_li_adger\n"
             "out = [data.load_li_adger is load_li_adger, callable(stats.evaluate),\n"
             "       stats.evaluate.__module__, stats.evaluate is by_path,\n"
             "       type(stats.mixed).__name__]")

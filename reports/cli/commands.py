@@ -149,12 +149,12 @@ def cmd_score(args: argparse.Namespace) -> int:
     """Score the dataset's sentences with each --model and write the long scores table
     (SyntaxGym suites: each region's surprisal, the scores evaluate and report take)."""
     from acceptability import data
-    from acceptability.data.folders import check_writable
+    from acceptability.data.io.folders import check_writable
     from acceptability.reports.cli.experiment import load_dataset, score_models
     from acceptability.reports.cli.syntaxgym_data import score_regions
     from acceptability.reports.syntaxgym import SYNTAXGYM
 
-    data.files.table_format(Path(args.out))  # a bad --out suffix fails before scoring
+    data.io.files.table_format(Path(args.out))  # a bad --out suffix fails before scoring
     check_writable(Path(args.out), "--out")  # so does one that could not be written
     exp = _experiment(args)
     ds = load_dataset(exp)
@@ -176,7 +176,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     """Evaluate scores against a dataset and print or save the one-row-per-model table
     (SyntaxGym suites: the accuracy per prediction, suite, circuit and over suites)."""
     from acceptability import stats
-    from acceptability.data.atomic import write_csv
+    from acceptability.data.io.atomic import write_csv
     from acceptability.reports.syntaxgym import is_region_table
     from acceptability.reports.tables import formatted
 
@@ -224,7 +224,7 @@ def _resampled(table, by: str | None) -> str:
 
 def cmd_fit(args: argparse.Namespace) -> int:
     """Fit one mixed-effects judgment model per language model and print the summaries."""
-    from acceptability.data.atomic import write_csv
+    from acceptability.data.io.atomic import write_csv
     from acceptability.reports.analysis import fit_models, resolve_formula
 
     exp, ds, sc = _dataset_and_scores(args)

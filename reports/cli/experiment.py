@@ -14,13 +14,13 @@ from pathlib import Path
 import pandas as pd
 
 from acceptability import data, stats
-from acceptability.data.blimp import check_paradigms
 from acceptability.data.errors import DataError
-from acceptability.data.marvin_linzen import check_constructions
+from acceptability.data.io.sources import checksum
+from acceptability.data.loaders.blimp import check_paradigms
+from acceptability.data.loaders.marvin_linzen import check_constructions
+from acceptability.data.loaders.zorro import check_paradigms as check_zorro_paradigms
 from acceptability.data.names import display_names, with_display_names
-from acceptability.data.sources import checksum
 from acceptability.data.tables import member
-from acceptability.data.zorro import check_paradigms as check_zorro_paradigms
 from acceptability.reports.analysis import AUTO, DEFAULT_FORMULA
 from acceptability.reports.cli import experiment_schema
 from acceptability.reports.cli.choices import DATASETS, DTYPES

@@ -29,9 +29,9 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 from acceptability import data
-from acceptability.data.atomic import write_csv, write_text
 from acceptability.data.errors import DataError
-from acceptability.data.sources import checksum
+from acceptability.data.io.atomic import write_csv, write_text
+from acceptability.data.io.sources import checksum
 from acceptability.reports.analysis import (
     Fits,
     Results,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from acceptability import stats
-from acceptability.data.published import seed_004_published
+from acceptability.data.loaders.published import seed_004_published
 from acceptability.scoring.baselines.corpus import CorpusBaselines, baseline_scores, train_baselines
 from acceptability.scoring.baselines.rules import rule_outcomes
 

@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from acceptability.data.atomic import own_folder, safe_name, write_parquet, write_text
 from acceptability.data.errors import DataError
+from acceptability.data.io.atomic import own_folder, safe_name, write_parquet, write_text
 from acceptability.reports.analysis import Fits, Results
 from acceptability.reports.benchmark import Benchmark
 from acceptability.reports.ratings import RatingsResults

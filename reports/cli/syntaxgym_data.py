@@ -18,7 +18,7 @@ import pandas as pd
 
 from acceptability import data
 from acceptability.data.errors import DataError
-from acceptability.data.files import read_table
+from acceptability.data.io.files import read_table
 from acceptability.data.names import with_display_names
 from acceptability.reports.cli.experiment import (
     SYNTAXGYM_SCORES,

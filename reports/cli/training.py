@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from acceptability import data
-from acceptability.data.atomic import write_csv, write_figure
 from acceptability.data.errors import DataError
+from acceptability.data.io.atomic import write_csv, write_figure
 
 # Each command's settings and their defaults (None: required or computed).
 SETTINGS: dict[str, dict[str, Any]] = {

@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from acceptability import stats
-from acceptability.data.atomic import write_csv, write_text
-from acceptability.data.cells import unescape_frame
+from acceptability.data.io.atomic import write_csv, write_text
+from acceptability.data.io.cells import unescape_frame
 from acceptability.scoring import score
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.registry import methods_of_kind

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from acceptability.data.childes import childes_tokenize
+from acceptability.data.loaders.childes import childes_tokenize
 from acceptability.data.tables import require_columns
 from acceptability.scoring.api import score, sentences_frame
 from acceptability.scoring.baselines.ngram import KneserNey, train_ngram

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acceptability.data.atomic import write_text
+from acceptability.data.io.atomic import write_text
 from acceptability.scoring.errors import ScoringError
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"

@@ -4,7 +4,7 @@ Seed 004 (section 3.1.1) tags AO-CHILDES, trains a CRF tagger on it and tags the
 sentences with that tagger, so that no knowledge from a tagger trained on other corpora
 reaches the benchmarks. The seed tagged AO-CHILDES with GPoSTTL (a Brill-style rule-based
 tagger) first; here the training tags are the corpus's own CHILDES MOR tags
-(``data.childes.load_childes``), so no outside tagger is involved at all, and the tagger is a linear-chain CRF (CRFsuite through
+(``data.loaders.childes.load_childes``), so no outside tagger is involved at all, and the tagger is a linear-chain CRF (CRFsuite through
 python-crfsuite: L-BFGS, L1 = L2 = 0.1, 100 iterations, all label transitions, as the seed's
 sklearn-crfsuite CRF). Each word's features are its form, its first and last one to three
 characters, the words before and after it, whether it is first or last, and whether it
@@ -39,8 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-from acceptability.data.atomic import write_bytes
-from acceptability.data.childes import childes_corpus_text, childes_tokenize
+from acceptability.data.io.atomic import write_bytes
+from acceptability.data.loaders.childes import childes_corpus_text, childes_tokenize
 from acceptability.scoring.errors import ScoringError
 
 DEFAULT_PARAMS = {"c1": 0.1, "c2": 0.1, "max_iterations": 100,

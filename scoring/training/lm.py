@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from acceptability.data.atomic import atomic_files, write_text
+from acceptability.data.io.atomic import atomic_files, write_text
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import load_config, max_tokens, pick_device
 from acceptability.scoring.progress import hf_progress_quiet, watched

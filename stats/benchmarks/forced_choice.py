@@ -21,7 +21,7 @@ def pair_preferences(trials: pd.DataFrame) -> pd.DataFrame:
     ----------
     trials : pandas.DataFrame
         One row per response: ``pair_id``, ``paradigm``, ``chose_good`` (0/1), as from
-        [load_blimp_trials][acceptability.data.forced_choice.load_blimp_trials].
+        [load_blimp_trials][acceptability.data.loaders.forced_choice.load_blimp_trials].
 
     Returns
     -------
@@ -189,7 +189,7 @@ def fc_elo(trials: pd.DataFrame, k: float = 32.0, initial: float = 1500.0,
     (Sprouse et al. 2018; thesis Table 1.1).
 
     Trials are played in row order (``n_orders=0``;
-    [load_blimp_trials][acceptability.data.forced_choice.load_blimp_trials] gives
+    [load_blimp_trials][acceptability.data.loaders.forced_choice.load_blimp_trials] gives
     submission order) or averaged over random orders; see
     [elo_ratings][acceptability.stats.benchmarks.forced_choice.elo_ratings]. Here a
     sentence only meets its pair partner, so ratings compare a pair's two sentences; for

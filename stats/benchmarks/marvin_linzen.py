@@ -12,7 +12,7 @@ compares the two forms of the critical word after their shared left context (sec
 2.1), from the pairs table of ``scoring.prefix_scores(ds, model, method="one_prefix")``.
 The prediction setting covers the agreement and reflexive pairs with
 ``one_prefix_method`` True; it has no NPI rows (the paper: it does not apply to NPIs).
-The published numbers are ``data.marvin_linzen.ML_TABLE1_PUBLISHED``.
+The published numbers are ``data.loaders.marvin_linzen.ML_TABLE1_PUBLISHED``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pandas as pd
 
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError
-from acceptability.data.marvin_linzen import ML_TABLE1_ROWS
+from acceptability.data.loaders.marvin_linzen import ML_TABLE1_ROWS
 from acceptability.data.tables import member, require_columns, validate_scores
 from acceptability.stats.benchmarks.outcomes import pair_outcomes, prefix_outcomes
 
@@ -110,7 +110,7 @@ def ml_table1(dataset: Dataset, scores: pd.DataFrame | None = None,
     Parameters
     ----------
     dataset : Dataset
-        From [load_marvin_linzen][acceptability.data.marvin_linzen.load_marvin_linzen]
+        From [load_marvin_linzen][acceptability.data.loaders.marvin_linzen.load_marvin_linzen]
         (any constructions).
     scores : pandas.DataFrame, optional
         A long sentence scores table (``sentence_id``, ``model``, ``score``): the

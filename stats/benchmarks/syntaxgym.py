@@ -1,7 +1,7 @@
 """SyntaxGym accuracy (Gauthier et al. 2020) and Hu et al.'s (2020) SG scores.
 
 An item of a suite is correct for a model when its predictions (formulas over region
-surprisals, `data.syntaxgym_formula`) hold; with several predictions (``fgd_hierarchy``),
+surprisals, `data.loaders.syntaxgym_formula`) hold; with several predictions (``fgd_hierarchy``),
 when all hold, and each prediction's own accuracy is reported beside. A suite's accuracy
 is the share of its items correct; a circuit's the mean over its suites; ``overall`` the
 mean over suites (Hu et al.'s SG score: ``notebooks/main.py`` averages a run's suite
@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.errors import DataError
-from acceptability.data.syntaxgym import syntaxgym_predictions
-from acceptability.data.syntaxgym_formula import FormulaError, parse_prediction
-from acceptability.data.syntaxgym_results import HU2020_MODELS, HU2020_TIE_BREAKING
+from acceptability.data.loaders.syntaxgym import syntaxgym_predictions
+from acceptability.data.loaders.syntaxgym_formula import FormulaError, parse_prediction
+from acceptability.data.loaders.syntaxgym_results import HU2020_MODELS, HU2020_TIE_BREAKING
 from acceptability.data.tables import require_columns
 from acceptability.stats.arguments import check_intervals
 from acceptability.stats.benchmarks.outcomes import paradigm_boot
@@ -324,7 +324,7 @@ def sg_scores(results: pd.DataFrame, by: str = "model", paper: bool = True,
     results : pandas.DataFrame
         [load_syntaxgym_results][acceptability.data.load_syntaxgym_results].
     by : {"model", "corpus", "run"}
-        One score per model (as the paper names it, `data.syntaxgym_results.HU2020_MODELS`),
+        One score per model (as the paper names it, `data.loaders.syntaxgym_results.HU2020_MODELS`),
         per model and training corpus, or per run (model, corpus, seed).
     paper : bool
         Keep only the rows the paper's analysis keeps (``in_paper``).

@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from acceptability.data import atomic
-from acceptability.data.atomic import (
+from acceptability.data.io import atomic
+from acceptability.data.io.atomic import (
     atomic_files,
     atomic_path,
     remove_stale,
@@ -37,7 +37,7 @@ KINDS = {"text": "t.txt", "bytes": "b.bin", "csv": "c.csv.gz", "parquet": "p.par
 WRITE = textwrap.dedent("""
     import pandas as pd
     from matplotlib.figure import Figure
-    from acceptability.data import atomic
+    from acceptability.data.io import atomic
 
     def write(kind, path, version):
         frame = pd.DataFrame({"version": [version] * 50})

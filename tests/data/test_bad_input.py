@@ -138,7 +138,7 @@ def test_bad_delta():
 
 
 def test_unknown_dataset_registry():
-    from acceptability.data.sources import registry
+    from acceptability.data.io.sources import registry
 
     with pytest.raises(DataError, match="unknown dataset 'nope'"):
         registry("nope")

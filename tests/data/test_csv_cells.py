@@ -1,5 +1,5 @@
 """Spreadsheet formula injection (issue 43, item 3): every CSV the package writes
-(`data.atomic.write_csv`) starts no text cell, header included, with ``= + - @``, tab or
+(`data.io.atomic.write_csv`) starts no text cell, header included, with ``= + - @``, tab or
 CR (OWASP's rule: a leading ``'``), numbers stay numbers, and the package's readers give
 back exactly the text written. The files are read here with Python's csv module, not
 pandas."""
@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from pandas._libs.parsers import STR_NA_VALUES
 
 from acceptability import data
-from acceptability.data.atomic import write_csv
-from acceptability.data.cells import escape_cell, unescape_cell
-from acceptability.data.files import read_table
+from acceptability.data.io.atomic import write_csv
+from acceptability.data.io.cells import escape_cell, unescape_cell
+from acceptability.data.io.files import read_table
 
 TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 PAYLOADS = ["=cmd|' /C calc'!A0", '=HYPERLINK("http://x","y")', "+1", "-2+3", "@SUM(A1)",

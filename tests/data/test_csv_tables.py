@@ -24,7 +24,7 @@ need_module("transformers")
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 
 from acceptability import data  # noqa: E402
-from acceptability.data.files import read_table  # noqa: E402
+from acceptability.data.io.files import read_table  # noqa: E402
 from acceptability.reports.cli import commands as cli  # noqa: E402
 from tests.scoring_fixtures import make_gpt2  # noqa: E402
 

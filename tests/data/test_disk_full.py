@@ -11,8 +11,8 @@ import os
 import pandas as pd
 import pytest
 
-from acceptability.data import atomic
-from acceptability.data.atomic import DiskFullError, atomic_files, write_csv, write_text
+from acceptability.data.io import atomic
+from acceptability.data.io.atomic import DiskFullError, atomic_files, write_csv, write_text
 from acceptability.reports.cli import commands as cli
 
 

@@ -1,4 +1,4 @@
-"""Every file the package writes goes through the one atomic writer, data/atomic.py (issue
+"""Every file the package writes goes through the one atomic writer, data/io/atomic.py (issue
 30, item 10): the package's source, read with ``ast``, calls no writer of its own (pandas'
 ``to_csv``/``to_parquet``, ``savefig``, ``Path.write_text``/``write_bytes``, ``open`` for
 writing, ``json.dump``, ``np.save``, ``torch.save``, ``save_pretrained``, copies and renames)
@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import REPO
 
 FOLDERS = ("data", "scoring", "stats", "reports", "src/acceptability")
-WRITER = Path("data/atomic.py")
+WRITER = Path("data/io/atomic.py")
 # methods that write the file they are given
 METHODS = {"to_parquet", "to_excel", "to_feather", "to_hdf", "to_pickle", "to_stata", "to_orc",
            "savefig", "write_text", "write_bytes", "save_pretrained", "touch", "symlink_to",
@@ -29,7 +29,7 @@ FUNCTIONS = {("json", "dump"), ("pickle", "dump"), ("np", "save"), ("numpy", "sa
              ("os", "rename"), ("os", "replace"), ("os", "link"), ("os", "symlink"),
              ("os", "open"), ("os", "write"), ("os", "ftruncate")}
 WRITE_MODE = re.compile(r"[rbt]*[wax+][rwaxbt+]*")
-# What may write outside data/atomic.py, and why.
+# What may write outside data/io/atomic.py, and why.
 EXEMPT = {
     # a lock file is locked in place (flock, or created with O_EXCL): replacing it would
     # hand a second writer a lock of its own
@@ -82,7 +82,7 @@ def _into_temporary(tree: ast.AST) -> set[ast.AST]:
 
 
 def direct_writes(root: Path = REPO) -> list[str]:
-    """``file:line: call`` for each write outside data/atomic.py not in ``EXEMPT``."""
+    """``file:line: call`` for each write outside data/io/atomic.py not in ``EXEMPT``."""
     found = []
     for folder in FOLDERS:
         for path in sorted((root / folder).rglob("*.py")):
@@ -100,7 +100,7 @@ def direct_writes(root: Path = REPO) -> list[str]:
 
 def test_every_write_goes_through_the_atomic_writer():
     found = direct_writes()
-    assert not found, ("write through acceptability.data.atomic (write_text, write_bytes, "
+    assert not found, ("write through acceptability.data.io.atomic (write_text, write_bytes, "
                        "write_csv, write_parquet, write_figure, atomic_files) instead of:\n"
                        + "\n".join(found))
 

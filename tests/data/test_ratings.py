@@ -22,7 +22,7 @@ import pytest
 from acceptability import data
 from acceptability.data import DataError, validate_ratings
 from acceptability.data.dataset import SUBSET_REASON
-from acceptability.data.sources import registry
+from acceptability.data.io.sources import registry
 from tests.conftest import need_data
 
 LAU_COUNTS = {"none": 4107, "random": 3821, "real": 4458}

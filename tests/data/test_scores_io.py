@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from acceptability import data, stats
-from acceptability.data.atomic import atomic_path, write_text
 from acceptability.data.errors import DataError
+from acceptability.data.io.atomic import atomic_path, write_text
 
 MAGIC = {".gz": b"\x1f\x8b", ".bz2": b"BZh", ".xz": b"\xfd7zXZ", ".zip": b"PK"}
 

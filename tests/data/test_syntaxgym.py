@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from acceptability.data import DataError, load_syntaxgym, load_syntaxgym_results
-from acceptability.data import syntaxgym as sg
-from acceptability.data.sources import registry
+from acceptability.data.io.sources import registry
+from acceptability.data.loaders import syntaxgym as sg
 from tests.conftest import need_data
 
 SUITE_ITEMS = {"center_embed": 28, "center_embed_mod": 28, "cleft": 40, "cleft_modifier": 40,

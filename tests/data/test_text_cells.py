@@ -180,7 +180,7 @@ def test_a_scores_file_keeps_a_model_named_so(tmp_path, value):
 def test_the_strings_are_the_ones_pandas_reads_as_missing():
     """`NA_STRINGS` (missing in numeric columns) are what pandas itself reads as missing,
     so a number column reads as it did; six of them are the issue's."""
-    from acceptability.data.files import NA_STRINGS as ours
+    from acceptability.data.io.files import NA_STRINGS as ours
 
     column = pd.read_csv(io.StringIO("x\n" + "\n".join(f'"{s}"' for s in ours)))["x"]
     assert column.isna().all() and len(column) == len(ours) and set(NA_STRINGS) <= set(ours)

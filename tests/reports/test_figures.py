@@ -232,7 +232,7 @@ def test_no_label_overlaps_another_or_leaves_the_figure_with_real_model_names(lo
 def test_bar_labels_stay_apart_on_blimps_twelve_phenomena():
     """BLiMP's published accuracies (Warstadt et al. 2020) by phenomenon: twelve long group
     names under the bars, five systems in the legend."""
-    from acceptability.data.blimp_results import load_blimp_results
+    from acceptability.data.loaders.blimp_results import load_blimp_results
     from tests.conftest import DATA_DIR
 
     published = load_blimp_results(DATA_DIR / "blimp")

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from acceptability import data
-from acceptability.data.published import (
+from acceptability.data.loaders.published import (
     SEED_004_AVERAGES,
     SEED_004_SYSTEMS,
     seed_004_published,

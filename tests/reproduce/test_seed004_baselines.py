@@ -19,7 +19,7 @@ from acceptability.reports.cli.seed004 import quick_baselines, seed004_table  # 
 @pytest.fixture(scope="module")
 def baselines():
     need_data("aochildes")
-    from acceptability.data.childes import load_childes
+    from acceptability.data.loaders.childes import load_childes
 
     return quick_baselines(load_childes())
 

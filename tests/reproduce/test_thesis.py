@@ -17,7 +17,7 @@ import pytest
 from sklearn.metrics import matthews_corrcoef
 
 from acceptability import data, stats
-from acceptability.data.published import (
+from acceptability.data.loaders.published import (
     SEED_004_VARIABILITY,
     THESIS_TABLE_2_2,
     THESIS_TABLE_2_3,

@@ -12,7 +12,7 @@ import pytest
 
 from acceptability import scoring
 from acceptability.data import DataError
-from acceptability.data.folders import check_private
+from acceptability.data.io.folders import check_private
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX owners and modes")
 
@@ -91,7 +91,7 @@ def test_check_private_accepts_what_only_its_owner_can_write(tmp_path):
 def test_downloads_make_the_shared_cache_folder_private(tmp_path, monkeypatch):
     """Data downloads create $ACCEPTABILITY_CACHE_DIR as the score cache does (mode 700):
     a folder made group-writable by the umask would then refuse the score cache."""
-    from acceptability.data import sources
+    from acceptability.data.io import sources
 
     folder = tmp_path / "cache"
     monkeypatch.setenv("ACCEPTABILITY_CACHE_DIR", str(folder))

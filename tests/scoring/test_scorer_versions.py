@@ -270,7 +270,7 @@ def test_run_after_a_scorer_fix_does_not_read_old_scores(tmp_path, gpt2_dir, mon
 def record(no_bump: list[str]) -> int:
     """Write scorer_sources.json: each versioned module's version and code hash. A module
     whose code changed keeps its old record unless its version went up or it is in `no_bump`."""
-    from acceptability.data.atomic import write_text
+    from acceptability.data.io.atomic import write_text
 
     old = recorded() if RECORD.exists() else {}
     files, refused = {}, []

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from acceptability.data.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
+from acceptability.data.loaders.published import THESIS_TABLE_2_3, THESIS_TABLE_3_1
 from acceptability.reports.cli import commands as cli
 
 pytestmark = pytest.mark.needs_data  # li_adger_dir (conftest) skips when the data are absent

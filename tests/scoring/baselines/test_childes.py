@@ -1,4 +1,4 @@
-"""AO-CHILDES (data.childes) and the CRF tagger trained on its MOR tags (scoring.tagger):
+"""AO-CHILDES (data.loaders.childes) and the CRF tagger trained on its MOR tags (scoring.tagger):
 exact counts from the 21 registered CSV files, age order, one tag per word, the tagger's
 held-out accuracy (split by transcript), and one clear error per kind of bad input."""
 
@@ -13,15 +13,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from acceptability.data.childes import (
+from acceptability.data.errors import DataError
+from acceptability.data.io.sources import registry
+from acceptability.data.loaders.childes import (
     EXCLUSION_REASONS,
     childes_corpus_text,
     childes_tokenize,
     final_mark,
     load_childes,
 )
-from acceptability.data.errors import DataError
-from acceptability.data.sources import registry
 from acceptability.scoring.errors import ScoringError
 from tests.conftest import need_data, need_module
 
@@ -170,7 +170,7 @@ def test_corpora_selection(childes_dir, tmp_path, monkeypatch):
         fetched.append((dataset, rel, path))
         return childes_dir / rel
 
-    monkeypatch.setattr("acceptability.data.childes.fetch", fetch)
+    monkeypatch.setattr("acceptability.data.loaders.childes.fetch", fetch)
     assert load_childes(corpora=["Nelson"])["text"].tolist() == nelson["text"].tolist()
     assert fetched == [("aochildes", "original_transcripts/Nelson.csv", None)]
     with pytest.raises(DataError, match="unknown corpus 'Mine'"):

@@ -14,7 +14,7 @@ import pytest
 
 from acceptability import data
 from acceptability.data.errors import DataError
-from acceptability.data.published import seed_004_table
+from acceptability.data.loaders.published import seed_004_table
 from acceptability.data.tables import OUTCOME_COLUMNS
 from acceptability.scoring.baselines import rules as R
 from acceptability.stats.benchmarks.outcomes import accuracy

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from acceptability import data
-from acceptability.data.blimp_results import (
+from acceptability.data.loaders.blimp_results import (
     HUMAN,
     PHENOMENON_LABELS,
     TABLE_3_PRINTED,

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acceptability.data.errors import DataError
-from acceptability.data.forced_choice import load_blimp_human_summary, load_blimp_trials
+from acceptability.data.loaders.forced_choice import load_blimp_human_summary, load_blimp_trials
 from acceptability.stats.benchmarks.forced_choice import (
     elo_ratings,
     fc_accuracy,

@@ -12,7 +12,9 @@ import pandas as pd
 import pytest
 
 from acceptability.data.errors import DataError
-from acceptability.data.marvin_linzen import (
+from acceptability.data.io.safe_pickle import load_restricted
+from acceptability.data.io.sources import registry
+from acceptability.data.loaders.marvin_linzen import (
     ML_CONDITIONS,
     ML_TABLE1_PUBLISHED,
     ML_TABLE1_ROWS,
@@ -20,8 +22,6 @@ from acceptability.data.marvin_linzen import (
     load_marvin_linzen,
     marvin_linzen_constructions,
 )
-from acceptability.data.safe_pickle import load_restricted
-from acceptability.data.sources import registry
 from acceptability.stats.benchmarks.marvin_linzen import ml_table1
 from tests.conftest import need_data
 
@@ -237,7 +237,7 @@ def test_published_table1_is_in_row_order():
 def test_unknown_condition_in_a_file(tmp_path, monkeypatch):
     """A file whose hash is the registered one but which holds a condition the Table 1
     mapping does not know (a later release, say): one error naming the condition."""
-    import acceptability.data.marvin_linzen as ml
+    import acceptability.data.loaders.marvin_linzen as ml
 
     (tmp_path / "templates").mkdir()
     target = tmp_path / "templates" / "simple_agrmt.pickle"

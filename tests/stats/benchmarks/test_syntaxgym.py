@@ -21,8 +21,8 @@ from acceptability.data import (
     load_syntaxgym_results,
     read_syntaxgym_surprisals,
 )
-from acceptability.data.syntaxgym_formula import FormulaError, parse_prediction
-from acceptability.data.syntaxgym_results import HU2020_MODELS
+from acceptability.data.loaders.syntaxgym_formula import FormulaError, parse_prediction
+from acceptability.data.loaders.syntaxgym_results import HU2020_MODELS
 from acceptability.stats import sg_scores, syntaxgym_accuracy, syntaxgym_outcomes
 from tests.conftest import need_data
 

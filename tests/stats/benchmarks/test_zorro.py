@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from acceptability.data.errors import DataError
-from acceptability.data.zorro import (
+from acceptability.data.loaders.zorro import (
     REFERENCE_METHOD,
     REFERENCE_MODEL,
     load_zorro,

@@ -71,7 +71,7 @@ def test_undefined_when_no_variance() -> None:
 
 @pytest.mark.needs_data("blimp", "raw_results/human_responses.csv")
 def test_blimp_noise_ceiling() -> None:
-    from acceptability.data.forced_choice import load_blimp_trials
+    from acceptability.data.loaders.forced_choice import load_blimp_trials
 
     t = load_blimp_trials(path=BLIMP)
     r = split_half(t[t["in_blimp"]], n_splits=200, seed=0).set_index(["scope", "unit"])

@@ -15,8 +15,8 @@ import pandas as pd
 
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError
+from acceptability.data.io.sources import checksum, fetch
 from acceptability.data.ratings import validate_ratings
-from acceptability.data.sources import checksum, fetch
 from acceptability.data.tables import (
     human_on_z_scale,
     member,

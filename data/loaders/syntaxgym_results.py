@@ -18,8 +18,8 @@ import os
 import pandas as pd
 
 from acceptability.data.errors import DataError
-from acceptability.data.sources import fetch, registered_names
-from acceptability.data.syntaxgym import NAME, syntaxgym_circuits
+from acceptability.data.io.sources import fetch, registered_names
+from acceptability.data.loaders.syntaxgym import NAME, syntaxgym_circuits
 
 RESULTS_DIR = "hu2020_results"
 #: model name -> as the paper's figures print it (``PRETTY_COLUMN_MAPS``; * = off the shelf).

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from acceptability.data.errors import DataError
-from acceptability.data.folders import private_folder
+from acceptability.data.io.folders import private_folder
 
 DATA_DIR_ENV = "ACCEPTABILITY_DATA_DIR"
 CACHE_DIR_ENV = "ACCEPTABILITY_CACHE_DIR"
@@ -25,11 +25,11 @@ CACHE_DIR_ENV = "ACCEPTABILITY_CACHE_DIR"
 def registry(dataset: str) -> dict[str, tuple[str, str]]:
     """``{relative path: (checksum, url)}`` for a dataset's files."""
     try:
-        text = resources.files(__package__).joinpath("registry", f"{dataset}.txt").read_text()
+        text = resources.files("acceptability.data").joinpath("registry", f"{dataset}.txt").read_text()
     except FileNotFoundError:
         known = sorted(
             p.name.removesuffix(".txt")
-            for p in resources.files(__package__).joinpath("registry").iterdir()
+            for p in resources.files("acceptability.data").joinpath("registry").iterdir()
         )
         raise DataError(f"unknown dataset {dataset!r}", fix=f"use one of {known}") from None
     entries = {}

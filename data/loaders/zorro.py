@@ -25,7 +25,7 @@ import pandas as pd
 
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError, select_names
-from acceptability.data.sources import checksum, fetch, registered_names, source_folder
+from acceptability.data.io.sources import checksum, fetch, registered_names, source_folder
 from acceptability.data.tables import validate_pairs, validate_scores, validate_sentences
 
 NAME = "zorro"

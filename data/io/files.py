@@ -14,11 +14,11 @@ from pathlib import Path
 import pandas as pd
 from pandas.io.common import get_handle
 
-from acceptability.data.cells import unescape_frame
 from acceptability.data.dataset import Dataset, from_frames
 from acceptability.data.errors import DataError
+from acceptability.data.io.cells import unescape_frame
+from acceptability.data.io.sources import checksum
 from acceptability.data.ratings import RatingScale, validate_ratings
-from acceptability.data.sources import checksum
 from acceptability.data.tables import (
     ColumnMap,
     LineOffset,
@@ -91,7 +91,7 @@ def read_table(path: str | os.PathLike, what: str = "table",
               for name in header}
         frame = pd.read_csv(p, sep=SEPARATORS[fmt], dtype=dtypes, keep_default_na=False,
                             na_values=na)
-        frame = unescape_frame(frame)  # the ' write_csv puts before a formula (data.cells)
+        frame = unescape_frame(frame)  # the ' write_csv puts before a formula (data.io.cells)
         kept = [n for n in header if role[n] in (*TEXT_COLUMNS, *LABEL_COLUMNS, *NUMERIC_COLUMNS)]
         return text_cells(frame, kept), record_lines(p, SEPARATORS[fmt], len(frame))
     except DataError:
@@ -111,7 +111,7 @@ def text_cells(frame: pd.DataFrame, kept: list[str]) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.data.files import text_cells
+    >>> from acceptability.data.io.files import text_cells
     >>> frame = pd.DataFrame({"rt": ["512", "NA"], "group": ["a", "NA"], "type_id": ["1", "NA"]})
     >>> text_cells(frame, ["type_id"]).to_dict("list")
     {'rt': [512.0, nan], 'group': ['a', 'NA'], 'type_id': ['1', 'NA']}
@@ -159,7 +159,7 @@ def record_lines(path: Path, sep: str, n_rows: int) -> Callable[[int], int]:
     Examples
     --------
     >>> import pathlib, tempfile
-    >>> from acceptability.data.files import record_lines
+    >>> from acceptability.data.io.files import record_lines
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
     >>> _ = path.write_text('id,text\\na,"two\\nlines"\\n\\nb,one\\n')
     >>> line = record_lines(path, ",", 2)

@@ -3,7 +3,7 @@ licence, or any suite JSON file of SyntaxGym's format.
 
 A suite (``meta``, ``region_meta``, ``predictions``, ``items``) holds items, each with the
 same conditions, each condition a sentence cut into numbered regions; predictions are
-formulas over region surprisals (`data.syntaxgym_formula`). The sentence is SyntaxGym's:
+formulas over region surprisals (`data.loaders.syntaxgym_formula`). The sentence is SyntaxGym's:
 the regions' contents joined by single spaces, empty regions skipped (syntaxgym-core's
 ``Suite.iter_sentences`` at commit ab6b1f8). syntaxgym-core strips each content's leading
 space and rejects contents with a trailing one (``Region``); 16 of the 34 published suites
@@ -34,9 +34,9 @@ import pandas as pd
 
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError, select_names
-from acceptability.data.published import paper_table
-from acceptability.data.sources import checksum, fetch, registered_names, source_folder
-from acceptability.data.syntaxgym_formula import FormulaError, parse_prediction
+from acceptability.data.io.sources import checksum, fetch, registered_names, source_folder
+from acceptability.data.loaders.published import paper_table
+from acceptability.data.loaders.syntaxgym_formula import FormulaError, parse_prediction
 from acceptability.data.tables import PAIR_COLUMNS, require_columns, validate_sentences
 
 NAME = "syntaxgym"
@@ -151,7 +151,7 @@ def _formulas(raw: dict, file: Path) -> list[str]:
         except FormulaError as err:
             raise DataError(f"{where}: {err}", source=str(file),
                             fix="write the formula in SyntaxGym's language "
-                                "(data.syntaxgym_formula)") from None
+                                "(data.loaders.syntaxgym_formula)") from None
         out.append(text)
     return out
 

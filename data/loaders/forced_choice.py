@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.errors import DataError
-from acceptability.data.sources import fetch, registry
+from acceptability.data.io.sources import fetch, registry
 
 NAME = "blimp"
 RESPONSES_FILE = "raw_results/human_responses.csv"

@@ -98,12 +98,12 @@ def paper_table(file: str) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from acceptability.data.published import paper_table
+    >>> from acceptability.data.loaders.published import paper_table
     >>> table = paper_table("marvin_linzen_table1.csv")
     >>> table.loc[0, "condition"], float(table.loc[0, "humans"])
     ('Simple', 0.96)
     """
-    text = resources.files(__package__).joinpath("paper_tables", file)
+    text = resources.files("acceptability.data").joinpath("paper_tables", file)
     with text.open(encoding="utf-8") as f:
         return pd.read_csv(f, comment="#")
 

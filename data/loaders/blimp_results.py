@@ -15,8 +15,8 @@ import os
 import pandas as pd
 
 from acceptability.data.errors import DataError
-from acceptability.data.forced_choice import load_blimp_human_summary
-from acceptability.data.sources import fetch
+from acceptability.data.io.sources import fetch
+from acceptability.data.loaders.forced_choice import load_blimp_human_summary
 
 NAME = "blimp"
 RESULTS_FILE = "raw_results/models_summary.jsonl"

@@ -4,7 +4,7 @@ in one step, so that a reader or a resumed run never sees a half-written file, a
 symlink planted at the target is replaced, never written through.
 
 Every kind of file goes through `atomic_path`: text (`write_text`), bytes (`write_bytes`),
-a table as CSV (`write_csv`, its text cells safe to open in a spreadsheet: `data.cells`) or
+a table as CSV (`write_csv`, its text cells safe to open in a spreadsheet: `data.io.cells`) or
 Parquet (`write_parquet`), a matplotlib figure (`write_figure`), and the files a library
 saves into a folder (`atomic_files`). File names made from user text go through
 `safe_name`. A full disk is a `DiskFullError` naming the file, the old file kept.
@@ -96,7 +96,7 @@ def remove_stale(path: str | os.PathLike) -> list[Path]:
     Examples
     --------
     >>> import pathlib, tempfile
-    >>> from acceptability.data.atomic import remove_stale
+    >>> from acceptability.data.io.atomic import remove_stale
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (folder / ".t.999999999-1.tmp.csv").write_bytes(b"half")  # no such process
     >>> [p.name for p in remove_stale(folder / "t.csv")]
@@ -180,7 +180,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     Examples
     --------
     >>> import pathlib, tempfile
-    >>> from acceptability.data.atomic import atomic_path
+    >>> from acceptability.data.io.atomic import atomic_path
     >>> target = pathlib.Path(tempfile.mkdtemp()) / "notes.txt"
     >>> with atomic_path(target) as tmp:
     ...     _ = tmp.write_text("whole")
@@ -210,7 +210,7 @@ def own_folder(folder: str | os.PathLike) -> Path:
     Examples
     --------
     >>> import pathlib, tempfile
-    >>> from acceptability.data.atomic import own_folder
+    >>> from acceptability.data.io.atomic import own_folder
     >>> own_folder(pathlib.Path(tempfile.mkdtemp()) / "tables").is_dir()
     True
     """
@@ -229,7 +229,7 @@ def write_text(path: str | os.PathLike, text: str) -> Path:
     Examples
     --------
     >>> import pathlib, tempfile
-    >>> from acceptability.data.atomic import write_text
+    >>> from acceptability.data.io.atomic import write_text
     >>> write_text(pathlib.Path(tempfile.mkdtemp()) / "a" / "b.md", "# B").read_text()
     '# B'
     """
@@ -244,7 +244,7 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     Examples
     --------
     >>> import pathlib, tempfile
-    >>> from acceptability.data.atomic import write_bytes
+    >>> from acceptability.data.io.atomic import write_bytes
     >>> write_bytes(pathlib.Path(tempfile.mkdtemp()) / "b.bin", b"\\x00\\x01").read_bytes()
     b'\\x00\\x01'
     """
@@ -258,13 +258,13 @@ def write_csv(frame: Any, path: str | os.PathLike, **to_csv: Any) -> Path:
     (``index=False``, ``sep="\\t"``, ...; compressed by a suffix such as ``.gz``, as pandas
     infers from the temporary name); returns ``path``. Text cells and labels that a
     spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab, CR) are written
-    with a leading ``'`` (`data.cells`; the package's readers take it off).
+    with a leading ``'`` (`data.io.cells`; the package's readers take it off).
 
     Examples
     --------
     >>> import pathlib, tempfile
     >>> import pandas as pd
-    >>> from acceptability.data.atomic import write_csv
+    >>> from acceptability.data.io.atomic import write_csv
     >>> path = write_csv(pd.DataFrame({"a": [1]}), pathlib.Path(tempfile.mkdtemp()) / "t.csv",
     ...                  index=False)
     >>> path.read_text()
@@ -272,7 +272,7 @@ def write_csv(frame: Any, path: str | os.PathLike, **to_csv: Any) -> Path:
     >>> write_csv(pd.DataFrame({"model": ["=1+1"]}), path, index=False).read_text()
     "model\\n'=1+1\\n"
     """
-    from acceptability.data.cells import carriage_return, escape_cell, escape_frame
+    from acceptability.data.io.cells import carriage_return, escape_cell, escape_frame
 
     for key in ("header", "index_label"):  # names given in place of the frame's own
         given = to_csv.get(key)
@@ -295,7 +295,7 @@ def write_parquet(frame: Any, path: str | os.PathLike, **to_parquet: Any) -> Pat
     --------
     >>> import pathlib, tempfile
     >>> import pandas as pd
-    >>> from acceptability.data.atomic import write_parquet
+    >>> from acceptability.data.io.atomic import write_parquet
     >>> path = write_parquet(pd.DataFrame({"a": [1]}), pathlib.Path(tempfile.mkdtemp()) / "t.parquet")
     >>> pd.read_parquet(path)["a"].tolist()
     [1]
@@ -314,7 +314,7 @@ def write_figure(figure: Any, path: str | os.PathLike, **savefig: Any) -> Path:
     --------
     >>> import pathlib, tempfile
     >>> from matplotlib.figure import Figure
-    >>> from acceptability.data.atomic import write_figure
+    >>> from acceptability.data.io.atomic import write_figure
     >>> path = write_figure(Figure(), pathlib.Path(tempfile.mkdtemp()) / "f.png", dpi=10)
     >>> path.read_bytes()[:4]
     b'\\x89PNG'
@@ -345,7 +345,7 @@ def atomic_files(folder: str | os.PathLike) -> Iterator[Path]:
     Examples
     --------
     >>> import pathlib, tempfile
-    >>> from acceptability.data.atomic import atomic_files
+    >>> from acceptability.data.io.atomic import atomic_files
     >>> with atomic_files(pathlib.Path(tempfile.mkdtemp()) / "model") as tmp:
     ...     _ = (tmp / "config.json").write_text("{}")
     >>> sorted(p.name for p in tmp.parent.iterdir())  # tmp is gone, its file moved in
@@ -388,7 +388,7 @@ def safe_name(text: str, default: str = "unnamed") -> str:
 
     Examples
     --------
-    >>> from acceptability.data.atomic import safe_name
+    >>> from acceptability.data.io.atomic import safe_name
     >>> safe_name("../evil"), safe_name("by type/id"), safe_name("..", "table")
     ('_evil', 'by_type_id', 'table')
     """

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from acceptability.data.atomic import write_csv, write_parquet
-from acceptability.data.files import SEPARATORS, read_table, table_format
+from acceptability.data.io.atomic import write_csv, write_parquet
+from acceptability.data.io.files import SEPARATORS, read_table, table_format
 from acceptability.data.tables import validate_scores
 
 
 def read_scores(path: str | os.PathLike, dataset=None) -> pd.DataFrame:
     """A scores file, validated. A CSV/TSV cell that `write_scores` began with ``'`` so
-    that a spreadsheet does not run it (``'=1+1``: `data.cells`) is read without it.
+    that a spreadsheet does not run it (``'=1+1``: `data.io.cells`) is read without it.
 
     Parameters
     ----------
@@ -62,7 +62,7 @@ def write_scores(scores: pd.DataFrame, path: str | os.PathLike) -> Path:
         suffix ``.gz``, ``.bz2``, ``.xz``, ``.zip`` or ``.zst`` (``scores.tsv.gz``).
         In CSV/TSV a name that a spreadsheet would run as a formula (starting with ``=``,
         ``+``, ``-``, ``@``, tab or CR, such as a model ``=HYPERLINK(...)``) is written
-        with a leading ``'``, which `read_scores` takes off (`data.cells`).
+        with a leading ``'``, which `read_scores` takes off (`data.io.cells`).
 
     Returns
     -------

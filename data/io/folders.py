@@ -37,7 +37,7 @@ def check_private(path: str | os.PathLike, what: str) -> Path:
     Examples
     --------
     >>> import pathlib, tempfile
-    >>> from acceptability.data.folders import check_private
+    >>> from acceptability.data.io.folders import check_private
     >>> folder = pathlib.Path(tempfile.mkdtemp())  # mode 0o700
     >>> check_private(folder, "cache folder") == folder
     True
@@ -74,7 +74,7 @@ def private_folder(path: str | os.PathLike, what: str) -> Path:
     Examples
     --------
     >>> import pathlib, stat, tempfile
-    >>> from acceptability.data.folders import private_folder
+    >>> from acceptability.data.io.folders import private_folder
     >>> folder = private_folder(pathlib.Path(tempfile.mkdtemp()) / "a" / "cache", "cache folder")
     >>> oct(stat.S_IMODE(folder.stat().st_mode))
     '0o700'
@@ -101,7 +101,7 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> Path:
     Examples
     --------
     >>> import pathlib, tempfile
-    >>> from acceptability.data.folders import check_writable
+    >>> from acceptability.data.io.folders import check_writable
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "new" / "scores.csv"
     >>> check_writable(out) == out
     True

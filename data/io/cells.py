@@ -1,8 +1,8 @@
 """Spreadsheet formula injection (CWE-1236): a text cell that starts with ``=``, ``+``,
 ``-``, ``@``, a tab or a carriage return is a formula to Excel, LibreOffice and Google
 Sheets (``=HYPERLINK(...)``, ``=cmd|' /C calc'!A0``). Every CSV the package writes
-(`data.atomic.write_csv`) prefixes such cells with ``'`` (OWASP's "CSV Injection" rule),
-and the package's readers (`data.files.read_table`) take the prefix off again.
+(`data.io.atomic.write_csv`) prefixes such cells with ``'`` (OWASP's "CSV Injection" rule),
+and the package's readers (`data.io.files.read_table`) take the prefix off again.
 
 Rule: a text cell gets one more leading ``'`` when, after its leading ``'``s, it starts
 with ``= + - @``, tab or CR, unless it is a negative number (``-0.25``, ``-3e-05``) or ``-``;
@@ -36,7 +36,7 @@ def escape_cell(value: Any) -> Any:
 
     Examples
     --------
-    >>> from acceptability.data.cells import escape_cell
+    >>> from acceptability.data.io.cells import escape_cell
     >>> escape_cell("=HYPERLINK(\\"http://x\\")"), escape_cell("'+1"), escape_cell("-0.5")
     ('\\'=HYPERLINK("http://x")', "''+1", '-0.5')
     >>> escape_cell("it's"), escape_cell(-2.5)
@@ -50,7 +50,7 @@ def unescape_cell(value: Any) -> Any:
 
     Examples
     --------
-    >>> from acceptability.data.cells import escape_cell, unescape_cell
+    >>> from acceptability.data.io.cells import escape_cell, unescape_cell
     >>> unescape_cell("'=1+1"), unescape_cell("''+1"), unescape_cell("'tis")
     ('=1+1', "'+1", "'tis")
     """
@@ -114,7 +114,7 @@ def carriage_return(frame: pd.DataFrame) -> bool:
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.data.cells import carriage_return
+    >>> from acceptability.data.io.cells import carriage_return
     >>> carriage_return(pd.DataFrame({"a": ["x\\ry"]})), carriage_return(pd.DataFrame({"a": [1]}))
     (True, False)
     """
@@ -139,7 +139,7 @@ def escape_frame(frame: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.data.cells import escape_frame
+    >>> from acceptability.data.io.cells import escape_frame
     >>> escape_frame(pd.DataFrame({"model": ["=1+1", "gpt2"], "score": [-1.5, 2.0]})).to_dict("list")
     {'model': ["'=1+1", 'gpt2'], 'score': [-1.5, 2.0]}
     """
@@ -153,7 +153,7 @@ def unescape_frame(frame: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.data.cells import unescape_frame
+    >>> from acceptability.data.io.cells import unescape_frame
     >>> unescape_frame(pd.DataFrame({"'@x": ["'=1+1", "'tis"]})).to_dict("list")
     {'@x': ['=1+1', "'tis"]}
     """

@@ -17,7 +17,7 @@ import pandas as pd
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError
 from acceptability.data.graph import components
-from acceptability.data.sources import checksum, fetch
+from acceptability.data.io.sources import checksum, fetch
 from acceptability.data.tables import (
     require_columns,
     validate_pairs,

@@ -75,7 +75,7 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.errors import DataError, select_names
-from acceptability.data.sources import checksum, dataset_dir, fetch, registry
+from acceptability.data.io.sources import checksum, dataset_dir, fetch, registry
 
 NAME = "aochildes"
 SUBDIR = "original_transcripts"

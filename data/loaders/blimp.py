@@ -4,7 +4,7 @@ Sentence ids ``<UID>_<pairID>_good``/``_bad``; pair ids ``<UID>_<pairID>``. A se
 type is a paradigm's good or bad condition (``<UID>_good``); ``paradigm`` is the UID and
 ``phenomenon`` one of the paper's 12 phenomena (Table 2): the files' ``linguistics_term``,
 kept on the pairs, except ``s-selection``, which the paper counts as argument structure
-(``data.blimp_results``). The one- and two-prefix fields of section 6.4 are kept on the
+(``data.loaders.blimp_results``). The one- and two-prefix fields of section 6.4 are kept on the
 pairs.
 """
 
@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from acceptability.data.blimp_results import blimp_phenomenon
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError, select_names
-from acceptability.data.sources import checksum, fetch, registered_names, source_folder
+from acceptability.data.io.sources import checksum, fetch, registered_names, source_folder
+from acceptability.data.loaders.blimp_results import blimp_phenomenon
 from acceptability.data.tables import validate_pairs, validate_sentences
 
 NAME = "blimp"

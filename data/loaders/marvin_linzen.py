@@ -6,7 +6,7 @@ The release (GitHub BeckyMarvin/LM_syneval, commit edb7378, ``EMNLP2018/template
 22 pickles, one per construction (file stem, e.g. ``obj_rel_across_anim``), each a dict
 from a condition (``sing_MS_MV_plur_ES_EV``: main subject/verb singular, embedded
 subject/verb plural) to a list of tuples. They are read with
-`data.safe_pickle.load_restricted` after their sha256 matched the registry.
+`data.io.safe_pickle.load_restricted` after their sha256 matched the registry.
 
 Tuples and pairs
     Agreement and reflexive tuples are ``(grammatical, ungrammatical)``: one pair each.
@@ -67,9 +67,9 @@ import pandas as pd
 
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError, select_names
-from acceptability.data.published import paper_table
-from acceptability.data.safe_pickle import load_restricted
-from acceptability.data.sources import fetch, registered_names, registry, source_folder
+from acceptability.data.io.safe_pickle import load_restricted
+from acceptability.data.io.sources import fetch, registered_names, registry, source_folder
+from acceptability.data.loaders.published import paper_table
 from acceptability.data.tables import validate_pairs, validate_sentences
 
 NAME = "marvin-linzen"

@@ -43,7 +43,7 @@ def load_example() -> tuple[Dataset, pd.DataFrame]:
     >>> sorted(scores["model"].unique())
     ['bert-large-cased_acc', 'bert-large-cased_mlm', 'trigram_slor']
     """
-    folder = resources.files(__package__).joinpath("examples")
+    folder = resources.files("acceptability.data").joinpath("examples")
     with resources.as_file(folder) as path:
         sents = pd.read_csv(path / "published_sentences.csv", comment="#")
         pairs = pd.read_csv(path / "published_pairs.csv", comment="#")

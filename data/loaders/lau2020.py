@@ -16,9 +16,9 @@ import pandas as pd
 
 from acceptability.data.dataset import CONDITION, Dataset, from_frames
 from acceptability.data.errors import DataError
-from acceptability.data.files import read_table
+from acceptability.data.io.files import read_table
+from acceptability.data.io.sources import checksum, fetch
 from acceptability.data.ratings import validate_ratings
-from acceptability.data.sources import checksum, fetch
 from acceptability.data.tables import (
     LineOffset,
     human_on_z_scale,
@@ -146,7 +146,7 @@ def load_lau2020(path: str | os.PathLike | None = None, context: str = "none") -
         (pinned commit).
     context : {"none", "random", "real", "all"}, default "none"
         The condition; ``"all"``: the three as one dataset of 750 sentence-condition rows
-        (``data.lau2020.combine_conditions``:
+        (``data.loaders.lau2020.combine_conditions``:
         ``sentence_id`` "real/10037", ``type_id`` the sentence, so that a sentence's
         conditions are resampled together), as ``acceptability run --dataset lau2020``
         analyses them.
@@ -211,7 +211,7 @@ def combine_conditions(datasets: dict[str, Dataset], name: str) -> Dataset:
     --------
     >>> import pandas as pd
     >>> from acceptability import data
-    >>> from acceptability.data.lau2020 import combine_conditions
+    >>> from acceptability.data.loaders.lau2020 import combine_conditions
     >>> one = data.from_frames(pd.DataFrame({"sentence_id": ["s1", "s2"],
     ...                                      "text": ["A cat sleeps.", "Cat a sleeps."]}),
     ...                        ratings=pd.DataFrame({"sentence_id": ["s1", "s2"],

@@ -252,7 +252,7 @@ def parse_prediction(text: str) -> Formula:
     Examples
     --------
     >>> import numpy as np
-    >>> from acceptability.data.syntaxgym_formula import parse_prediction
+    >>> from acceptability.data.loaders.syntaxgym_formula import parse_prediction
     >>> f = parse_prediction("[(2;%bad%) - (2;%good%)] > 0 & (*;%bad%) > 10")
     >>> [str(r) for r in f.regions]
     ['(2;%bad%)', '(2;%good%)', '(*;%bad%)']
@@ -263,7 +263,7 @@ def parse_prediction(text: str) -> Formula:
     >>> parse_prediction("(1;%a%) < (1;%b%) < 3")
     Traceback (most recent call last):
     ...
-    acceptability.data.syntaxgym_formula.FormulaError: a chained comparison; bracket one of them at character 19 of '(1;%a%) < (1;%b%) < 3'
+    acceptability.data.loaders.syntaxgym_formula.FormulaError: a chained comparison; bracket one of them at character 19 of '(1;%a%) < (1;%b%) < 3'
     """
     if not isinstance(text, str) or not text.strip():
         raise FormulaError(f"an empty formula ({text!r})")
