@@ -38,7 +38,6 @@ if TYPE_CHECKING:
         load_tagger,
         train_tagger,
     )
-    from acceptability.scoring.cache import ScoreCache, default_cache_dir
     from acceptability.scoring.errors import CacheError, CacheWarning, ScoringError
     from acceptability.scoring.models import LanguageModel, load_model
     from acceptability.scoring.normalise import mean_logprob, norm_lp, pen_logprob, slor
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
     from acceptability.scoring.prefix import prefix_scores
     from acceptability.scoring.regions import region_surprisals
     from acceptability.scoring.registry import METHODS
+    from acceptability.scoring.run.cache import ScoreCache, default_cache_dir
     from acceptability.scoring.training.lm import finetune, train_lm, train_tokenizer
 
 __all__ = [

@@ -15,16 +15,16 @@ import pandas as pd
 
 from acceptability.scoring import normalise as norm
 from acceptability.scoring.baselines.ngram import UnigramModel
-from acceptability.scoring.cache import open_cache
 from acceptability.scoring.context import context_key, continuation, sentence_contexts
-from acceptability.scoring.distributed import run_shards, worker_spec
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel, load_model, pick_dtype
 from acceptability.scoring.options import ScoringOptions, refuse, resolve
-from acceptability.scoring.recheck import recheck_pairs
 from acceptability.scoring.registry import CONTEXT_KINDS, PREFIX_METHODS, REGISTRY
 from acceptability.scoring.results import Scored
-from acceptability.scoring.runner import Scorer, compute, make_scorer
+from acceptability.scoring.run.cache import open_cache
+from acceptability.scoring.run.distributed import run_shards, worker_spec
+from acceptability.scoring.run.recheck import recheck_pairs
+from acceptability.scoring.run.runner import Scorer, compute, make_scorer
 from acceptability.scoring.words import plan_words, word_table
 
 
@@ -160,11 +160,11 @@ def score(data: Any, model: Any = None, method: str | None = None, *, context: A
         (e.g. POS tags for a tag n-gram model), `model_name`, `cache` (True for $ACCEPTABILITY_CACHE_DIR or
         ~/.cache/acceptability, a directory, or False), `progress` (a bar on a terminal or
         in a notebook, none in a log file or a pipe), `client` (a `dask.distributed.Client`:
-        the sentences are scored in shards on its workers, `scoring.distributed`, each
+        the sentences are scored in shards on its workers, `scoring.run.distributed`, each
         shard cached as it comes back; the scores equal a single-process run's; the model
         must load by the same id or path on every worker) and `recheck` (with dtype
         "bfloat16" and a Dataset with pairs, the pairs whose bfloat16 difference is too
-        close to call are rescored in float32, `scoring.recheck`) and `trust_remote_code`
+        close to call are rescored in float32, `scoring.run.recheck`) and `trust_remote_code`
         (let a model that needs code of its own run it; off by default, `load_model`).
 
     Returns

@@ -16,7 +16,7 @@ from typing import Any
 from acceptability.scoring.errors import ScoringError
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
-#: raise it with each change that can alter a score (`scoring.versions`).
+#: raise it with each change that can alter a score (`scoring.run.versions`).
 SCORER_VERSION = 1
 
 SUFFIX = ".gguf"

@@ -12,12 +12,12 @@ from acceptability._warnings import warn
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.gguf import file_sha256, gguf_error, gguf_kind, gguf_path, gguf_unpacked
 from acceptability.scoring.options import parse_max_memory
-from acceptability.scoring.prepack import prepack_linears
-from acceptability.scoring.progress import hf_progress_quiet
 from acceptability.scoring.registry import methods_of_kind
+from acceptability.scoring.run.prepack import prepack_linears
+from acceptability.scoring.run.progress import hf_progress_quiet
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
-#: raise it with each change that can alter a score (`scoring.versions`).
+#: raise it with each change that can alter a score (`scoring.run.versions`).
 SCORER_VERSION = 1
 
 # Which model heads each kind of scoring needs, by the suffix of the config's architecture name.
@@ -435,7 +435,7 @@ def load_model(
     transformers and accelerate.
 
     On the CPU in float32 or bfloat16 the linear layers run through oneDNN with packed
-    weights (`prepack`, see `scoring.prepack`): faster, same scores, about twice the memory
+    weights (`prepack`, see `scoring.run.prepack`): faster, same scores, about twice the memory
     for the linear weights. In bfloat16 the weights are read in float32 and cast; where the
     output layer runs on the CPU its float32 weights are kept (`head_fp32`) for the exact
     logits a score reads (`batches.target_logprobs`); not on CUDA or MPS.

@@ -12,7 +12,7 @@ from acceptability.scoring.errors import ScoringError
 
 if TYPE_CHECKING:
     from acceptability.scoring.baselines.ngram import UnigramModel
-    from acceptability.scoring.cache import ScoreCache
+    from acceptability.scoring.run.cache import ScoreCache
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class ScoringOptions:
         Sentences per forward pass where passes are not filled by tokens (`batch_tokens`).
     batch_tokens : int or None
         Tokens per forward pass, padding and masked copies included: sentences are sorted
-        by length and grouped until the next would pass it (`scoring.batches`). None: on an
+        by length and grouped until the next would pass it (`scoring.run.batches`). None: on an
         accelerator DEVICE_TOKENS_PER_PASS; on the CPU, masked and encoder-decoder PLL fill
         CPU passes by tokens and the other methods take `batch_size` sentences.
     device : str or None
@@ -76,9 +76,9 @@ class ScoringOptions:
     progress : bool
         A progress bar on a terminal or in a notebook.
     client : dask.distributed.Client or None
-        Score in shards on its workers (`scoring.distributed`).
+        Score in shards on its workers (`scoring.run.distributed`).
     recheck : bool
-        Rescore bfloat16's too-close-to-call pairs in float32 (`scoring.recheck`).
+        Rescore bfloat16's too-close-to-call pairs in float32 (`scoring.run.recheck`).
     trust_remote_code : bool
         Let a model that needs code of its own (its config's ``auto_map``) run it
         (`load_model`); off, such a model is refused, saying so.

@@ -16,12 +16,12 @@ from typing import Any
 import pandas as pd
 
 from acceptability.scoring.api import display_name
-from acceptability.scoring.cache import open_cache
 from acceptability.scoring.context import context_key, continuation
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.options import ScoringOptions, refuse, resolve
 from acceptability.scoring.registry import PREFIX_METHODS
-from acceptability.scoring.runner import compute, make_scorer
+from acceptability.scoring.run.cache import open_cache
+from acceptability.scoring.run.runner import compute, make_scorer
 
 FIELDS = {
     "one_prefix": ("one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad"),

@@ -332,7 +332,7 @@ def model_method(spec: str, default: str) -> tuple[str, str]:
     """``"gpt2:logprob"`` -> ``("gpt2", "logprob")``; a spec without a method (``"gpt2"``,
     a folder) takes ``default``; ``hub:ID`` names the hub id ``ID`` (experiment files:
     ``resolve_model``). An unknown method is an error listing the methods."""
-    from acceptability.scoring.runner import METHODS
+    from acceptability.scoring.run.runner import METHODS
 
     model, method = split_method(str(spec))
     model, method = model.removeprefix(HUB), method or default

@@ -55,7 +55,7 @@ from acceptability.reports.provenance import version
 from acceptability.reports.rating_fits import is_trial_formula
 from acceptability.reports.render import Report, build
 from acceptability.reports.syntaxgym import SYNTAXGYM
-from acceptability.scoring.versions import library_versions
+from acceptability.scoring.run.versions import library_versions
 
 STEPS = ("score", "evaluate", "fit", "report")
 

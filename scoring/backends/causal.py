@@ -10,7 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from acceptability.scoring.batches import (
+from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.models import LanguageModel
+from acceptability.scoring.results import Scored
+from acceptability.scoring.run.batches import (
     head_rows,
     inference,
     logit_rows,
@@ -18,13 +21,10 @@ from acceptability.scoring.batches import (
     pad_id,
     pad_multiple,
 )
-from acceptability.scoring.errors import ScoringError
-from acceptability.scoring.models import LanguageModel
-from acceptability.scoring.overlap import overlaps, pipeline
-from acceptability.scoring.results import Scored
+from acceptability.scoring.run.overlap import overlaps, pipeline
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
-#: raise it with each change that can alter a score (`scoring.versions`).
+#: raise it with each change that can alter a score (`scoring.run.versions`).
 SCORER_VERSION = 1
 
 #: Start-token choices besides a token of the vocabulary given as text; None: no start token.

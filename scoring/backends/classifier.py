@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from acceptability.scoring.batches import inference, pad, pad_id
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
 from acceptability.scoring.results import Scored
+from acceptability.scoring.run.batches import inference, pad, pad_id
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
-#: raise it with each change that can alter a score (`scoring.versions`).
+#: raise it with each change that can alter a score (`scoring.run.versions`).
 SCORER_VERSION = 1
 
 

@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from acceptability.scoring.backends.causal import tokenize_all, too_long
-from acceptability.scoring.batches import (
+from acceptability.scoring.errors import ScoringError
+from acceptability.scoring.models import LanguageModel
+from acceptability.scoring.results import Scored
+from acceptability.scoring.run.batches import (
     bert_layers,
     head_rows,
     inference,
@@ -24,13 +27,10 @@ from acceptability.scoring.batches import (
     plan_batches,
     token_budget,
 )
-from acceptability.scoring.errors import ScoringError
-from acceptability.scoring.models import LanguageModel
-from acceptability.scoring.overlap import overlaps, pipeline
-from acceptability.scoring.results import Scored
+from acceptability.scoring.run.overlap import overlaps, pipeline
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
-#: raise it with each change that can alter a score (`scoring.versions`).
+#: raise it with each change that can alter a score (`scoring.run.versions`).
 SCORER_VERSION = 1
 
 # Tokens of masked copies per forward pass on the CPU in bfloat16 (2 bytes a number); other

@@ -29,7 +29,7 @@ from acceptability.scoring.models import LanguageModel
 from acceptability.scoring.results import Scored
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
-#: raise it with each change that can alter a score (`scoring.versions`).
+#: raise it with each change that can alter a score (`scoring.run.versions`).
 SCORER_VERSION = 1
 
 #: How many positions before a masked token its prediction is read (next-token prediction).

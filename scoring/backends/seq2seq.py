@@ -26,17 +26,17 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate
 
-from acceptability.scoring import batches as batching
 from acceptability.scoring.backends.causal import too_long
 from acceptability.scoring.backends.masked import CopyPlan, copy_plan, masked_copies, pll_batches
-from acceptability.scoring.batches import head_rows, inference, pad, pad_id, pad_multiple
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
-from acceptability.scoring.overlap import overlaps, pipeline
 from acceptability.scoring.results import Scored
+from acceptability.scoring.run import batches as batching
+from acceptability.scoring.run.batches import head_rows, inference, pad, pad_id, pad_multiple
+from acceptability.scoring.run.overlap import overlaps, pipeline
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
-#: raise it with each change that can alter a score (`scoring.versions`).
+#: raise it with each change that can alter a score (`scoring.run.versions`).
 SCORER_VERSION = 1
 
 

@@ -26,7 +26,7 @@ import pandas as pd
 from acceptability.data.io.atomic import atomic_files, write_text
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import load_config, max_tokens, pick_device
-from acceptability.scoring.progress import hf_progress_quiet, watched
+from acceptability.scoring.run.progress import hf_progress_quiet, watched
 
 RECORD = "training.json"
 SETTINGS = "settings.json"  # what a run in a folder was asked for (resuming checks it)

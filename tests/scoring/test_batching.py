@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from acceptability import scoring
-from acceptability.scoring import batches, overlap
 from acceptability.scoring.backends import masked
+from acceptability.scoring.run import batches, overlap
 
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 
@@ -181,7 +181,7 @@ def test_prefetching_loses_no_score_and_resumes_after_a_kill(as_on_a_gpu, monkey
 def make_batches(lm, frame, method, tokens):
     """The batches a run of `method` with `tokens` a pass makes of `frame`'s sentences."""
     from acceptability.scoring.options import ScoringOptions
-    from acceptability.scoring.runner import make_scorer
+    from acceptability.scoring.run.runner import make_scorer
 
     scorer = make_scorer(ScoringOptions(model=lm, method=method, batch_tokens=tokens))
     return scorer.batches(list(scorer.encode([("", t) for t in frame["text"]])), 2)

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from acceptability import scoring
+from acceptability.scoring.backends import masked
 
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 
@@ -33,7 +34,7 @@ def test_killed_run_resumes_from_cache_without_recomputing(request, tmp_path, mo
     lm = scoring.load_model(request.getfixturevalue(fixture), kind, device="cpu")
     # PLL without a token budget: batches of two sentences, one forward pass each (on the CPU
     # its batches are cut to fill passes of 2048 tokens instead)
-    monkeypatch.setattr(scoring.backends.masked, "tokens_per_pass", lambda _lm, _tokens: None)
+    monkeypatch.setattr(masked, "tokens_per_pass", lambda _lm, _tokens: None)
     kw = {"batch_size": 2, "cache": tmp_path, "progress": False}
     n_batches = -(-len(sentences) // 2)
 

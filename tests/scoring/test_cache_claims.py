@@ -108,7 +108,7 @@ def test_a_claim_of_a_dead_process_or_a_silent_one_is_taken_over(tmp_path, monke
     import socket
     import sqlite3
 
-    from acceptability.scoring import claims
+    from acceptability.scoring.run import claims
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
@@ -140,9 +140,9 @@ def test_a_scorer_waits_for_what_another_claimed_and_reads_it(tmp_path, gpt2_dir
     scores the others, waits, and returns the other's score without computing it."""
     import threading
 
-    from acceptability.scoring.cache import cache_key
     from acceptability.scoring.results import Scored
-    from acceptability.scoring.versions import scorer_version
+    from acceptability.scoring.run.cache import cache_key
+    from acceptability.scoring.run.versions import scorer_version
 
     lm = scoring.load_model(gpt2_dir, "causal")
     key = cache_key(lm.identity, "logprob", {"start_token": lm.tokenizer.bos_token}, sentences[0],

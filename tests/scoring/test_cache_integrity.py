@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from acceptability import scoring
-from acceptability.scoring.cache import entry_checksum
 from acceptability.scoring.errors import CacheError, CacheWarning
+from acceptability.scoring.run.cache import entry_checksum
 from tests.conftest import REPO
 
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures

@@ -35,7 +35,7 @@ def _scores(texts, model, method, **kw):
 
 
 def _packed(lm) -> bool:
-    """Whether any layer runs through scoring.prepack's oneDNN forward (accelerate's hooks
+    """Whether any layer runs through scoring.run.prepack's oneDNN forward (accelerate's hooks
     replace `forward` too)."""
     forwards = (vars(m).get("forward") for m in lm.model.modules())
     return any(getattr(f, "__qualname__", "").startswith("_packed_forward") for f in forwards)
@@ -53,7 +53,7 @@ def test_device_map_auto_on_the_cpu_scores_as_a_plain_load(request, fixture, kin
     assert auto.device.startswith(scoring.models.pick_device()) and auto.device_map == {"": auto.device}
     assert (on_cpu.device, on_cpu.device_map, plain.device_map) == ("cpu", {"": "cpu"}, None)
     assert auto.identity == on_cpu.identity == plain.identity  # the cache serves all three
-    assert _packed(plain) == scoring.prepack.packing_supported(plain.model.dtype)
+    assert _packed(plain) == scoring.run.prepack.packing_supported(plain.model.dtype)
     for lm in (auto, on_cpu):
         assert not _packed(lm)
         np.testing.assert_allclose(_scores(sentences, lm, method), expected, atol=TOL)
@@ -156,8 +156,8 @@ def test_options_carry_device_map_and_max_memory_to_distributed_workers():
     """Workers build the same scorer from the options' JSON (`distributed.worker_spec`):
     the memory map keeps its device names as text there (JSON sorts keys, and GPU indices
     beside "cpu" would not sort); load_model turns them back into ints."""
-    from acceptability.scoring import distributed
     from acceptability.scoring.options import SCORER_FIELDS
+    from acceptability.scoring.run import distributed
 
     assert {"device_map", "max_memory"} <= set(SCORER_FIELDS)
     opts = scoring.ScoringOptions(model="m", method="logprob", device_map="auto",

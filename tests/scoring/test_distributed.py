@@ -7,9 +7,9 @@ import torch
 from distributed import Client, LocalCluster
 
 from acceptability import scoring
-from acceptability.scoring import distributed
 from acceptability.scoring.backends import masked
-from acceptability.scoring.batches import length_sorted_batches
+from acceptability.scoring.run import distributed
+from acceptability.scoring.run.batches import length_sorted_batches
 
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 
@@ -68,7 +68,7 @@ def test_a_killed_workers_shard_is_redone(client, bert_dir, texts, tmp_path, mon
     def die_on_second_shard():
         import os
 
-        from acceptability.scoring import distributed as d
+        from acceptability.scoring.run import distributed as d
 
         original, calls = d.score_shard, []
 
@@ -105,8 +105,8 @@ def test_a_client_needs_a_model_that_workers_can_load():
 
 def _raise_causal_version(by: int) -> None:
     """On a worker: its causal backend's SCORER_VERSION raised `by`, its scorers rebuilt."""
-    from acceptability.scoring import distributed as d
     from acceptability.scoring.backends import causal
+    from acceptability.scoring.run import distributed as d
 
     causal.SCORER_VERSION += by
     d._WORKER_SCORERS.clear()

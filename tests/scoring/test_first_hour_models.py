@@ -36,7 +36,7 @@ def test_progress_bar_is_quiet_off_a_terminal(gpt2_dir, sentences, capsys, monke
 
 
 def test_scoring_warnings_point_at_the_callers_line(gpt2_dir, sentences, monkeypatch):
-    from acceptability.scoring import prepack
+    from acceptability.scoring.run import prepack
 
     monkeypatch.setattr(prepack, "_free_memory", lambda: 1024)  # too little to pack
     with pytest.warns(UserWarning, match="not packing") as caught:

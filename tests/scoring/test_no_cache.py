@@ -38,7 +38,7 @@ def test_score_no_cache_neither_reads_nor_writes_the_cache(gpt2_dir, tmp_path, m
     assert cli.main([*args, "--out", str(tmp_path / "cached.csv")]) == 0
     assert "scores.sqlite" in _files(cache)
     written, reads = _entries(cache), []
-    from acceptability.scoring.cache import ScoreCache
+    from acceptability.scoring.run.cache import ScoreCache
     monkeypatch.setattr(ScoreCache, "get_many", lambda *a: reads.append(a) or {})
     assert cli.main([*args, "--no-cache", "--out", str(tmp_path / "again.csv")]) == 0
     assert reads == [] and _entries(cache) == written  # nothing read or written

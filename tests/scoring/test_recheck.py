@@ -1,4 +1,4 @@
-"""bfloat16 scores with float32 verdicts (scoring.recheck): the pairs too close to call are
+"""bfloat16 scores with float32 verdicts (scoring.run.recheck): the pairs too close to call are
 rescored in float32, on real BLiMP pairs and tiny models; and the margin's bookkeeping."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from acceptability import data, scoring
 from acceptability.reports.cli import commands as cli
-from acceptability.scoring.recheck import FIRST, SAFETY, recheck_pairs
+from acceptability.scoring.run.recheck import FIRST, SAFETY, recheck_pairs
 from tests.conftest import need_data
 
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures

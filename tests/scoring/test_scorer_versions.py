@@ -2,7 +2,7 @@
 item 5): after a scorer fix, `score` and `run` recompute instead of reading the old numbers.
 
 Every module whose code turns a text into the numbers the cache keeps declares
-``SCORER_VERSION`` (`scoring.versions`); ``scorer_sources.json`` beside this file records the
+``SCORER_VERSION`` (`scoring.run.versions`); ``scorer_sources.json`` beside this file records the
 hash of each one's code with its version. A module whose code changed while its version did
 not fails `test_scorer_sources_match_their_recorded_versions`. After raising the version,
 re-record from the repository's root with::
@@ -26,9 +26,9 @@ import numpy as np
 import pytest
 
 from acceptability import scoring
-from acceptability.scoring import versions
 from acceptability.scoring.backends import causal
 from acceptability.scoring.results import Scored
+from acceptability.scoring.run import versions
 
 pytest_plugins = ["tests.scoring_fixtures"]  # the tiny model fixtures
 
@@ -40,8 +40,8 @@ NOT_ARITHMETIC = {
     "errors.py": "exception classes",
     "options.py": "settings; the ones a scorer uses are in its cache key (Scorer.options)",
     "registry.py": "method names and their backends",
-    "progress.py": "progress bars",
-    "versions.py": "the versions themselves",
+    "run/progress.py": "progress bars",
+    "run/versions.py": "the versions themselves",
 }
 
 
@@ -95,7 +95,7 @@ def recorded() -> dict[str, dict]:
 
 
 def test_every_versioned_module_is_recorded_and_in_the_keys():
-    keyed = {f"{name.replace('.', '/')}.py" for name in versions.SHARED}
+    keyed = {f"{name.replace('.', '/')}.py" for name in versions.SHARED.values()}
     keyed |= {f"{name.replace('.', '/')}.py" for names in versions.BACKENDS.values() for name in names}
     assert set(versioned_files()) == set(recorded()) == keyed
 
@@ -143,15 +143,25 @@ def test_a_backends_key_holds_every_module_its_numbers_come_from(backend):
     is keyed with it (`versions.BACKENDS`, `versions.SHARED`) or computes no number
     (NOT_ARITHMETIC). (runner.py imports every backend, each keyed in its own scores, the
     cache and the n-gram models, which are not cached: its own imports are not followed.)"""
-    keyed = {f"{n.replace('.', '/')}.py" for n in (*versions.BACKENDS[backend], *versions.SHARED)}
-    seen = {"runner.py"}
-    todo = [f"{n.replace('.', '/')}.py" for n in (backend, *versions.SHARED) if n != "runner"]
+    shared = versions.SHARED.values()
+    keyed = {f"{n.replace('.', '/')}.py" for n in (*versions.BACKENDS[backend], *shared)}
+    seen = {"run/runner.py"}
+    todo = [f"{n.replace('.', '/')}.py" for n in (backend, *shared) if n != "run.runner"]
     while todo:
         name = todo.pop()
         if name not in seen:
             seen.add(name)
             todo.extend(_scoring_imports(ROOT / name) - set(NOT_ARITHMETIC))
     assert seen <= keyed, f"{backend}'s numbers also come from {sorted(seen - keyed)}"
+
+
+def test_a_cache_key_names_its_modules_as_before_the_run_room():
+    """The execution modules moved into scoring/run/ (issue 45) without a change to their
+    arithmetic: a cache key names them as before, so the scores cached before the move are
+    read after it, not recomputed."""
+    names = [part.partition("=")[0] for part in versions.scorer_version("backends.causal").split()]
+    assert names == ["backends.causal", "batches", "context", "gguf", "models", "overlap",
+                     "prepack", "results", "runner", "tokenizers", "transformers"]
 
 
 def test_a_version_bump_changes_runs_score_step_fingerprint(monkeypatch):

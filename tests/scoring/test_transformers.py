@@ -79,7 +79,7 @@ def test_pll_equals_one_mask_per_forward_pass(request, fixture, method, sentence
     path = request.getfixturevalue(fixture)
     tok = AutoTokenizer.from_pretrained(path)
     model = AutoModelForMaskedLM.from_pretrained(path).eval()
-    assert (scoring.batches.bert_layers(model) is None) == (fixture == "distilbert_dir")
+    assert (scoring.run.batches.bert_layers(model) is None) == (fixture == "distilbert_dir")
     expected = [_brute_force_pll(tok, model, t, method == "pll_word_l2r") for t in sentences]
     got = _score(sentences, path, method, batch_size=3)
     np.testing.assert_allclose(got["score"], expected, atol=TOL)
@@ -95,7 +95,7 @@ def test_pll_copies_split_into_cpu_passes_give_the_same_scores(monkeypatch, bert
 def test_cpu_pll_batches_fill_one_pass_of_copies():
     """Sentences in length order, grouped greedily while their copies, padded to the group's
     longest sentence, fit the budget; one over the budget alone stays whole."""
-    from acceptability.scoring.batches import length_sorted_batches, token_budget_batches
+    from acceptability.scoring.run.batches import length_sorted_batches, token_budget_batches
 
     lengths = [5, 12, 7, 7, 30, 5, 9]
     copies = [n - 2 for n in lengths]  # PLL masks every token but [CLS] and [SEP]
@@ -142,7 +142,7 @@ def test_bfloat16_models_are_packed_and_compute_what_plain_bfloat16_layers_do(re
     fp32 = scoring.load_model(path, kind, device="cpu", prepack=False).model
     plain = scoring.load_model(path, kind, device="cpu", dtype="bfloat16", prepack=False).model
     packed = scoring.load_model(path, kind, device="cpu", dtype="bfloat16").model
-    native = scoring.prepack.packing_supported(torch.bfloat16)
+    native = scoring.run.prepack.packing_supported(torch.bfloat16)
     assert native == torch.ops.mkldnn._is_mkldnn_bf16_supported()
     linears = [m for m in packed.modules() if isinstance(m, torch.nn.Linear)]
     assert all(("forward" in vars(m)) == native for m in linears)
@@ -257,7 +257,7 @@ def test_no_packing_when_the_copies_would_not_fit_in_memory(monkeypatch, gpt2_di
     import torch
 
     expected = _score(sentences, gpt2_dir, "logprob")["score"]
-    monkeypatch.setattr(scoring.prepack, "_free_memory", lambda: 1000)
+    monkeypatch.setattr(scoring.run.prepack, "_free_memory", lambda: 1000)
     with pytest.warns(UserWarning, match="not packing"):
         lm = scoring.load_model(gpt2_dir, "causal", device="cpu")
     assert not any("forward" in vars(m) for m in lm.model.modules() if isinstance(m, torch.nn.Linear))
@@ -269,7 +269,7 @@ def test_an_untested_torch_version_scores_with_plain_layers(monkeypatch, bert_di
     import torch
 
     expected = _score(sentences, bert_dir, "pll")["score"]
-    monkeypatch.setattr(scoring.prepack, "TORCH_TESTED", ("2.3", "2.4"))  # as if torch were newer
+    monkeypatch.setattr(scoring.run.prepack, "TORCH_TESTED", ("2.3", "2.4"))  # as if torch were newer
     lm = scoring.load_model(bert_dir, "masked", device="cpu")
     assert not any("forward" in vars(m) for m in lm.model.modules() if isinstance(m, torch.nn.Linear))
     np.testing.assert_allclose(_score(sentences, lm, "pll")["score"], expected, atol=TOL)
@@ -290,21 +290,21 @@ def test_a_bfloat16_head_reads_exact_target_and_top_logits(monkeypatch):
     targets[:20] = (hidden @ weight.T + bias)[:20].argmax(-1)  # some likely, some unlikely words
     logits = hidden.double() @ weight.double().T + bias.double()
     expected = logits.log_softmax(-1).gather(1, targets[:, None])[:, 0].numpy()
-    top_mass = logits.softmax(-1).topk(scoring.batches.TOP_EXACT, -1).values.sum(-1)
+    top_mass = logits.softmax(-1).topk(scoring.run.batches.TOP_EXACT, -1).values.sum(-1)
     bound = ((1 - top_mass) * logits.abs().amax(-1) * 2**-8).numpy() + 2e-5  # + float32 products
     rounded = (hidden @ weight.T + bias).bfloat16()
-    plain = scoring.batches.target_logprobs(rounded, targets).numpy()
-    refined = scoring.batches.target_logprobs(rounded, targets, (weight, bias), hidden).numpy()
+    plain = scoring.run.batches.target_logprobs(rounded, targets).numpy()
+    refined = scoring.run.batches.target_logprobs(rounded, targets, (weight, bias), hidden).numpy()
     assert (np.abs(refined - expected) <= bound).all()
     assert np.abs(plain - expected).max() > 20 * np.abs(refined - expected).max()
-    monkeypatch.setattr(scoring.batches, "CPU_LOGIT_ROWS", 3)  # rows in other chunks: same values
+    monkeypatch.setattr(scoring.run.batches, "CPU_LOGIT_ROWS", 3)  # rows in other chunks: same values
     np.testing.assert_allclose(
-        scoring.batches.target_logprobs(rounded, targets, (weight, bias), hidden), refined, atol=1e-6
+        scoring.run.batches.target_logprobs(rounded, targets, (weight, bias), hidden), refined, atol=1e-6
     )
     capped = (30 * torch.tanh((hidden @ weight.T + bias) / 30)).bfloat16()
     np.testing.assert_array_equal(
-        scoring.batches.target_logprobs(capped, targets, (weight, bias), hidden),
-        scoring.batches.target_logprobs(capped, targets),
+        scoring.run.batches.target_logprobs(capped, targets, (weight, bias), hidden),
+        scoring.run.batches.target_logprobs(capped, targets),
     )
 
 

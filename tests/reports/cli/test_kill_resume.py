@@ -143,7 +143,7 @@ def one_thread(monkeypatch):
 
 def test_score_killed_after_its_first_batch_resumes_byte_identical(tmp_path, sentences,
                                                                    one_thread, monkeypatch):
-    from acceptability.scoring.cache import ScoreCache
+    from acceptability.scoring.run.cache import ScoreCache
 
     model, path = sentences
     args = ["score", "--sentences", str(path), "--model", str(model)]

@@ -11,9 +11,9 @@ was written before checksums, by 0.1) is a miss: deleted, recomputed, rewritten,
 in one `CacheWarning`. The checksum catches damage, not forgery (whoever can write the file
 can recompute it), so the folder and file must be the user's own and writable by no one else
 (`acceptability.data.io.folders.check_private`). Scorers sharing a cache split their work through
-a `claims` table (scoring.claims).
+a `claims` table (scoring.run.claims).
 
-A key holds the version of the code that computes its score (`scoring.versions`): after a
+A key holds the version of the code that computes its score (`scoring.run.versions`): after a
 fix that raises it, the entries the old code wrote are no longer matched, and the scores are
 recomputed; the old entries stay in the file, unread, until it is deleted.
 """
@@ -34,9 +34,9 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from acceptability.data.io.folders import check_private, private_folder
-from acceptability.scoring.claims import HOST, stale
 from acceptability.scoring.errors import CacheError, CacheWarning
 from acceptability.scoring.results import Scored
+from acceptability.scoring.run.claims import HOST, stale
 
 CHUNK = 500  # keys per SELECT ... IN (...) query, under SQLite's variable limit
 LOCK_TIMEOUT = 60  # seconds to wait for another process's write lock
@@ -44,7 +44,7 @@ COLUMNS = ["key", "value", "checksum"]
 OLD_COLUMNS = ["key", "value"]  # 0.1's cache: no checksums, every entry a miss
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS scores (key TEXT PRIMARY KEY, value TEXT, checksum TEXT)",
-    # scoring.claims: who is computing which key; each owner's process and last sign of life
+    # scoring.run.claims: who is computing which key; each owner's process and last sign of life
     "CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT)",
     "CREATE INDEX IF NOT EXISTS claims_by_owner ON claims (owner)",
     "CREATE TABLE IF NOT EXISTS owners (owner TEXT PRIMARY KEY, pid INTEGER, host TEXT, time REAL)",
@@ -78,7 +78,7 @@ def default_cache_dir() -> Path:
 
 def cache_key(identity: str, method: str, options: Mapping, text: str, version: str) -> str:
     """Stable key of one score: model identity (weights hash or hub revision), method, options,
-    text, and the version of the code that computes it (`scoring.versions.scorer_version`)."""
+    text, and the version of the code that computes it (`scoring.run.versions.scorer_version`)."""
     payload = json.dumps([identity, version, method, dict(sorted(options.items())), text],
                          ensure_ascii=False)
     return hashlib.sha256(payload.encode()).hexdigest()
@@ -89,7 +89,7 @@ def entry_checksum(key: str, value: str) -> str:
 
     Examples
     --------
-    >>> from acceptability.scoring.cache import entry_checksum
+    >>> from acceptability.scoring.run.cache import entry_checksum
     >>> entry_checksum("k", '{"score": -3.5}') == entry_checksum("k", '{"score": -9.5}')
     False
     """
@@ -268,7 +268,7 @@ class ScoreCache:
 
     def claim(self, keys: Iterable[str], owner: str) -> set[str]:
         """Claim for `owner` the `keys` that no one has scored or claimed, and those whose
-        owner is stale (scoring.claims.stale), in one transaction: the keys `owner` now holds."""
+        owner is stale (scoring.run.claims.stale), in one transaction: the keys `owner` now holds."""
         keys = list(dict.fromkeys(keys))
         now = time.time()
         mine: set[str] = set()

@@ -20,11 +20,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from acceptability.scoring.batches import on_cpu
 from acceptability.scoring.results import Scored
+from acceptability.scoring.run.batches import on_cpu
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
-#: raise it with each change that can alter a score (`scoring.versions`).
+#: raise it with each change that can alter a score (`scoring.run.versions`).
 SCORER_VERSION = 1
 
 # Batches prepared ahead of the one running: one to launch next, one in preparation.
@@ -78,7 +78,7 @@ def pipeline(
     Examples
     --------
     >>> import torch
-    >>> from acceptability.scoring.overlap import pipeline
+    >>> from acceptability.scoring.run.overlap import pipeline
     >>> from acceptability.scoring.results import Scored
     >>> def finish(batch, values):
     ...     return [Scored(score=v, n_tokens=1) for v in values]

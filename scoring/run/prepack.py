@@ -23,7 +23,7 @@ from typing import Any
 from acceptability._warnings import warn
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
-#: raise it with each change that can alter a score (`scoring.versions`).
+#: raise it with each change that can alter a score (`scoring.run.versions`).
 SCORER_VERSION = 1
 
 TORCH_TESTED = ("2.3", "2.14")  # pack on torch >= the first and < the second, else plain layers

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from acceptability.scoring.errors import ScoringError
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
-#: raise it with each change that can alter a score (`scoring.versions`).
+#: raise it with each change that can alter a score (`scoring.run.versions`).
 SCORER_VERSION = 1
 
 
@@ -239,7 +239,7 @@ def head_rows(model, rows, *, from_last_layer: bool = False, exact_head=None):
 
 def target_logprobs(logits, targets, exact_head=None, hidden=None):
     """log softmax(logits)[target] per row, a float32 tensor on the logits' device (no copy
-    to the host: `scoring.overlap`), without materialising the full log-softmax.
+    to the host: `scoring.run.overlap`), without materialising the full log-softmax.
 
     Logits that a bfloat16 head rounded to 8 significant bits are off by up to |logit| * 2^-8
     (0.03 at logits 8-16), which goes straight into each token's log-probability. With

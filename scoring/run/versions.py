@@ -20,11 +20,15 @@ PACKAGE = "acceptability.scoring"
 #: class can change a score); torch is left out: its releases change scores by float
 #: rounding, as device placement does, which the key leaves out too.
 LIBRARIES = ("tokenizers", "transformers")
-#: The modules every transformer scorer runs: batching and padding (`batches`), loading and
-#: weight packing (`models`, `gguf`, `prepack`), the device pipeline (`overlap`), sums
-#: (`results`), a context's join to its text (`context`) and the choice of functions and
-#: settings per method (`runner`).
-SHARED = ("batches", "context", "gguf", "models", "overlap", "prepack", "results", "runner")
+#: The modules every transformer scorer runs, by the name their version carries in a cache key
+#: and their module in the package: batching and padding (`batches`), loading and weight
+#: packing (`models`, `gguf`, `prepack`), the device pipeline (`overlap`), sums (`results`), a
+#: context's join to its text (`context`) and the choice of functions and settings per method
+#: (`runner`). The names are the modules' own, as before the execution modules moved into
+#: `scoring.run`: a move changes no arithmetic, so scores cached before it keep their keys.
+SHARED = {"batches": "run.batches", "context": "context", "gguf": "gguf", "models": "models",
+          "overlap": "run.overlap", "prepack": "run.prepack", "results": "results",
+          "runner": "run.runner"}
 #: Each backend module (`registry.Method.backend`, in the package) with the backends it borrows from.
 BACKENDS = {
     "backends.causal": ("backends.causal",),
@@ -47,13 +51,19 @@ def scorer_version(backend: str) -> str:
 
     Examples
     --------
-    >>> from acceptability.scoring.versions import scorer_version
+    >>> from acceptability.scoring.run.versions import scorer_version
     >>> scorer_version("backends.causal").split()[0]
     'backends.causal=1'
     """
     names = sorted({*BACKENDS[backend.removeprefix(f"{PACKAGE}.")], *SHARED})
-    ours = [f"{name}={import_module(f'{PACKAGE}.{name}').SCORER_VERSION}" for name in names]
+    ours = [f"{name}={import_module(f'{PACKAGE}.{module(name)}').SCORER_VERSION}" for name in names]
     return " ".join(ours + library_versions())
+
+
+def module(name: str) -> str:
+    """The module (in the package) of a name in `SHARED` or `BACKENDS`: ``"run.batches"`` for
+    ``"batches"``, ``"backends.causal"`` for itself."""
+    return SHARED.get(name, name)
 
 
 def library_versions() -> list[str]:

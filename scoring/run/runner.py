@@ -10,18 +10,18 @@ from typing import Any
 
 from acceptability.scoring.backends import causal, classifier, masked, mntp, seq2seq
 from acceptability.scoring.baselines.ngram import ArpaModel, KneserNey, load_arpa
-from acceptability.scoring.batches import plan_batches, token_budget
-from acceptability.scoring.cache import ScoreCache, cache_key
-from acceptability.scoring.claims import CLAIM_SENTENCES, new_owner, score_shared
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel, load_model
 from acceptability.scoring.options import ScoringOptions
 from acceptability.scoring.registry import CONTINUATION, METHODS, PREFIX_METHODS, REGISTRY
 from acceptability.scoring.results import Scored
-from acceptability.scoring.versions import scorer_version
+from acceptability.scoring.run.batches import plan_batches, token_budget
+from acceptability.scoring.run.cache import ScoreCache, cache_key
+from acceptability.scoring.run.claims import CLAIM_SENTENCES, new_owner, score_shared
+from acceptability.scoring.run.versions import scorer_version
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
-#: raise it with each change that can alter a score (`scoring.versions`).
+#: raise it with each change that can alter a score (`scoring.run.versions`).
 SCORER_VERSION = 1
 
 NGRAM_CHUNK = 1000  # sentences per progress-bar step for n-gram models
@@ -35,7 +35,7 @@ class Scorer:
     """How to encode inputs (a list of them, in order: tokenizers encode lists at once), group
     encoded inputs into batches (given a batch size), and score them batch by batch. The
     batches are fixed before any is scored, so a run split across machines
-    (scoring.distributed) scores exactly the batches one process would."""
+    (scoring.run.distributed) scores exactly the batches one process would."""
 
     label: str
     method: str
@@ -190,9 +190,9 @@ def compute(
 
     `keys` are the texts the cache is keyed on; `labels` name inputs in error messages. Equal
     keys are computed once. Every batch is committed before the next starts, so a run that is
-    killed resumes where it stopped. Scorers sharing a cache split the work (scoring.claims;
+    killed resumes where it stopped. Scorers sharing a cache split the work (scoring.run.claims;
     with `run` given, all at once: its shards run in parallel). `run` replaces `scorer.run`
-    (scoring.distributed's shards).
+    (scoring.run.distributed's shards).
     """
     from tqdm.auto import tqdm
 

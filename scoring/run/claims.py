@@ -37,7 +37,7 @@ def stale(pid: int, host: str, claimed: float, now: float) -> bool:
     Examples
     --------
     >>> import os, time
-    >>> from acceptability.scoring.claims import HOST, stale
+    >>> from acceptability.scoring.run.claims import HOST, stale
     >>> stale(os.getpid(), HOST, time.time(), time.time())  # this process: alive
     False
     >>> stale(1, "another-host", 0.0, time.time())  # not renewed for years
@@ -52,7 +52,7 @@ def groups(batches: Batches, size: int | None) -> list[Batches]:
 
     Examples
     --------
-    >>> from acceptability.scoring.claims import groups
+    >>> from acceptability.scoring.run.claims import groups
     >>> groups([[0, 1], [2, 3], [4]], 3)
     [[[0, 1], [2, 3]], [[4]]]
     """
@@ -74,7 +74,7 @@ def only(batches: Batches, keep: set[int]) -> Batches:
 
     Examples
     --------
-    >>> from acceptability.scoring.claims import only
+    >>> from acceptability.scoring.run.claims import only
     >>> only([[0, 1], [2, 3], [4]], {1, 4})
     [[1], [4]]
     """
@@ -87,7 +87,7 @@ def new_owner() -> str:
 
     Examples
     --------
-    >>> from acceptability.scoring.claims import new_owner
+    >>> from acceptability.scoring.run.claims import new_owner
     >>> new_owner() != new_owner()
     True
     """
@@ -105,7 +105,7 @@ def score_shared(cache: Any, owner: str, keys: list[str], batches: Batches, foun
     --------
     >>> import tempfile
     >>> from acceptability.scoring import ScoreCache
-    >>> from acceptability.scoring.claims import new_owner, score_shared
+    >>> from acceptability.scoring.run.claims import new_owner, score_shared
     >>> from acceptability.scoring.results import Scored
     >>> cache, owner, keys, found = ScoreCache(tempfile.mkdtemp()), new_owner(), ["a", "b"], {}
     >>> def score(batches):  # stands in for a model: computes, writes, keeps

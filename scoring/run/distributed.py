@@ -48,10 +48,10 @@ def score_shard(spec: dict, identity: str, version: str, items: list[Any],
 
     The model is loaded once per worker process; a worker whose copy of the model is not the
     driver's (another folder content, another hub commit) refuses rather than mix weights,
-    and so does one whose scoring code is another version (`scoring.versions`), whose scores
+    and so does one whose scoring code is another version (`scoring.run.versions`), whose scores
     the driver would cache as its own.
     """
-    from acceptability.scoring.runner import make_scorer
+    from acceptability.scoring.run.runner import make_scorer
 
     key = json.dumps(spec, sort_keys=True)
     if key not in _WORKER_SCORERS:
