@@ -35,8 +35,14 @@ from acceptability.stats.defaults import (
     DEFAULT_N_BOOT,
     DEFAULT_SEED,
 )
-from acceptability.stats.inference.arrays import adc_delta, check_metric, metric_names, missing_for
 from acceptability.stats.inference.bootstrap import WARNINGS, with_intervals
+from acceptability.stats.metric_table import (
+    COMPARE_FIRST,
+    check_metric,
+    lookup,
+    metric_names,
+    missing_for,
+)
 from acceptability.stats.mixed.judgment import differing_pairs
 from acceptability.stats.ratings.human import with_norming
 
@@ -106,7 +112,7 @@ def _reference(dataset, models: list[str]) -> dict[str, pd.DataFrame]:
 def bootstrap_ci(dataset, scores: pd.DataFrame, deltas, n_boot: int, seed: int,
                  notes: dict, sign: str = "strict") -> pd.DataFrame | None:
     """Cluster (sentence type) bootstrap of every ``stats.evaluate`` metric the dataset
-    defines (``stats.inference.arrays.missing_for``), tidy ``model, metric, estimate,
+    defines (``stats.metric_table.missing_for``), tidy ``model, metric, estimate,
     lower, upper``; None (and a note) when not run. Intervals missing for a metric that
     has a value are named in ``notes["bootstrap"]``."""
     if n_boot <= 0:
@@ -143,8 +149,7 @@ def resolve_compare_metric(dataset, metric: str) -> str | None:
     without pairs), else None."""
     if metric != AUTO:
         return check_metric(dataset, metric)
-    return next((m for m in ("adc_1", "blimp", "r_sentence") if missing_for(dataset, m) is None),
-                None)
+    return next((m for m in COMPARE_FIRST if missing_for(dataset, m) is None), None)
 
 
 def _compare(dataset, scores, metric: str | None, correction: str, n_boot: int, seed: int,
@@ -177,8 +182,8 @@ def group_intervals(dataset, scores: pd.DataFrame, by_group: pd.DataFrame, by: s
     show (the BLiMP criterion and the ADC at each delta, where defined), each group
     resampled within itself (``stats.bootstrap(by=...)``; a group that is one cluster by
     its pairs). Groups left without an interval are named in ``notes``."""
-    names = [m for m in by_group.columns
-             if (m == "blimp" or adc_delta(m) is not None) and by_group[m].notna().any()]
+    names = [m for m in by_group.columns if (found := lookup(m)) is not None
+             and found[0].passes is not None and by_group[m].notna().any()]
     if n_boot <= 0 or not names:
         return by_group
     with warnings.catch_warnings(record=True) as caught:

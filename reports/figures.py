@@ -26,6 +26,7 @@ from matplotlib.ticker import LogFormatter, ScalarFormatter  # noqa: E402
 from acceptability.reports.labels import header, resampled, resampled_units  # noqa: E402
 from acceptability.stats import metrics  # noqa: E402
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_SEED  # noqa: E402
+from acceptability.stats.metric_table import member  # noqa: E402
 
 JITTER, ALPHA = 0.05, 0.3  # thesis figs 2-5, 2-7, 3-2, 3-4: x-jitter 0.05, alpha 0.3
 
@@ -258,7 +259,7 @@ def adc_curve(curve: pd.DataFrame, intervals: pd.DataFrame | None = None,
         area = curve.attrs.get("area", {}).get(model)
         label = _short(model) + (f" (area {area:.3f})" if area is not None else "")
         (line,) = ax.plot(g["delta"], g["pass_rate"], lw=1.5, label=label)
-        keys = [(model, f"adc_{d:g}") for d in marks]
+        keys = [(model, member("adc", d)) for d in marks]
         if bounds is not None and all(k in bounds.index for k in keys):
             b = bounds.loc[keys]
             ax.errorbar(marks, b["estimate"], yerr=_err(b["estimate"], b["lower"], b["upper"]),

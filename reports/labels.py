@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
-# Column headers as readers know the metrics; the CSV files keep the code names.
+from acceptability.stats.metric_table import label
+
+# Column headers as readers know them (the metrics' own: their `label` in the metrics
+# table, stats.metric_table); the CSV files keep the code names.
 HEADERS = {
     "model": "Model", "n_pairs": "Pairs", "n_pairs_human": "Pairs with human Δ",
     "n_pairs_no_human": "Pairs without human Δ (BLiMP criterion only)",
     "n_pairs_excluded": "Pairs without model Δ (in no metric)", "n_sentences": "Sentences",
-    "n_mcc": "Sentences with a label", "blimp": "BLiMP accuracy", "adc_area": "ADC area",
-    "r_sentence": "Pearson r (sentences)", "r_pair": "Pearson r (pairs)",
-    "variability": "Within-type SD", "mcc": "MCC", "pearson": "Pearson r",
+    "n_mcc": "Sentences with a label", "pearson": "Pearson r",
     "spearman": "Spearman ρ", "model_a": "Model a", "model_b": "Model b",
     "estimate_a": "Estimate a", "estimate_b": "Estimate b", "difference": "Difference (a − b)",
     "p_boot": "p (bootstrap)", "p_boot_adj": "p (bootstrap, corrected)",
@@ -30,8 +31,8 @@ def header(column: str) -> str:
     base, thesis = column.removesuffix(" (thesis)"), column.endswith(" (thesis)")
     if base in HEADERS:
         text = HEADERS[base]
-    elif base.startswith("adc_"):
-        text = f"ADC (δ = {base.removeprefix('adc_')})"
+    elif (metric := label(base)) is not None:
+        text = metric
     else:
         text = base.replace("_", " ")
         text = text[:1].upper() + text[1:]

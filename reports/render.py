@@ -20,12 +20,13 @@ from acceptability.data.io.atomic import own_folder, safe_name, write_csv, write
 from acceptability.reports import context, figures, tables
 from acceptability.reports.analysis import Results
 from acceptability.reports.labels import resampled, resampled_units
-from acceptability.reports.rating_fits import legend
-from acceptability.reports.rating_sections import rating_sections
+from acceptability.reports.ratings.fits import legend
+from acceptability.reports.ratings.sections import rating_sections
 from acceptability.reports.section import Section
-from acceptability.reports.syntaxgym_tables import syntaxgym_sections
+from acceptability.reports.syntaxgym.tables import syntaxgym_sections
 from acceptability.reports.templates import HTML, MARKDOWN, markdown_environment
 from acceptability.stats.defaults import DEFAULT_SEED
+from acceptability.stats.metric_table import criteria, lookup
 
 DPI = 110
 
@@ -83,7 +84,7 @@ def _criteria_section(r: Results, has: dict[str, bool]) -> Section:
                             lambda: figures.adc_curve(r.adc_curve, r.bootstrap, marks=r.deltas)))
     if r.by_group is not None:
         d = 1.0 if 1.0 in r.deltas else r.deltas[0]
-        metrics = ("blimp", f"adc_{d:g}") if has["human"] else ("blimp",)
+        metrics = criteria((d,), has["human"])
         what = f"BLiMP criterion and ADC (δ = {d:g})" if has["human"] else "BLiMP criterion"
         bars = (", with 95% bootstrap intervals: each group's clusters resampled within "
                 "it, a group of fewer than 10 clusters by the pairs within each (the "
@@ -141,7 +142,7 @@ def _model_sections(r: Results) -> tuple[Section, Section]:
     fit = Section("fits", "Mixed-effects judgment models",
                   tables=["fits"], notes=[notes["fits"]] if "fits" in notes and r.fits is None
                   else [])
-    if r.fits is not None and "fit" in r.fits.table:  # trial level (reports.rating_fits)
+    if r.fits is not None and "fit" in r.fits.table:  # trial level (reports.ratings.fits)
         fit.text = (f"Trial-level models, one row per rating, per language model: "
                     f"{r.fits.formula} ({legend(r.fits.formula)}). lmer fitted by "
                     "REML, clmm (cumulative logit, Laplace) on the raw responses; Wald 95% "
@@ -274,7 +275,8 @@ def comparison_method(c: pd.DataFrame) -> str:
                  f"{min(1.0, m * a['p_min']):.2g}, which is why n grows with the number of "
                  "comparisons (stats.resamples_for)")
     if test:
-        unit = "sentences" if metric == "r_sentence" else "pairs"
+        found = lookup(metric)
+        unit = "sentences" if found is not None and found[0].level == "sentence" else "pairs"
         text += (f". p (test): {test} on the full data, which treats {unit} as independent "
                  f"(clustered {unit} make it too small)" + (", corrected the same way"
                                                             if corrected else ""))

@@ -13,19 +13,17 @@ from acceptability.reports.analysis import Results
 from acceptability.reports.benchmark import HUMAN, accuracy_display
 from acceptability.reports.escape import Markdown, escape_markdown, latex_escape
 from acceptability.reports.labels import header, resampled, resampled_units
-from acceptability.reports.rating_tables import all_rating_tables, summary_rows
-from acceptability.reports.syntaxgym_tables import syntaxgym_summary, syntaxgym_tables
-from acceptability.stats.inference.arrays import missing_for
+from acceptability.reports.ratings.tables import all_rating_tables, summary_rows
+from acceptability.reports.syntaxgym.tables import syntaxgym_summary, syntaxgym_tables
 from acceptability.stats.inference.bootstrap import with_intervals
+from acceptability.stats.metric_table import METRICS, correlation_levels, criteria, has
 
 
 def supports(results: Results) -> dict[str, bool]:
     """What the dataset allows: minimal pairs (BLiMP criterion), gradient human judgments
-    (ADC, correlations, judgment models), expert labels (MCC)."""
-    s = results.dataset.sentences
-    return {"pairs": len(results.dataset.pairs) > 0, "human": bool(s["human"].notna().any()),
-            "labels": bool(s["label"].notna().any()),
-            "types": missing_for(results.dataset, "variability") is None}
+    (ADC, correlations, judgment models), expert labels (MCC), sentence types of two or
+    more sentences (variability): the metrics table's ``NEEDS``."""
+    return has(results.dataset)
 
 
 def _shown_source(source: str) -> str:
@@ -94,10 +92,9 @@ def evaluation_with_ci(evaluation: pd.DataFrame, bootstrap: pd.DataFrame | None)
 
 
 def criteria_metrics(results: Results) -> list[str]:
-    """The pass-rate criteria the dataset supports: BLiMP, and the ADC at each delta when
-    there are human judgments."""
-    adc = [f"adc_{d:g}" for d in results.deltas] if supports(results)["human"] else []
-    return ["blimp", *adc]
+    """The pass-rate criteria the dataset supports (the metrics table's ``passes``): BLiMP,
+    and the ADC at each delta when there are human judgments."""
+    return criteria(results.deltas, supports(results)["human"])
 
 
 def table_3_1(results: Results) -> pd.DataFrame:
@@ -123,8 +120,8 @@ def correlations(results: Results) -> pd.DataFrame:
     c = results.correlations.copy()
     b = results.bootstrap
     if b is not None:  # the cluster-bootstrap interval of each Pearson r
-        r = b[b["metric"].isin(["r_sentence", "r_pair"])].assign(
-            level=lambda t: t["metric"].str.removeprefix("r_"))
+        levels = correlation_levels()
+        r = b[b["metric"].isin(list(levels))].assign(level=lambda t: t["metric"].map(levels))
         r = r.rename(columns={"lower": "pearson_lower", "upper": "pearson_upper"})
         c = c.merge(r[["model", "level", "pearson_lower", "pearson_upper"]],
                     on=["model", "level"], how="left")
@@ -140,9 +137,12 @@ def correlations(results: Results) -> pd.DataFrame:
 
 
 def mcc(results: Results) -> pd.DataFrame:
-    """Matthews correlation of predicted vs expert labels (thesis 2.4)."""
+    """Matthews correlation of predicted vs expert labels (thesis 2.4): the metrics that
+    need expert labels, with their intervals, and the sentences with a label."""
     ev = evaluation_with_ci(results.evaluation, results.bootstrap)
-    return ev[[c for c in ("model", "mcc", "mcc_lower", "mcc_upper", "n_mcc") if c in ev]]
+    labelled = [s.name for s in METRICS.values() if "labels" in s.needs]
+    cols = ["model", *[c for m in labelled for c in (m, f"{m}_lower", f"{m}_upper")], "n_mcc"]
+    return ev[[c for c in cols if c in ev]]
 
 
 def variability(results: Results) -> pd.DataFrame:

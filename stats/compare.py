@@ -35,7 +35,6 @@ from acceptability.stats.defaults import (
     DEFAULT_SEED,
 )
 from acceptability.stats.deltas import pair_deltas, sentence_frame
-from acceptability.stats.inference.arrays import adc_delta, check_metric
 from acceptability.stats.inference.bootstrap import (
     Metric,
     cell_statistic,
@@ -45,6 +44,7 @@ from acceptability.stats.inference.bootstrap import (
 from acceptability.stats.inference.engine import Resamples, Seed, block_size, resample
 from acceptability.stats.inference.pvalues import adjust_p, bootstrap_p
 from acceptability.stats.inference.resample import Strata, resampling_units
+from acceptability.stats.metric_table import check_metric, spec_of
 
 
 def mcnemar_exact(pass_a: np.ndarray, pass_b: np.ndarray) -> tuple[float, float]:
@@ -116,43 +116,41 @@ NO_TEST = {"test": None, "statistic": np.nan, "p_test": np.nan, "n_test": np.nan
 
 def _classical(dataset, scores, a: str, b: str, metric: str, sign: str = "strict",
                frames: dict | None = None) -> dict:
-    """The classical test of ``metric`` for models a and b on the full data (``frames``
-    keeps the pair and sentence frames for the next pair of models)."""
+    """The classical test of ``metric`` for models a and b on the full data, as its entry
+    in the metrics table says: McNemar for a pass rate (``passes``), Steiger for a
+    correlation with humans (``level``), none otherwise (``frames`` keeps the pair and
+    sentence frames for the next pair of models)."""
     frames = {} if frames is None else frames
-    delta = adc_delta(metric)
-    if (metric in ("blimp", "r_pair") or delta is not None) and "pairs" not in frames:
+    spec, delta = spec_of(metric)
+    if spec.passes is None and spec.level is None:
+        return NO_TEST
+    if (spec.passes is not None or spec.level == "pair") and "pairs" not in frames:
         frames["pairs"] = pair_deltas(dataset, scores)
-    if metric == "r_sentence" and "sentences" not in frames:
+    if spec.level == "sentence" and "sentences" not in frames:
         frames["sentences"] = sentence_frame(dataset, scores)
-    if metric == "blimp" or delta is not None:
+    if spec.passes is not None:
         frame = frames["pairs"]
         p = frame.pivot(index="pair_id", columns="model", values="dlm")
         dh = frame.drop_duplicates("pair_id").set_index("pair_id")["dh"].reindex(p.index)
-        if metric == "blimp":
-            ok = p[[a, b]].notna().all(axis=1)
-            pa, pb = p.loc[ok, a] > 0, p.loc[ok, b] > 0
-        else:
-            ok = p[[a, b]].notna().all(axis=1) & dh.notna()
-            h = dh[ok].to_numpy()
-            pa = metrics.adc_pass(h, p.loc[ok, a].to_numpy(), delta, sign)
-            pb = metrics.adc_pass(h, p.loc[ok, b].to_numpy(), delta, sign)
+        ok = p[[a, b]].notna().all(axis=1) & (dh.notna() if "human" in spec.needs else True)
+        h = dh[ok].to_numpy()
+        pa = spec.passes(h, p.loc[ok, a].to_numpy(), delta, sign)
+        pb = spec.passes(h, p.loc[ok, b].to_numpy(), delta, sign)
         stat, pval = mcnemar_exact(pa, pb)
         return {"test": "mcnemar_exact", "statistic": stat, "p_test": pval, "n_test": int(ok.sum())}
-    if metric in ("r_pair", "r_sentence"):
-        if metric == "r_pair":
-            frame = frames["pairs"]
-            wide = frame.pivot(index="pair_id", columns="model", values="dlm")
-            h = frame.drop_duplicates("pair_id").set_index("pair_id")["dh"].reindex(wide.index)
-        else:
-            frame = frames["sentences"]
-            wide = frame.pivot(index="sentence_id", columns="model", values="z")
-            h = dataset.sentences.set_index("sentence_id")["human"].reindex(wide.index)
-        complete = pd.DataFrame({"h": h, "a": wide[a], "b": wide[b]}).dropna()
-        r = metrics.pearson_matrix(complete.to_numpy().T)  # (3 variables x n cases)
-        n = len(complete)  # cases with all three values, not the 3 variables
-        stat, pval = steiger_z(r[0, 1], r[0, 2], r[1, 2], n)
-        return {"test": "steiger_z", "statistic": stat, "p_test": pval, "n_test": n}
-    return NO_TEST
+    if spec.level == "pair":
+        frame = frames["pairs"]
+        wide = frame.pivot(index="pair_id", columns="model", values="dlm")
+        h = frame.drop_duplicates("pair_id").set_index("pair_id")["dh"].reindex(wide.index)
+    else:
+        frame = frames["sentences"]
+        wide = frame.pivot(index="sentence_id", columns="model", values="z")
+        h = dataset.sentences.set_index("sentence_id")["human"].reindex(wide.index)
+    complete = pd.DataFrame({"h": h, "a": wide[a], "b": wide[b]}).dropna()
+    r = metrics.pearson_matrix(complete.to_numpy().T)  # (3 variables x n cases)
+    n = len(complete)  # cases with all three values, not the 3 variables
+    stat, pval = steiger_z(r[0, 1], r[0, 2], r[1, 2], n)
+    return {"test": "steiger_z", "statistic": stat, "p_test": pval, "n_test": n}
 
 
 def compare_all(dataset: Dataset, scores: pd.DataFrame, metric: Metric,

@@ -11,13 +11,15 @@ from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
 from acceptability.stats.arguments import check_delta, check_deltas
 from acceptability.stats.deltas import pair_deltas
+from acceptability.stats.metric_table import spec_of
 
 
 def _per_model(deltas: pd.DataFrame, fn, name: str) -> pd.DataFrame:
     rows = []
     for model, g in deltas.groupby("model", sort=False):
         dh, dlm = g["dh"].to_numpy(float), g["dlm"].to_numpy(float)
-        used = ~(np.isnan(dlm) if name == "blimp" else np.isnan(dh) | np.isnan(dlm))
+        used = ~(np.isnan(dh) | np.isnan(dlm) if "human" in spec_of(name)[0].needs
+                 else np.isnan(dlm))
         rows.append({"model": model, name: float(fn(dh, dlm)), "n_pairs": int(used.sum()),
                      "n_excluded": int((~used).sum())})
     return pd.DataFrame(rows)

@@ -25,6 +25,7 @@ from acceptability.stats.defaults import (
 from acceptability.stats.deltas import sentence_and_pair_frames, z_scoring_once
 from acceptability.stats.inference.arrays import all_metrics
 from acceptability.stats.inference.bootstrap import bootstrap, with_intervals
+from acceptability.stats.metric_table import Values, correlation_levels, metric_names, spec_of
 from acceptability.stats.ratings.human import norming_note, with_norming
 from acceptability.stats.ratings.raters import rater_reliability
 from acceptability.stats.zscore import exclusion_reason
@@ -76,17 +77,12 @@ def _row(sent: pd.DataFrame, pairs: pd.DataFrame, deltas, max_delta: float, sign
         "n_pairs_no_human": int((scored & ~both).sum()),
         "n_pairs_excluded": int((~scored).sum()),
         "n_sentences": int((~np.isnan(z)).sum()),
-        "blimp": float(metrics.blimp_rate(dlm)),
     }
-    for d in deltas:
-        row[f"adc_{d:g}"] = float(metrics.adc_rate(dh, dlm, d, sign))
-    row["adc_area"] = float(metrics.adc_area(dh, dlm, max_delta, sign))
-    row["r_sentence"] = float(metrics.pearson(human, z))
-    row["r_pair"] = float(metrics.pearson(dh, dlm))
-    row["variability"] = float(metrics.type_sd_mean(z, codes, len(uniques)))
-    labelled = ~(np.isnan(label) | np.isnan(pred))
-    row["mcc"] = float(metrics.mcc(pred[labelled], label[labelled])) if labelled.any() else np.nan
-    row["n_mcc"] = int(labelled.sum())
+    values = Values(dh, dlm, z, human, label, pred, codes, len(uniques), max_delta, sign)
+    for name in metric_names(deltas):  # the metrics table's functions
+        spec, delta = spec_of(name)
+        row[name] = spec.value(values, delta)
+    row["n_mcc"] = int((~(np.isnan(label) | np.isnan(pred))).sum())
     row["excluded_because"] = "; ".join(r for r in (
         exclusion_reason(sent["score"].to_numpy(float), z), undefined_reason(human, dh)) if r)
     return row
@@ -232,7 +228,8 @@ def _with_ceiling(table: pd.DataFrame, dataset: Dataset) -> pd.DataFrame:
                                     f"{CEILING_SEED}")
     except DataError as err:
         ceiling, table.attrs["r_ceiling"] = np.nan, f"no ceiling: {err}"
-    table.insert(table.columns.get_loc("r_sentence") + 1, "r_ceiling", ceiling)
+    sentence_r = next(m for m, level in correlation_levels().items() if level == "sentence")
+    table.insert(table.columns.get_loc(sentence_r) + 1, "r_ceiling", ceiling)
     return table
 
 

@@ -138,7 +138,7 @@ def _dataset_and_scores(args: argparse.Namespace, **fixed):
     surprisals (``reports.cli.syntaxgym_data``), which ``analyse`` takes as scores."""
     from acceptability.reports.cli.experiment import load_dataset, load_scores
     from acceptability.reports.cli.syntaxgym_data import load_regions
-    from acceptability.reports.syntaxgym import SYNTAXGYM
+    from acceptability.reports.syntaxgym.analysis import SYNTAXGYM
 
     exp = _experiment(args, **fixed)
     ds = load_dataset(exp)
@@ -152,7 +152,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from acceptability.data.io.folders import check_writable
     from acceptability.reports.cli.experiment import load_dataset, score_models
     from acceptability.reports.cli.syntaxgym_data import score_regions
-    from acceptability.reports.syntaxgym import SYNTAXGYM
+    from acceptability.reports.syntaxgym.analysis import SYNTAXGYM
 
     data.io.files.table_format(Path(args.out))  # a bad --out suffix fails before scoring
     check_writable(Path(args.out), "--out")  # so does one that could not be written
@@ -177,7 +177,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     (SyntaxGym suites: the accuracy per prediction, suite, circuit and over suites)."""
     from acceptability import stats
     from acceptability.data.io.atomic import write_csv
-    from acceptability.reports.syntaxgym import is_region_table
+    from acceptability.reports.syntaxgym.analysis import is_region_table
     from acceptability.reports.tables import formatted
 
     exp, ds, sc = _dataset_and_scores(args)
@@ -283,14 +283,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _print_demo_tables(results) -> None:
     from acceptability.reports import tables
+    from acceptability.stats.metric_table import metric_names
 
-    cols = ["model", "n_pairs", "blimp", "adc_0.5", "adc_1", "adc_5", "adc_area", "r_sentence",
-            "r_pair", "variability", "mcc"]
+    cols = ["model", "n_pairs", *metric_names(results.deltas)]
     ev = results.evaluation
     print(ev[[c for c in cols if c in ev]].to_string(index=False, float_format="%.3f"))
     if "table_3_1" in results.reference:
         t = tables.table_3_1(results)
-        show = ["model"] + [c for k in ("blimp", "adc_0.5", "adc_1", "adc_5")
+        show = ["model"] + [c for k in tables.criteria_metrics(results)
                             for c in (k, f"{k} (thesis)")]
         print("\nThesis Table 3.1, ours beside the published values (ADC sign convention "
               "'thesis', (dh > 0) == (dlm > 0); the default 'strict', np.sign, fails the 2 "

@@ -13,7 +13,6 @@ from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
 from acceptability.stats.inference.arrays import (
     MetricArrays,
-    StepSums,
     group_masks,
     metric_names,
 )
@@ -24,6 +23,7 @@ from acceptability.stats.inference.resample import (
     resampling_units,
     stratify,
 )
+from acceptability.stats.inference.sums import StepSums
 
 RNG = np.random.default_rng(0)
 

@@ -14,8 +14,9 @@ import pytest
 from acceptability import data, stats
 from acceptability.stats import deltas
 from acceptability.stats.deltas import model_grid, positions, sentence_and_pair_frames
-from acceptability.stats.inference.arrays import MetricArrays, StepSums, metric_names
+from acceptability.stats.inference.arrays import MetricArrays, metric_names
 from acceptability.stats.inference.resample import counts_from_indices, resampling_units
+from acceptability.stats.inference.sums import StepSums
 from acceptability.stats.zscore import zscore
 from tests.conftest import REPO
 
