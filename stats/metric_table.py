@@ -5,7 +5,7 @@ path, ``compare``, the reports and the command line), as lm-evaluation-harness's
 
 A metric is a `MetricSpec`: its name, what data it needs, its label, its value on the
 full data (``stats.metrics``' array functions), its per-unit sums for the fast bootstrap
-(``stats.inference.sums``), whether higher is better, and what classical test compares
+(``stats.metric_sums``), whether higher is better, and what classical test compares
 two models on it (a per-pair pass/fail for McNemar, or the level of a correlation with
 humans for Steiger). A family (the ADC) is one entry giving one metric per threshold,
 named ``<name>_<delta>``. `register_metric` adds one; docs/development.md's recipe says
@@ -23,8 +23,17 @@ import numpy as np
 from acceptability.data.dataset import Dataset
 from acceptability.stats import metrics
 from acceptability.stats.defaults import DEFAULT_DELTAS
-from acceptability.stats.inference import sums
-from acceptability.stats.inference.sums import ModelRows, Part
+from acceptability.stats.metric_sums import (
+    ModelRows,
+    Part,
+    adc_sums,
+    area_sums,
+    mcc_sums,
+    pair_r_sums,
+    pass_rate_sums,
+    sentence_r_sums,
+    variability_sums,
+)
 
 # What a metric needs of a dataset: a name, what the dataset lacks without it (in error
 # messages and the report's note), and the check. In this order a metric's lacks are said.
@@ -124,23 +133,23 @@ def register_metric(spec: MetricSpec) -> MetricSpec:
 
 for _spec in (
     MetricSpec("blimp", ("pairs",), "BLiMP accuracy",
-               lambda v, _: float(metrics.blimp_rate(v.dlm)), sums.pass_rate_sums,
+               lambda v, _: float(metrics.blimp_rate(v.dlm)), pass_rate_sums,
                passes=lambda dh, dlm, _, __: dlm > 0),
     MetricSpec("adc", ("pairs", "human"), "ADC (δ = {})",
-               lambda v, d: float(metrics.adc_rate(v.dh, v.dlm, d, v.sign)), sums.adc_sums,
+               lambda v, d: float(metrics.adc_rate(v.dh, v.dlm, d, v.sign)), adc_sums,
                passes=metrics.adc_pass, family=True),
     MetricSpec("adc_area", ("pairs", "human"), "ADC area",
                lambda v, _: float(metrics.adc_area(v.dh, v.dlm, v.max_delta, v.sign)),
-               sums.area_sums),
+               area_sums),
     MetricSpec("r_sentence", ("human",), "Pearson r (sentences)",
-               lambda v, _: float(metrics.pearson(v.human, v.z)), sums.sentence_r_sums,
+               lambda v, _: float(metrics.pearson(v.human, v.z)), sentence_r_sums,
                level="sentence"),
     MetricSpec("r_pair", ("pairs", "human"), "Pearson r (pairs)",
-               lambda v, _: float(metrics.pearson(v.dh, v.dlm)), sums.pair_r_sums, level="pair"),
+               lambda v, _: float(metrics.pearson(v.dh, v.dlm)), pair_r_sums, level="pair"),
     MetricSpec("variability", ("types",), "Within-type SD",
                lambda v, _: float(metrics.type_sd_mean(v.z, v.types, v.n_types)),
-               sums.variability_sums, higher_is_better=None),
-    MetricSpec("mcc", ("labels",), "MCC", _mcc, sums.mcc_sums),
+               variability_sums, higher_is_better=None),
+    MetricSpec("mcc", ("labels",), "MCC", _mcc, mcc_sums),
 ):
     register_metric(_spec)
 

@@ -28,12 +28,12 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from acceptability.data.dataset import Dataset
-from acceptability.data.tables import member
+from acceptability.data.tables import member, signed_confidence
 from acceptability.stats import metrics
 from acceptability.stats.defaults import DEFAULT_MAX_DELTA
 from acceptability.stats.deltas import model_grid, positions
 from acceptability.stats.inference.resample import Units
-from acceptability.stats.inference.sums import Columns, ModelRows, Part
+from acceptability.stats.metric_sums import Columns, ModelRows, Part
 from acceptability.stats.metric_table import metric_names, spec_of
 
 ALL_METRICS = "bootstrap_metrics"  # the attribute all_metrics sets
@@ -81,7 +81,7 @@ class MetricArrays:
         s, p = dataset.sentences, dataset.pairs
         self.models, grid = model_grid(dataset, scores)
         self.z, raw = grid["z"], grid["score"]
-        cls = grid["method"] == "classifier" if "method" in grid else np.zeros_like(raw, bool)
+        cls = signed_confidence(grid["method"]) if "method" in grid else np.zeros_like(raw, bool)
         # predictions fixed by the raw score (classifiers, evaluate.predicted_label)
         self.fixed_pred = np.where(cls, raw > 0, np.nan)
         self.fixed_pred[np.isnan(raw)] = np.nan
@@ -201,9 +201,10 @@ class MetricArrays:
         both = ~(np.isnan(d0) | np.isnan(self.dh))
         dh, dl = self.dh[both], d0[both]
         rows = ModelRows(
-            columns=columns, units=self.units, z=z, valid=valid, z0=np.where(valid, z, 0.0),
+            columns=columns, sentence_unit=self.units.sentence, pair_unit=up,
+            types_nested=self.units.types_nested, z=z, valid=valid, z0=np.where(valid, z, 0.0),
             d0=d0, human=self.human, label=self.label, types=self.types,
-            fixed=self.fixed_pred[:, j], dh=dh, dl=dl, pair_units=up[both],
+            fixed=self.fixed_pred[:, j], dh=dh, dl=dl, both_unit=up[both],
             agree=metrics.sign_agree(dh, dl, self.sign),
             n_both=columns.add(up[both], np.ones_like(dh))[0], max_delta=self.max_delta)
         return {m: spec.sums(rows, delta)  # the table's per-unit sums of each metric

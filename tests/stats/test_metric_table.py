@@ -18,7 +18,7 @@ from acceptability import data, stats
 from acceptability.reports import tables
 from acceptability.reports.analysis import analyse
 from acceptability.stats import metric_table
-from acceptability.stats.inference.sums import ModelRows, Part, _ratio
+from acceptability.stats.metric_sums import ModelRows, Part, _ratio
 from acceptability.stats.metric_table import METRICS, MetricSpec, Values, register_metric
 from tests.conftest import REPO
 
@@ -32,7 +32,7 @@ def _reversed_value(v: Values, _: float | None) -> float:
 
 def _reversed_sums(rows: ModelRows, _: float | None) -> Part:
     ok = ~np.isnan(rows.d0)
-    c = rows.columns.add(rows.units.pair, ok, ok & (rows.d0 < 0))
+    c = rows.columns.add(rows.pair_unit, ok, ok & (rows.d0 < 0))
     return lambda sums, *_: _ratio(sums[:, c[1]], sums[:, c[0]])
 
 

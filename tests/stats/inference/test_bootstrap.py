@@ -23,7 +23,7 @@ from acceptability.stats.inference.resample import (
     resampling_units,
     stratify,
 )
-from acceptability.stats.inference.sums import StepSums
+from acceptability.stats.metric_sums import StepSums
 
 RNG = np.random.default_rng(0)
 

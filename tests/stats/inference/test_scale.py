@@ -16,7 +16,7 @@ from acceptability.stats import deltas
 from acceptability.stats.deltas import model_grid, positions, sentence_and_pair_frames
 from acceptability.stats.inference.arrays import MetricArrays, metric_names
 from acceptability.stats.inference.resample import counts_from_indices, resampling_units
-from acceptability.stats.inference.sums import StepSums
+from acceptability.stats.metric_sums import StepSums
 from acceptability.stats.zscore import zscore
 from tests.conftest import REPO
 

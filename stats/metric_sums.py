@@ -1,9 +1,10 @@
-"""The fast bootstrap path's sums: per-unit statistics gathered as the columns of one
+"""The metrics as functions of per-unit sums, the bootstrap's fast path (the weighted
+forms of ``stats.metrics``): per-unit statistics gathered as the columns of one
 (units x statistics) matrix (`Columns`), step functions evaluated at each resample's own
-z-scoring (`StepSums`), and, per metric, the function that adds a model's statistics to
-the columns and returns its value in each resample from a block's sums (a `Part`). The
-metrics table (``stats.metric_table``) names these builders; ``MetricArrays``
-(``stats.inference.arrays``) runs them. Module doc of ``arrays``: why sums suffice.
+z-scoring (`StepSums`), and, per metric, the builder that adds a model's statistics to the
+columns and returns its value in each resample from a block's sums (a `Part`). The
+metrics table (``stats.metric_table``) names the builders; ``MetricArrays``
+(``stats.inference.arrays``, whose module doc says why sums suffice) runs them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from acceptability.stats import metrics
-from acceptability.stats.inference.resample import Units
 
 # a metric of one model: (sums, counts, mean, scale) -> its value in each resample
 Part = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -36,7 +36,7 @@ class StepSums:
     Examples
     --------
     >>> import numpy as np
-    >>> from acceptability.stats.inference.sums import StepSums
+    >>> from acceptability.stats.metric_sums import StepSums
     >>> counts = np.array([[1.0, 2.0], [0.0, 1.0]])  # 2 resamples of 2 units
     >>> steps = StepSums(np.array([0, 1]), np.array([0.0, 1.0]), np.ones(2), 2, 0.5)
     >>> (counts @ steps.base + steps.correction(counts, np.array([0.5, 2.0]))).tolist()
@@ -120,17 +120,20 @@ class Columns:
 @dataclass(frozen=True)
 class ModelRows:
     """One model's rows over the sentences and pairs of one group, as a metric's builder
-    sums them into ``columns`` (of ``units``).
+    sums them into ``columns``.
 
-    Sentences: full-data z-scores ``z``, ``valid`` where present in the group, ``z0``
-    (0 elsewhere), ``human``, ``label``, type codes ``types``, ``fixed`` predictions
-    (the raw score's sign for classifiers, else NaN). Pairs: the model deltas ``d0``
-    (NaN outside the group); of the pairs with both deltas, ``dh``, ``dl``, their units
-    ``pair_units``, sign agreement ``agree`` and the column counting them, ``n_both``;
-    ``max_delta``: the ADC area's upper end."""
+    Sentences: their resampling units ``sentence_unit``, full-data z-scores ``z``,
+    ``valid`` where present in the group, ``z0`` (0 elsewhere), ``human``, ``label``, type
+    codes ``types`` (``types_nested``: every type inside one unit), ``fixed`` predictions
+    (the raw score's sign for classifiers, else NaN). Pairs: their units ``pair_unit``,
+    the model deltas ``d0`` (NaN outside the group); of the pairs with both deltas,
+    ``dh``, ``dl``, their units ``both_unit``, sign agreement ``agree`` and the column
+    counting them, ``n_both``; ``max_delta``: the ADC area's upper end."""
 
     columns: Columns
-    units: Units
+    sentence_unit: np.ndarray
+    pair_unit: np.ndarray
+    types_nested: bool
     z: np.ndarray
     valid: np.ndarray
     z0: np.ndarray
@@ -141,7 +144,7 @@ class ModelRows:
     fixed: np.ndarray
     dh: np.ndarray
     dl: np.ndarray
-    pair_units: np.ndarray
+    both_unit: np.ndarray
     agree: np.ndarray
     n_both: int
     max_delta: float
@@ -151,7 +154,7 @@ def pass_rate_sums(rows: ModelRows, _: float | None = None) -> Part:
     """The BLiMP criterion: pairs with a model delta above 0 over pairs with one
     (invariant to the resample's z-scoring)."""
     ok = ~np.isnan(rows.d0)
-    c = rows.columns.add(rows.units.pair, ok, ok & (rows.d0 > 0))
+    c = rows.columns.add(rows.pair_unit, ok, ok & (rows.d0 > 0))
     return lambda sums, *_: _ratio(sums[:, c[1]], sums[:, c[0]])
 
 
@@ -162,25 +165,25 @@ def _pearson(columns: Columns, units: np.ndarray, x: np.ndarray, y: np.ndarray) 
 
 def pair_r_sums(rows: ModelRows, _: float | None = None) -> Part:
     """Pearson r of the human and model deltas (invariant to the z-scoring)."""
-    return _pearson(rows.columns, rows.pair_units, rows.dh, rows.dl)
+    return _pearson(rows.columns, rows.both_unit, rows.dh, rows.dl)
 
 
 def sentence_r_sums(rows: ModelRows, _: float | None = None) -> Part:
     """Pearson r of the human judgments and the model's z-scores."""
     ok = rows.valid & ~np.isnan(rows.human)
-    return _pearson(rows.columns, rows.units.sentence[ok], rows.human[ok], rows.z[ok])
+    return _pearson(rows.columns, rows.sentence_unit[ok], rows.human[ok], rows.z[ok])
 
 
 def adc_sums(rows: ModelRows, delta: float | None) -> Part:
     """The ADC pass rate at ``delta`` (`_adc`: a step function of each resample's 1 / SD)."""
     a = rows.agree  # a resample's scale > 0 keeps the signs
-    return _adc(rows.columns, rows.pair_units[a], rows.dh[a], rows.dl[a], delta, rows.n_both)
+    return _adc(rows.columns, rows.both_unit[a], rows.dh[a], rows.dl[a], delta, rows.n_both)
 
 
 def area_sums(rows: ModelRows, _: float | None = None) -> Part:
     """The area under the ADC curve up to ``max_delta`` (`_area`)."""
     a = rows.agree
-    return _area(rows.columns, rows.pair_units[a], rows.dh[a], rows.dl[a], rows.max_delta,
+    return _area(rows.columns, rows.both_unit[a], rows.dh[a], rows.dl[a], rows.max_delta,
                  rows.n_both)
 
 
@@ -188,8 +191,8 @@ def variability_sums(rows: ModelRows, _: float | None = None) -> Part:
     """The mean within-type SD of the z-scores: per type SDs summed once when types lie
     in units, else each type's weighted SD in each resample; times the resample's 1 / SD."""
     valid = rows.valid
-    types, us, zv = rows.types[valid], rows.units.sentence[valid], rows.z0[valid]
-    if rows.units.types_nested:
+    types, us, zv = rows.types[valid], rows.sentence_unit[valid], rows.z0[valid]
+    if rows.types_nested:
         sd_t = metrics.type_sds(zv, types, rows.types.max() + 1)
         ok = ~np.isnan(sd_t)
         unit_t = np.zeros(len(sd_t), dtype=int)
@@ -216,7 +219,7 @@ def mcc_sums(rows: ModelRows, _: float | None = None) -> Part:
     others (z above the resample's mean) by step sums at each resample's mean."""
     labelled = rows.valid & ~np.isnan(rows.label)
     lab = np.where(labelled, rows.label, 0.0)
-    us = rows.units.sentence
+    us = rows.sentence_unit
     is_fixed = labelled & ~np.isnan(rows.fixed)
     fp = np.where(is_fixed, rows.fixed, 0.0)
     c = rows.columns.add(us, labelled, lab, fp, fp * lab)
