@@ -32,7 +32,7 @@ from acceptability.stats.mixed.brm import brm, memory_estimate
 
 def convergence(args: argparse.Namespace) -> None:
     from acceptability import data
-    from acceptability.stats.mixed.judgment import SENTENCE_FORMULA, sentence_model_frame
+    from acceptability.stats.ratings.judgment import SENTENCE_FORMULA, sentence_model_frame
 
     frame = sentence_model_frame(data.load_li_adger(), data.load_li_adger_scores(),
                                  model="bert-large-cased_mlm")

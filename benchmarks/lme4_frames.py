@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from acceptability import data
-from acceptability.stats.mixed.judgment import pair_model_frame, sentence_model_frame
+from acceptability.stats.ratings.judgment import pair_model_frame, sentence_model_frame
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL = "bert-large-cased_mlm"

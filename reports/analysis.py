@@ -43,8 +43,8 @@ from acceptability.stats.metric_table import (
     metric_names,
     missing_for,
 )
-from acceptability.stats.mixed.judgment import differing_pairs
 from acceptability.stats.ratings.human import with_norming
+from acceptability.stats.ratings.judgment import differing_pairs
 
 AUTO = "auto"  # formula and compare_metric: chosen from what the dataset supports
 # scipy warns when a metric is NaN in every resample (a model without human judgments);
@@ -250,7 +250,7 @@ def resolve_formula(dataset, formula: str | None) -> tuple[str | None, str | Non
 
 
 def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) -> Fits:
-    """One linear mixed model per language model (``stats.mixed.judgment``, fitted by
+    """One linear mixed model per language model (``stats.ratings.judgment``, fitted by
     ``stats.lmer``): a sentence-level model with ``score`` = the model's z-score, or a
     pair-level one when the response is ``dh`` (predictor ``dlm``).
 

@@ -66,9 +66,6 @@ if TYPE_CHECKING:
     from acceptability.stats.evaluate import evaluate
     from acceptability.stats.inference import bootstrap, resample_dataset, resampling_units
     from acceptability.stats.mixed import (
-        FC_FORMULA,
-        PAIR_FORMULA,
-        SENTENCE_FORMULA,
         BrmResult,
         ClmmResult,
         ClmResult,
@@ -84,19 +81,13 @@ if TYPE_CHECKING:
         clmm,
         drop1,
         emmeans,
-        fc_model,
-        fc_model_frame,
         glmer,
         glmer_nb,
         lmer,
         loo_compare,
         ls_means,
-        pair_model,
-        pair_model_frame,
         parse_formula,
         ranova,
-        sentence_model,
-        sentence_model_frame,
         simulate,
         step,
         wald_anova,
@@ -111,6 +102,17 @@ if TYPE_CHECKING:
         rating_model,
         rating_model_frame,
         with_norming,
+    )
+    from acceptability.stats.ratings.judgment import (
+        FC_FORMULA,
+        PAIR_FORMULA,
+        SENTENCE_FORMULA,
+        fc_model,
+        fc_model_frame,
+        pair_model,
+        pair_model_frame,
+        sentence_model,
+        sentence_model_frame,
     )
     from acceptability.stats.variability import Variability, variability
     from acceptability.stats.zscore import zscore

@@ -4,20 +4,27 @@ engine -> result, as lme4's ``lFormula``/``mkLmerDevfun``/``optimizeLmer``/``mkM
 
 - stages: [model_design][acceptability.stats.mixed.stages.model_design] (``lFormula``),
   [fit][acceptability.stats.mixed.stages.fit] (an engine's optimisation),
-  [make_result][acceptability.stats.mixed.lmer.make_result] (``mkMerMod``); ``lmer``,
+  [make_result][acceptability.stats.mixed.lmm.lmer.make_result] (``mkMerMod``); ``lmer``,
   ``glmer`` and ``brm`` run them in a row;
-- engines: the [Engine][acceptability.stats.mixed.protocol.Engine] protocol, adapters for
+- engines: the [Engine][acceptability.stats.mixed.engines.protocol.Engine] protocol, adapters for
   glmm, the own penalised least squares and bambi, and
-  [choose_engine][acceptability.stats.mixed.engines.choose_engine];
+  [choose_engine][acceptability.stats.mixed.engines.registry.choose_engine];
 - results: ``LmerResult``, ``GlmerResult`` and ``BrmResult`` share
   [MixedResult][acceptability.stats.mixed.results.MixedResult]; each ``summary()`` is a
   [Summary][acceptability.stats.mixed.results.Summary].
-- ordinal ratings: [clm][acceptability.stats.mixed.cumulative.clm] and
-  [clmm][acceptability.stats.mixed.cumulative_mixed.clmm], ordinal's cumulative link (mixed)
+- ordinal ratings: [clm][acceptability.stats.mixed.ordinal.cumulative.clm] and
+  [clmm][acceptability.stats.mixed.ordinal.cumulative_mixed.clmm], ordinal's cumulative link (mixed)
   models for Likert judgments (Christensen 2019).
 - tests of an lmer fit: ``anova(m)`` alone gives lmerTest's F test of each fixed term
-  (``ftests.anova_table``; Satterthwaite or Kenward-Roger), [ls_means][acceptability.stats.mixed.lsmeans.ls_means] and
-  [emmeans][acceptability.stats.mixed.lsmeans.emmeans] the least-squares and marginal means.
+  (``ftests.anova_table``; Satterthwaite or Kenward-Roger), [ls_means][acceptability.stats.mixed.fitted.lsmeans.ls_means] and
+  [emmeans][acceptability.stats.mixed.fitted.lsmeans.emmeans] the least-squares and marginal means.
+
+Rooms: the top holds what every model shares (formula, contrasts, slopes, transforms, weights,
+design, checks, stages, results, summary) and ``brm``; ``lmm`` the penalised least squares and
+``lmer``/``glmer``; ``glmm`` the families and the Laplace approximation; ``engines`` the engine
+protocol and adapters; ``ordinal`` ``clm``/``clmm``; ``fitted`` what comes after a fit (F and
+Wald tests, means, selection, refits, simulation, bootstrap, profiles). The judgment models over
+the package's tables (``sentence_model``, ...) live in ``stats.ratings.judgment``.
 """
 
 from typing import TYPE_CHECKING
@@ -25,26 +32,24 @@ from typing import TYPE_CHECKING
 from acceptability._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from acceptability.stats.mixed.allfit import AllFit, all_fit
-    from acceptability.stats.mixed.bootmer import BootMer, bootMer
     from acceptability.stats.mixed.brm import BrmResult, brm, loo_compare
-    from acceptability.stats.mixed.cumulative import ClmResult, OrdinalResult, anova_clm, clm
-    from acceptability.stats.mixed.cumulative_mixed import ClmmResult, clmm
     from acceptability.stats.mixed.design import MixedDesign
-    from acceptability.stats.mixed.engines import ENGINES, choose_engine
-    from acceptability.stats.mixed.formula import parse_formula
-    from acceptability.stats.mixed.judgment import (
-        FC_FORMULA,
-        PAIR_FORMULA,
-        SENTENCE_FORMULA,
-        fc_model,
-        fc_model_frame,
-        pair_model,
-        pair_model_frame,
-        sentence_model,
-        sentence_model_frame,
+    from acceptability.stats.mixed.engines.protocol import (
+        Engine,
+        EngineRefused,
+        FitSettings,
+        FittedParameters,
     )
-    from acceptability.stats.mixed.lmer import (
+    from acceptability.stats.mixed.engines.registry import ENGINES, choose_engine
+    from acceptability.stats.mixed.fitted.allfit import AllFit, all_fit
+    from acceptability.stats.mixed.fitted.bootmer import BootMer, bootMer
+    from acceptability.stats.mixed.fitted.lsmeans import emmeans, ls_means
+    from acceptability.stats.mixed.fitted.profile import MixedProfile
+    from acceptability.stats.mixed.fitted.selection import StepResult, drop1, ranova, step
+    from acceptability.stats.mixed.fitted.simulation import simulate
+    from acceptability.stats.mixed.fitted.wald import wald_anova
+    from acceptability.stats.mixed.formula import parse_formula
+    from acceptability.stats.mixed.lmm.lmer import (
         GlmerResult,
         LmerResult,
         SingularFitWarning,
@@ -54,28 +59,24 @@ if TYPE_CHECKING:
         lmer,
         make_result,
     )
-    from acceptability.stats.mixed.lsmeans import emmeans, ls_means
-    from acceptability.stats.mixed.profile import MixedProfile
-    from acceptability.stats.mixed.protocol import (
-        Engine,
-        EngineRefused,
-        FitSettings,
-        FittedParameters,
+    from acceptability.stats.mixed.ordinal.cumulative import (
+        ClmResult,
+        OrdinalResult,
+        anova_clm,
+        clm,
     )
+    from acceptability.stats.mixed.ordinal.cumulative_mixed import ClmmResult, clmm
     from acceptability.stats.mixed.results import MixedResult, Summary
-    from acceptability.stats.mixed.selection import StepResult, drop1, ranova, step
-    from acceptability.stats.mixed.simulation import simulate
     from acceptability.stats.mixed.stages import fit, model_design
-    from acceptability.stats.mixed.wald import wald_anova
 
-__all__ = ["ENGINES", "FC_FORMULA", "PAIR_FORMULA", "SENTENCE_FORMULA", "BrmResult", "Engine",
+__all__ = ["ENGINES", "BrmResult", "Engine",
            "ClmResult", "ClmmResult", "EngineRefused", "FitSettings", "FittedParameters",
            "GlmerResult", "LmerResult", "OrdinalResult", "anova_clm", "clm", "clmm",
            "MixedDesign", "MixedResult", "SingularFitWarning", "Summary", "anova", "brm",
-           "choose_engine", "emmeans", "fc_model", "fc_model_frame", "fit", "glmer", "glmer_nb", "lmer",
+           "choose_engine", "emmeans", "fit", "glmer", "glmer_nb", "lmer",
            "loo_compare", "ls_means",
-           "make_result", "model_design", "pair_model", "pair_model_frame", "parse_formula",
-           "sentence_model", "sentence_model_frame",
+           "make_result", "model_design", "parse_formula",
+
            "AllFit", "StepResult", "all_fit", "drop1", "ranova", "step", "wald_anova",
            "BootMer", "MixedProfile", "bootMer", "simulate"]
 

@@ -1,7 +1,7 @@
 """Bayesian (generalised) linear mixed models with lme4 syntax, like R's ``brms::brm``.
 
 The same stages as ``lmer``: a design (the formula parsed and checked against the data),
-the bambi engine ([BambiEngine][acceptability.stats.mixed.bambi_engine.BambiEngine]:
+the bambi engine ([BambiEngine][acceptability.stats.mixed.engines.bambi_engine.BambiEngine]:
 bambi on PyMC, Capretto et al. 2022, J. Stat. Softw. 103(15); nutpie's NUTS sampler when
 installed) and a result sharing the mixed models' base. Diagnostics, LOO and posterior
 densities come from arviz (Kumar et al. 2019); PSIS-LOO after Vehtari, Gelman & Gabry
@@ -27,14 +27,14 @@ from acceptability.stats.arguments import (
     check_probability,
     check_seed,
 )
-from acceptability.stats.mixed.bambi_engine import (
+from acceptability.stats.mixed.checks import prepare_frame
+from acceptability.stats.mixed.design import MixedDesign, mixed_design
+from acceptability.stats.mixed.engines.bambi_engine import (
     FAMILIES,
     arviz_label,
     default_sampler,
     draw_chunks,
 )
-from acceptability.stats.mixed.checks import prepare_frame
-from acceptability.stats.mixed.design import MixedDesign, mixed_design
 from acceptability.stats.mixed.formula import Formula, parse_formula
 from acceptability.stats.mixed.results import MixedResult, Summary
 from acceptability.stats.mixed.stages import fit

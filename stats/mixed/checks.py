@@ -12,8 +12,8 @@ from scipy import linalg
 
 from acceptability._warnings import warn
 from acceptability.stats.mixed.design import MixedDesign, group_key
-from acceptability.stats.mixed.families import Family
 from acceptability.stats.mixed.formula import Formula, parse_formula
+from acceptability.stats.mixed.glmm.families import Family
 from acceptability.stats.mixed.slopes import factor_levels, is_factor, term_columns
 from acceptability.stats.mixed.transforms import (
     PARAMS_KEY,

@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from acceptability.stats.mixed.families import Family, family
 from acceptability.stats.mixed.formula import Formula, RandomTerm
+from acceptability.stats.mixed.glmm.families import Family, family
 from acceptability.stats.mixed.slopes import term_columns
 from acceptability.stats.mixed.transforms import FixedPart, fit_matrix
 

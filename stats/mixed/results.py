@@ -1,7 +1,7 @@
 """What every fitted mixed model shares, whichever engine fitted it: the base class of
 ``LmerResult``, ``GlmerResult`` and ``BrmResult`` and the type ``summary()`` returns.
 
-The base reads the engine's [FittedParameters][acceptability.stats.mixed.protocol.FittedParameters]
+The base reads the engine's [FittedParameters][acceptability.stats.mixed.engines.protocol.FittedParameters]
 record: ``fixef``, ``vcov``, ``se`` and Wald intervals (``confint``) are the same code for
 all three; ``summary``, ``predict`` and ``anova`` are each model's own (lme4's
 ``summary.merMod``, ``predict.merMod`` and ``anova.merMod``; brms' ``summary.brmsfit``,
@@ -20,8 +20,8 @@ from scipy import stats as sps
 from acceptability._warnings import warn
 from acceptability.stats.arguments import check_ci
 from acceptability.stats.mixed.design import MixedDesign
+from acceptability.stats.mixed.engines.protocol import FittedParameters
 from acceptability.stats.mixed.formula import Formula
-from acceptability.stats.mixed.protocol import FittedParameters
 
 __all__ = ["MixedResult", "Summary"]
 

@@ -1,7 +1,7 @@
 """lme4's stages as public functions: a design from a formula and data, then a fit by an
 engine (Bates, Mächler, Bolker & Walker 2015, J. Stat. Softw. 67(1), section 1: ``lFormula``
 / ``glFormula``, then ``mkLmerDevfun`` + ``optimizeLmer``). The third stage, the result
-(``mkMerMod``), is [make_result][acceptability.stats.mixed.lmer.make_result]; ``lmer`` and
+(``mkMerMod``), is [make_result][acceptability.stats.mixed.lmm.lmer.make_result]; ``lmer`` and
 ``glmer`` are the three in a row.
 """
 
@@ -11,7 +11,6 @@ from typing import Any
 
 import pandas as pd
 
-from acceptability.stats.mixed import families
 from acceptability.stats.mixed.checks import (
     check_separation,
     check_variation,
@@ -21,9 +20,10 @@ from acceptability.stats.mixed.checks import (
     prepare_frame,
 )
 from acceptability.stats.mixed.design import MixedDesign, fixed_design, mixed_design
-from acceptability.stats.mixed.engines import choose_engine
-from acceptability.stats.mixed.families import Family
-from acceptability.stats.mixed.protocol import FitSettings, FittedParameters
+from acceptability.stats.mixed.engines.protocol import FitSettings, FittedParameters
+from acceptability.stats.mixed.engines.registry import choose_engine
+from acceptability.stats.mixed.glmm import families
+from acceptability.stats.mixed.glmm.families import Family
 from acceptability.stats.mixed.weights import pop_row_values, total_offset, with_row_values
 
 __all__ = ["fit", "model_design"]
@@ -107,7 +107,7 @@ def fit(design: MixedDesign, REML: bool = True, nAGQ: int = 1, engine: str | Non
         GLMMs: 1 (Laplace) or an odd number of adaptive Gauss-Hermite points.
     engine
         ``"glmm"``, ``"pls"`` or None to choose
-        ([choose_engine][acceptability.stats.mixed.engines.choose_engine]).
+        ([choose_engine][acceptability.stats.mixed.engines.registry.choose_engine]).
     start
         Warm start: ``{"theta": [...]}`` in lme4's order (and ``"beta"`` for a GLMM).
     options

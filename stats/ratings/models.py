@@ -39,10 +39,10 @@ import numpy as np
 import pandas as pd
 
 from acceptability.data.ratings import rating_scale, validate_ratings
-from acceptability.stats.mixed.cumulative_mixed import clmm
 from acceptability.stats.mixed.formula import parse_formula
-from acceptability.stats.mixed.judgment import one_model
-from acceptability.stats.mixed.lmer import lmer
+from acceptability.stats.mixed.lmm.lmer import lmer
+from acceptability.stats.mixed.ordinal.cumulative_mixed import clmm
+from acceptability.stats.ratings.judgment import one_model
 from acceptability.stats.ratings.norming import exclusion_table, normed_trials
 from acceptability.stats.zscore import exclusion_reason, zscore
 

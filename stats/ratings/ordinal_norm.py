@@ -2,7 +2,7 @@
 ``response ~ 1 + (1 | participant) + (1 | sentence_id)`` (Christensen 2019; Taylor et al.
 2023, Behav. Res. Methods 55, "Rating norms should be calculated from cumulative link mixed
 effects models"), fitted by the Laplace approximation with
-[clmm][acceptability.stats.mixed.cumulative_mixed.clmm].
+[clmm][acceptability.stats.mixed.ordinal.cumulative_mixed.clmm].
 
 Pr(Y_ps <= j) = logistic(theta_j - b_p - b_s): a participant's intercept b_p shifts all
 their thresholds (a lenient or strict rater), the sentence's b_s is its acceptability on
@@ -22,7 +22,7 @@ import pandas as pd
 
 from acceptability.data.errors import DataError
 from acceptability.data.ratings import rating_scale
-from acceptability.stats.mixed.cumulative_mixed import ClmmResult, clmm
+from acceptability.stats.mixed.ordinal.cumulative_mixed import ClmmResult, clmm
 
 __all__ = ["NORM_FORMULA", "ordinal_norms"]
 

@@ -401,17 +401,17 @@ def test_mixed_model_levels(mixed_fits, level, which):
 def test_mixed_model_counts_and_seeds(mixed_fits, nsim, seed, n_jobs, nagq):
     sleep, _, cbpp, sleepstudy = mixed_fits
     got = outcome(lambda: up_to_the_work(lambda: sleep.confint(
-        method="boot", nsim=nsim, seed=seed, n_jobs=n_jobs), ("parametric", "Simulator")),
+        method="boot", nsim=nsim, seed=seed, n_jobs=n_jobs), ("fitted.parametric", "Simulator")),
         {"nsim": not boot_ok(nsim), "seed": not seed_ok(seed),
          "n_jobs": n_jobs is not None and not whole(n_jobs, 1, 10**6)})
     assert got is None or got[0] == "reached"
     got = outcome(lambda: up_to_the_work(lambda: stats.glmer(
         "cbind(incidence, size - incidence) ~ period + (1 | herd)", cbpp, nAGQ=nagq),
-        ("lmer", "fit")), {"nAGQ": not (whole(nagq, 0, 25) and (nagq == 0 or nagq % 2 == 1))})
+        ("lmm.lmer", "fit")), {"nAGQ": not (whole(nagq, 0, 25) and (nagq == 0 or nagq % 2 == 1))})
     assert got is None or got[0] == "reached"
     got = outcome(lambda: up_to_the_work(lambda: stats.clmm(
         "rating ~ temp + contact + (1 | judge)", wine(), nAGQ=nagq),
-        ("cumulative_mixed", "_fit")), {"nAGQ": not whole(nagq, -100, 100) or nagq in (0, -1)})
+        ("ordinal.cumulative_mixed", "_fit")), {"nAGQ": not whole(nagq, -100, 100) or nagq in (0, -1)})
     assert got is None or got[0] == "reached"
     got = outcome(lambda: up_to_the_work(lambda: stats.brm(
         "Reaction ~ Days + (1 | Subject)", sleepstudy, draws=nsim, chains=n_jobs or 1,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from acceptability import stats
-from acceptability.stats.mixed.allfit import available_optimizers
+from acceptability.stats.mixed.fitted.allfit import available_optimizers
 from tests.lme4_data import lme4_data
 from tests.stats.mixed.selection_data import quiet, reference
 

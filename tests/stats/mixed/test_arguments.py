@@ -37,7 +37,7 @@ SEEDS = (-1, 2**32, "x", 1.5, True)
 # the modules (stats.mixed's names lmer and brm are the functions)
 lmer, brm_module, cumulative_mixed, parametric = (
     importlib.import_module(f"acceptability.stats.mixed.{m}")
-    for m in ("lmer", "brm", "cumulative_mixed", "parametric"))
+    for m in ("lmm.lmer", "brm", "ordinal.cumulative_mixed", "fitted.parametric"))
 GLMER = "cbind(incidence, size - incidence) ~ period + (1 | herd)"
 CLMM = "rating ~ temp + contact + (1 | judge)"
 

@@ -20,8 +20,8 @@ import pandas as pd
 import pytest
 
 from acceptability import stats
-from acceptability.stats.mixed.bootmer import BootMer, bootMer
-from acceptability.stats.mixed.simulation import Simulator
+from acceptability.stats.mixed.fitted.bootmer import BootMer, bootMer
+from acceptability.stats.mixed.fitted.simulation import Simulator
 from tests.lme4_data import lme4_data
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

@@ -15,8 +15,8 @@ from tests.conftest import REPO, missing, need_module
 need_module("bambi")
 
 from acceptability.stats.mixed.brm import brm, loo_compare, memory_estimate  # noqa: E402
-from acceptability.stats.mixed.judgment import SENTENCE_FORMULA, sentence_model_frame  # noqa: E402
-from acceptability.stats.mixed.lmer import SingularFitWarning, lmer  # noqa: E402
+from acceptability.stats.mixed.lmm.lmer import SingularFitWarning, lmer  # noqa: E402
+from acceptability.stats.ratings.judgment import SENTENCE_FORMULA, sentence_model_frame  # noqa: E402
 
 brm_module = importlib.import_module("acceptability.stats.mixed.brm")  # the module, not stats.brm
 

@@ -21,8 +21,8 @@ import pytest
 from scipy import stats as sps
 
 from acceptability.stats.mixed import clm
-from acceptability.stats.mixed.clm_newton import clm_objective
-from acceptability.stats.mixed.ordinal_summary import clm_summary
+from acceptability.stats.mixed.ordinal.clm_newton import clm_objective
+from acceptability.stats.mixed.ordinal.ordinal_summary import clm_summary
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 REF = pd.read_csv(FIXTURES / "clm_reference.csv", keep_default_na=False, dtype=str)

@@ -111,10 +111,10 @@ def test_slope_gradient_equals_central_differences():
     """The exact gradient of the Laplace likelihood with random slopes (through the modes
     and the weights' third derivative) against central differences, away from the optimum,
     with two terms (a dense H)."""
-    from acceptability.stats.mixed.clmm_polish import value_gradient
-    from acceptability.stats.mixed.clmm_slopes import SlopeLikelihood, slope_terms
-    from acceptability.stats.mixed.clmm_terms import coded_terms
-    from acceptability.stats.mixed.cumulative import ordinal_design
+    from acceptability.stats.mixed.ordinal.clmm_polish import value_gradient
+    from acceptability.stats.mixed.ordinal.clmm_slopes import SlopeLikelihood, slope_terms
+    from acceptability.stats.mixed.ordinal.clmm_terms import coded_terms
+    from acceptability.stats.mixed.ordinal.cumulative import ordinal_design
 
     for formula in (SLOPE, SLOPE + " + (1 | bottle)"):
         d = ordinal_design(formula, wine(), random=True)
@@ -219,7 +219,7 @@ def test_symmetric2_thresholds_match_ordinal():
     for model, rtol in (("wine_symmetric2", 0.07), ("wine_symmetric2_tight", 0.05)):
         close(se, ref(model, "se"), f"se of {model}", 0, rtol)
     # second differences (step 1e-3) of -log L in (thresholds, beta, log SD), modes from 0
-    from acceptability.stats.mixed.cumulative_mixed import _Likelihood
+    from acceptability.stats.mixed.ordinal.cumulative_mixed import _Likelihood
 
     lik = _Likelihood(m.design, m.terms, 1)
     y0, h = np.concatenate([m.par, np.log(m.theta)]), 1e-3

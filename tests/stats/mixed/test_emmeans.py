@@ -243,7 +243,7 @@ def test_mvt_integration_is_the_mean_over_every_direction():
     contrasts' maximum |t| (200,000 draws, within 4 standard errors)."""
     from scipy import special
 
-    from acceptability.stats.mixed.adjust import _directions, mvt_p
+    from acceptability.stats.mixed.fitted.adjust import _directions, mvt_p
 
     rng = np.random.default_rng(44)
     for k, df in [(3, 5.0), (4, 30.0), (5, np.inf), (6, 12.0)]:
@@ -271,7 +271,7 @@ def test_tukey_is_rs_ptukey():
     """ptukey.tukey_sf, R's ptukey algorithm, against scipy's adaptive integration of the
     studentized range (to 2e-9 from 12 df up; R's 16-node quadrature is less exact at a few
     df, as is this port of it); its p-values against R's are in every tukey row above."""
-    from acceptability.stats.mixed.ptukey import tukey_sf
+    from acceptability.stats.mixed.fitted.ptukey import tukey_sf
 
     q = np.array([0.1, 0.5, 1, 2, 3.4, 5, 8])
     for k, df in itertools.product([3, 4, 6, 10], [12.3, 45, 150, 1000, 9000, np.inf]):

@@ -16,7 +16,12 @@ import pytest
 
 from acceptability.stats.mixed import choose_engine, lmer, model_design
 from acceptability.stats.mixed.brm import _design as brm_design
-from acceptability.stats.mixed.glmm_engine import GlmmEngine, _fixed_view, _glmm_data, _glmm_formula
+from acceptability.stats.mixed.engines.glmm_engine import (
+    GlmmEngine,
+    _fixed_view,
+    _glmm_data,
+    _glmm_formula,
+)
 from tests.lme4_data import lme4_data
 
 REF = pd.read_csv(Path(__file__).resolve().parents[2] / "fixtures" / "engine_view_reference.csv",

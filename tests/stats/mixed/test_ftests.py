@@ -20,9 +20,10 @@ import pandas as pd
 import pytest
 
 from acceptability import stats
-from acceptability.stats.mixed import kenward_roger, make_result
-from acceptability.stats.mixed.ftests import fixed_terms, hypotheses
-from acceptability.stats.mixed.pls_engine import lmm_parameters
+from acceptability.stats.mixed import make_result
+from acceptability.stats.mixed.engines.pls_engine import lmm_parameters
+from acceptability.stats.mixed.fitted import kenward_roger
+from acceptability.stats.mixed.fitted.ftests import fixed_terms, hypotheses
 from tests.conftest import REPO
 from tests.lme4_data import lme4_data
 

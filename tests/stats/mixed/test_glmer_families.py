@@ -23,8 +23,9 @@ import pandas as pd
 import pytest
 
 from acceptability import stats
-from acceptability.stats.mixed import fit, model_design, pls
-from acceptability.stats.mixed.simulation import Simulator
+from acceptability.stats.mixed import fit, model_design
+from acceptability.stats.mixed.fitted.simulation import Simulator
+from acceptability.stats.mixed.lmm import pls
 from tests.lme4_data import lme4_data
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "glmer_families.csv"

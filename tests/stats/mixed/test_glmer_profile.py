@@ -28,7 +28,7 @@ import pandas as pd
 import pytest
 
 from acceptability import stats
-from acceptability.stats.mixed.laplace import glmer_devfun
+from acceptability.stats.mixed.glmm.laplace import glmer_devfun
 from tests.lme4_data import lme4_data
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "glmer_profile.csv"

@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acceptability.stats.mixed.judgment import (
+from acceptability.stats.mixed.lmm.lmer import SingularFitWarning
+from acceptability.stats.ratings.judgment import (
     fc_model,
     fc_model_frame,
     pair_model,
     pair_model_frame,
     sentence_model_frame,
 )
-from acceptability.stats.mixed.lmer import SingularFitWarning
 from tests.conftest import DATA_DIR, assert_matches_lme4
 
 LI_ADGER, BLIMP = DATA_DIR / "li-adger", DATA_DIR / "blimp"

@@ -1,4 +1,4 @@
-"""The Laplace likelihood (``stats.mixed.laplace``). With the expected information it is
+"""The Laplace likelihood (``stats.mixed.glmm.laplace``). With the expected information it is
 lme4's GLMM deviance function, tested against lme4 1.1-31's
 ``glmer(..., devFunOnly = TRUE)`` at four (theta, beta) points of each model: Laplace and
 nAGQ = 9, logit, probit and cloglog links, prior weights, an offset, a correlated random
@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 
 from acceptability.stats.mixed import glmer, model_design
-from acceptability.stats.mixed.laplace import GlmerDevfun, LaplaceLikelihood, glmer_devfun
+from acceptability.stats.mixed.glmm.laplace import GlmerDevfun, LaplaceLikelihood, glmer_devfun
 from tests.lme4_data import lme4_data
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "glmer_profile.csv"

@@ -212,7 +212,7 @@ def test_blimp_forced_choice_crossed_glmm(blimp_fc_frame):
 
 
 def test_parametric_bootstrap_reuses_the_engine(sleep_corr):
-    from acceptability.stats.mixed.parametric import parametric_bootstrap
+    from acceptability.stats.mixed.fitted.parametric import parametric_bootstrap
 
     one = parametric_bootstrap(sleep_corr, 6, seed=5, n_jobs=1)
     assert one.equals(parametric_bootstrap(sleep_corr, 6, seed=5, n_jobs=2))  # same draws

@@ -27,7 +27,7 @@ import pandas as pd
 import pytest
 
 from acceptability import stats
-from acceptability.stats.mixed.judgment import SENTENCE_FORMULA
+from acceptability.stats.ratings.judgment import SENTENCE_FORMULA
 from tests.conftest import LME4_TOL, lme4_reference
 from tests.lme4_data import lme4_data
 

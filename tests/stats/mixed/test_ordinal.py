@@ -23,7 +23,7 @@ import pytest
 
 from acceptability import stats
 from acceptability.stats.mixed import anova_clm, clm, clmm
-from acceptability.stats.mixed.ordinal_links import interval
+from acceptability.stats.mixed.ordinal.ordinal_links import interval
 from tests.conftest import DATA_DIR
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -357,9 +357,9 @@ def test_quadrature_gradient_equals_central_differences(link, nagq):
     """The adaptive quadrature's analytic gradient (through the modes and the curvatures
     that place the nodes) equals central differences of the likelihood, away from the
     optimum where the gradient is not ~0."""
-    from acceptability.stats.mixed.clmm_polish import value_gradient
-    from acceptability.stats.mixed.cumulative import ordinal_design
-    from acceptability.stats.mixed.cumulative_mixed import _Likelihood, intercept_terms
+    from acceptability.stats.mixed.ordinal.clmm_polish import value_gradient
+    from acceptability.stats.mixed.ordinal.cumulative import ordinal_design
+    from acceptability.stats.mixed.ordinal.cumulative_mixed import _Likelihood, intercept_terms
 
     d = ordinal_design("rating ~ temp + contact + (1 | judge)", wine(), link=link, random=True)
     lik = _Likelihood(d, intercept_terms(d), nagq)

@@ -18,7 +18,7 @@ from scipy import stats as sps
 from acceptability import stats
 from acceptability.data.io.atomic import write_figure
 from acceptability.reports.profile_figure import profile_figure
-from acceptability.stats.mixed.profile import _ml_deviance, lme4_names
+from acceptability.stats.mixed.fitted.profile import _ml_deviance, lme4_names
 from tests.lme4_data import lme4_data
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "simulation_profile.csv"

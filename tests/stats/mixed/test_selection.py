@@ -11,7 +11,7 @@ import pytest
 from scipy import stats as sps
 
 from acceptability import stats
-from acceptability.stats.mixed import selection
+from acceptability.stats.mixed.fitted import selection
 from tests.lme4_data import lme4_data
 from tests.stats.mixed.selection_data import quiet, reference, reference_text
 

@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 
 from acceptability import stats
-from acceptability.stats.mixed.simulation import simulate
+from acceptability.stats.mixed.fitted.simulation import simulate
 from tests.lme4_data import lme4_data
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "simulation_moments.csv"

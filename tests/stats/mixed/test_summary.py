@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from acceptability import stats
-from acceptability.stats.mixed.judgment import (
+from acceptability.stats.ratings.judgment import (
     SENTENCE_FORMULA,
     pair_model_frame,
     sentence_model_frame,

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from acceptability import stats
-from acceptability.stats.mixed.wald import wald_anova
+from acceptability.stats.mixed.fitted.wald import wald_anova
 from tests.lme4_data import lme4_data
 from tests.stats.mixed.selection_data import quiet, reference
 

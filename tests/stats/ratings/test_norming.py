@@ -238,8 +238,8 @@ def test_clmm_selected_inverse_elements_are_exact(extra):
     """The elements of H^-1 the clmm gradient takes from sparse rows (the path the ordinal
     norm runs: few ratings per sentence) equal numpy's dense inverse of H, for the norm's
     two crossed terms and for four."""
-    from acceptability.stats.mixed import clmm_terms as cm
-    from acceptability.stats.mixed.cumulative import ordinal_design
+    from acceptability.stats.mixed.ordinal import clmm_terms as cm
+    from acceptability.stats.mixed.ordinal.cumulative import ordinal_design
 
     ds = mega()
     verbs = sorted(ds.sentences["verb"].unique())[:20]

@@ -1,0 +1,3 @@
+"""Generalised linear mixed models: the GLM families and links, and lme4's Laplace approximation
+(PIRLS) on sparse random-effects rows.
+"""
