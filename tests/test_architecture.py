@@ -1,8 +1,10 @@
 """The layout issues 29 and 45 set, checked on the source (``ast``, ``tests/package_graph.py``),
 so that it cannot erode: an acyclic import graph that respects the layers (scoring and stats
 import neither each other nor reports; data none of them), at most 20 modules a folder, short
-functions, one list of scoring methods, one resampling implementation, no repeated code, and
-docs/development.md's design picture drawn from the code as it is."""
+functions, one list of scoring methods, method names compared only in the registry, metric
+names listed only in the metrics table, one class per GLM family (those three checks live with
+their owners' tests and are imported here), one resampling implementation, no repeated code,
+and docs/development.md's design picture drawn from the code as it is."""
 
 from __future__ import annotations
 
@@ -16,6 +18,21 @@ import pytest
 
 from tests import design_picture
 from tests.package_graph import FORBIDDEN, MODULES, REPO, ROOMS, import_graph, imported, parse
+
+# Knowledge with one owner (issue 45, item 2): each check is written once, beside the tests
+# of what it guards, and runs here too, so this file checks the whole layout: the registry
+# is the only place a method name is compared, the metrics table the only place a metric
+# name is listed, one class per GLM family that no other module names.
+from tests.scoring.test_registry_dispatch import (  # noqa: F401
+    test_only_the_registry_compares_method_names,
+)
+from tests.stats.mixed.test_family_objects import (  # noqa: F401
+    test_each_family_is_one_class,
+    test_no_family_or_link_name_is_compared_outside_the_family_module,
+)
+from tests.stats.test_metric_table import (  # noqa: F401
+    test_only_the_metrics_table_lists_metric_names,
+)
 
 MAX_FUNCTION_LINES = 80
 MAX_FOLDER_MODULES = 20
