@@ -144,6 +144,21 @@ def member(values: pd.Series, ids) -> np.ndarray:
     return np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)
 
 
+def signed_confidence(method: pd.Series | np.ndarray) -> np.ndarray:
+    """Which entries of a scores table's ``method`` column (a Series or array of any shape)
+    name a signed-confidence score (`SIGNED_CONFIDENCE_METHOD`; thesis eq. 2.3), whose sign
+    is the predicted label, rather than log-probabilities.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from acceptability.data.tables import signed_confidence
+    >>> signed_confidence(pd.Series(["classifier", "pll"])).tolist()
+    [True, False]
+    """
+    return np.asarray(method, dtype=object) == SIGNED_CONFIDENCE_METHOD
+
+
 def pair_groups(pairs: pd.DataFrame) -> pd.DataFrame:
     """pair_id, paradigm, phenomenon of each pair (the outcomes table's groups); a dataset
     without paradigms uses its phenomena.

@@ -261,7 +261,8 @@ def _check_recheck(data: Any, options: ScoringOptions) -> None:
     """Fail before scoring on a recheck that cannot run."""
     if getattr(data, "pairs", None) is None or not len(data.pairs):
         raise ScoringError("recheck rescores close minimal pairs: give a Dataset with pairs")
-    if options.method == "ngram":
+    method = REGISTRY.get(options.method)  # an unknown one: the scorer says so
+    if method is not None and not method.neural:
         raise ScoringError("recheck compares bfloat16 with float32 scores; n-gram models have no dtype")
     model = options.model
     running = str(model.model.dtype) if isinstance(model, LanguageModel) else str(pick_dtype(options.dtype))
@@ -373,8 +374,9 @@ def token_scores(
     refuse(options, ("normalise", "unigram", "recheck", "word_boundaries"), "token_scores")
     if level not in ("token", "word"):
         raise ScoringError(f"level must be 'token' or 'word', got {level!r}")
-    if options.method == "classifier":
-        raise ScoringError("the classifier method gives sentence scores only; no token scores")
+    method = REGISTRY.get(options.method)  # an unknown one: the scorer says so
+    if method is not None and not method.tokens:
+        raise ScoringError(f"the {method.name} method gives sentence scores only; no token scores")
     if level == "word":
         words = word_scores(data, context=context, options=options)
         return words[["sentence_id", "model", "method", "index", "word", "logprob", "n_tokens",

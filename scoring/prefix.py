@@ -19,14 +19,9 @@ from acceptability.scoring.api import display_name
 from acceptability.scoring.context import context_key, continuation
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.options import ScoringOptions, refuse, resolve
-from acceptability.scoring.registry import PREFIX_METHODS
+from acceptability.scoring.registry import PREFIX_METHODS, REGISTRY
 from acceptability.scoring.run.cache import open_cache
 from acceptability.scoring.run.runner import compute, make_scorer
-
-FIELDS = {
-    "one_prefix": ("one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad"),
-    "two_prefix": ("two_prefix_prefix_good", "two_prefix_prefix_bad", "two_prefix_word"),
-}
 
 
 def _prefix_inputs(
@@ -37,7 +32,8 @@ def _prefix_inputs(
     BLiMP's one-prefix words lack the space that separates them from the prefix: the words
     are joined to their prefixes as sentences to their contexts (`context.continuation`)."""
     pairs = data.pairs if hasattr(data, "pairs") else data
-    missing = {"pair_id", *FIELDS[method]} - set(pairs.columns)
+    fields = REGISTRY[method].pair_fields  # good and bad prefixes, good and bad words
+    missing = {"pair_id", *fields} - set(pairs.columns)
     if missing:
         raise ScoringError(
             f"pairs table lacks {sorted(missing)} needed by the {method} method "
@@ -47,14 +43,9 @@ def _prefix_inputs(
     if flag in pairs.columns:
         pairs = pairs[pairs[flag].fillna(False).astype(bool)]
     pairs = pairs.reset_index(drop=True)
-    if method == "one_prefix":
-        prefix, good, bad = (pairs[c].astype(str) for c in FIELDS[method])
-        good_inputs = [(p, continuation(p, w)) for p, w in zip(prefix, good, strict=True)]
-        bad_inputs = [(p, continuation(p, w)) for p, w in zip(prefix, bad, strict=True)]
-    else:
-        good_prefix, bad_prefix, word = (pairs[c].astype(str) for c in FIELDS[method])
-        good_inputs = [(p, continuation(p, w)) for p, w in zip(good_prefix, word, strict=True)]
-        bad_inputs = [(p, continuation(p, w)) for p, w in zip(bad_prefix, word, strict=True)]
+    good_prefix, bad_prefix, good, bad = (pairs[c].astype(str) for c in fields)
+    good_inputs = [(p, continuation(p, w)) for p, w in zip(good_prefix, good, strict=True)]
+    bad_inputs = [(p, continuation(p, w)) for p, w in zip(bad_prefix, bad, strict=True)]
     return pairs, good_inputs, bad_inputs
 
 

@@ -25,6 +25,7 @@ from acceptability.data.loaders.syntaxgym import syntaxgym_regions
 from acceptability.scoring.api import word_scores
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.options import ScoringOptions, resolve
+from acceptability.scoring.registry import REGISTRY
 
 #: The suite metrics a region's summed surprisal and token count give.
 METRICS = ("sum", "mean")
@@ -72,7 +73,8 @@ def region_surprisals(data: Any, model: Any = None, method: str | None = None, *
     ['is', 1]
     """
     options = resolve(options, model, method, settings, default_method="logprob")
-    if options.method == "ngram":
+    method = REGISTRY.get(options.method)  # an unknown one: word_scores says so
+    if method is not None and not method.offsets:
         raise ScoringError("an n-gram model's tokens carry no character offsets, so they "
                            "cannot be placed in regions: use a causal or masked LM method")
     regions = syntaxgym_regions(data)

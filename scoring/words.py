@@ -228,11 +228,12 @@ def plan_words(frame: pd.DataFrame, contexts: list[str], words: Any, boundary: s
     """
     if boundary not in BOUNDARIES:
         raise ScoringError(f"boundary must be one of {BOUNDARIES}, got {boundary!r}")
-    if options.method == "classifier":
-        raise ScoringError("the classifier method gives sentence scores only; no word scores")
+    method = REGISTRY.get(options.method)  # an unknown one: the scorer says so
+    if method is not None and not method.tokens:
+        raise ScoringError(f"the {method.name} method gives sentence scores only; no word scores")
     if boundary == "corrected":
         _check_corrected(frame, contexts, options)
-    if options.method == "ngram":
+    if method is not None and not method.offsets:
         if not (isinstance(words, str) and words == "whitespace"):
             raise ScoringError("an n-gram model's words are its own tokens: leave words out")
         return [None] * len(frame)

@@ -8,6 +8,7 @@ import pandas as pd
 
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError
+from acceptability.data.tables import signed_confidence
 from acceptability.stats import metrics
 from acceptability.stats.arguments import (
     check_ci,
@@ -58,7 +59,7 @@ def predicted_label(frame: pd.DataFrame) -> np.ndarray:
     >>> predicted_label(frame).tolist()
     [0.0, 1.0, nan]
     """
-    raw = frame["method"].eq("classifier") if "method" in frame else False
+    raw = signed_confidence(frame["method"]) if "method" in frame else False
     value = np.where(raw, frame["score"], frame["z"]).astype(float)
     return np.where(np.isnan(value), np.nan, (value > 0).astype(float))
 

@@ -332,7 +332,7 @@ def model_method(spec: str, default: str) -> tuple[str, str]:
     """``"gpt2:logprob"`` -> ``("gpt2", "logprob")``; a spec without a method (``"gpt2"``,
     a folder) takes ``default``; ``hub:ID`` names the hub id ``ID`` (experiment files:
     ``resolve_model``). An unknown method is an error listing the methods."""
-    from acceptability.scoring.run.runner import METHODS
+    from acceptability.scoring.registry import METHODS
 
     model, method = split_method(str(spec))
     model, method = model.removeprefix(HUB), method or default
@@ -537,6 +537,8 @@ def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = No
     ``trust_remote_code``, and ``hardware`` (``Experiment.hardware``): as
     ``scoring.score``'s."""
     scoring = scoring_module()
+    from acceptability.scoring.registry import lookup
+
     score = getattr(scoring, "score", None)
     if score is None:
         raise DataError("scoring.score is not available in this version of the package")
@@ -545,7 +547,7 @@ def score_models(dataset, plan: list[tuple[str, str]], revision: str | None = No
     for (m, method), name in zip(plan, model_names(plan, [normalise] if normalise else []),
                                  strict=True):
         frames.append(score(dataset, model=m, method=method, revision=revision, dtype=dtype,
-                            model_name=name, recheck=recheck and method != "ngram",
+                            model_name=name, recheck=recheck and lookup(method).neural,
                             normalise=normalise, unigram=unigram_model,
                             trust_remote_code=trust_remote_code, **(hardware or {})))
         if "recheck" in frames[-1].attrs:

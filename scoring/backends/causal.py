@@ -12,6 +12,8 @@ import numpy as np
 
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
+from acceptability.scoring.options import ScoringOptions
+from acceptability.scoring.registry import CONTINUATION, Method
 from acceptability.scoring.results import Scored
 from acceptability.scoring.run.batches import (
     head_rows,
@@ -22,6 +24,7 @@ from acceptability.scoring.run.batches import (
     pad_multiple,
 )
 from acceptability.scoring.run.overlap import overlaps, pipeline
+from acceptability.scoring.run.runner import Scorer, by_length, model_scorer, transformer
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
 #: raise it with each change that can alter a score (`scoring.run.versions`).
@@ -288,3 +291,17 @@ def boundary_logprobs(logits, kinds, classes):
         keep = classes[kinds[s : s + step]]
         out.append(chunk.masked_fill(~keep, float("-inf")).logsumexp(-1) - chunk.logsumexp(-1))
     return torch.cat(out)
+
+
+def scorer(method: Method, options: ScoringOptions) -> Scorer:
+    """log P(text | context) by a causal LM (`iter_logprobs`), with `options.start_token` and,
+    with `options.word_boundaries`, the next token's word-start probabilities. A prefix method
+    runs the `registry.CONTINUATION` scorer, log P(word | prefix): both share its cache entries."""
+    lm, budget = transformer(method, options)
+    # keyed only when on: plain scores keep their cache entries
+    bounds = {"word_boundaries": True} if options.word_boundaries else {}
+    start = start_token(lm.tokenizer, options.start_token, lm.name)
+    return model_scorer(lm, method, lambda pairs: encode_many(lm, pairs, start), by_length(lm, budget),
+                        lambda items, batches: iter_logprobs(lm, items, batches, **bounds),
+                        {"start_token": start, **bounds},
+                        label=CONTINUATION if method.prefix else None)

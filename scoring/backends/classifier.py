@@ -6,8 +6,11 @@ from collections.abc import Iterator
 
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
+from acceptability.scoring.options import ScoringOptions
+from acceptability.scoring.registry import Method
 from acceptability.scoring.results import Scored
 from acceptability.scoring.run.batches import inference, pad, pad_id
+from acceptability.scoring.run.runner import Scorer, by_length, model_scorer, transformer
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
 #: raise it with each change that can alter a score (`scoring.run.versions`).
@@ -46,3 +49,13 @@ def iter_signed_confidence(
             Scored(score=s, n_tokens=len(items[i]))
             for s, i in zip((signs * confidence).cpu().tolist(), batch, strict=True)
         ]
+
+
+def scorer(method: Method, options: ScoringOptions) -> Scorer:
+    """A sequence classifier's signed confidence (thesis eq. 2.3, `iter_signed_confidence`) for
+    `options.acceptable_label`."""
+    lm, budget = transformer(method, options)
+    label = options.acceptable_label
+    return model_scorer(lm, method, lambda texts: (encode(lm, text) for text in texts), by_length(lm, budget),
+                        lambda items, batches: iter_signed_confidence(lm, items, batches, label),
+                        {"acceptable_label": label})

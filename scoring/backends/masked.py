@@ -15,6 +15,8 @@ from typing import Any
 from acceptability.scoring.backends.causal import tokenize_all, too_long
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
+from acceptability.scoring.options import ScoringOptions
+from acceptability.scoring.registry import Method
 from acceptability.scoring.results import Scored
 from acceptability.scoring.run.batches import (
     bert_layers,
@@ -28,6 +30,7 @@ from acceptability.scoring.run.batches import (
     token_budget,
 )
 from acceptability.scoring.run.overlap import overlaps, pipeline
+from acceptability.scoring.run.runner import Scorer, model_scorer, transformer
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
 #: raise it with each change that can alter a score (`scoring.run.versions`).
@@ -250,3 +253,13 @@ def _masked_logprobs(lm: LanguageModel, copies, attention, positions, targets):
     ):
         logits = lm.model(input_ids=copies, attention_mask=attention).logits
         return read(logits, targets)
+
+
+def scorer(method: Method, options: ScoringOptions) -> Scorer:
+    """The PLL of a masked LM (`iter_pll`), in passes of `tokens_per_pass` tokens of masked
+    copies; with `method.word_l2r` each token's word's later pieces masked too."""
+    lm, _ = transformer(method, options)
+    copies = tokens_per_pass(lm, options.batch_tokens)
+    return model_scorer(lm, method, lambda pairs: encode_many(lm, pairs, word_l2r=method.word_l2r),
+                        lambda items, bs: pll_batches(lm, items, bs, copies),
+                        lambda items, batches: iter_pll(lm, items, batches, copies))

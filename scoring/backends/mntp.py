@@ -26,7 +26,10 @@ from acceptability.scoring.backends import masked
 from acceptability.scoring.backends.masked import MaskedInput
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
+from acceptability.scoring.options import ScoringOptions
+from acceptability.scoring.registry import Method
 from acceptability.scoring.results import Scored
+from acceptability.scoring.run.runner import Scorer, model_scorer, transformer
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
 #: raise it with each change that can alter a score (`scoring.run.versions`).
@@ -131,3 +134,13 @@ def iter_mntp(
     ([], 1)
     """
     return masked.iter_pll(lm, items, batches, budget, shift=SHIFT)
+
+
+def scorer(method: Method, options: ScoringOptions) -> Scorer:
+    """MNTP scores of a masked LM (`iter_mntp`), batched as PLL's masked copies
+    (`masked.pll_batches`); with `method.word_l2r` each token's word's later pieces masked too."""
+    lm, _ = transformer(method, options)
+    copies = masked.tokens_per_pass(lm, options.batch_tokens)
+    return model_scorer(lm, method, lambda pairs: encode_many(lm, pairs, word_l2r=method.word_l2r),
+                        lambda items, bs: masked.pll_batches(lm, items, bs, copies),
+                        lambda items, batches: iter_mntp(lm, items, batches, copies))

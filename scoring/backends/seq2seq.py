@@ -26,14 +26,18 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import accumulate
 
+from acceptability.scoring.backends import masked as mlm
 from acceptability.scoring.backends.causal import too_long
 from acceptability.scoring.backends.masked import CopyPlan, copy_plan, masked_copies, pll_batches
 from acceptability.scoring.errors import ScoringError
 from acceptability.scoring.models import LanguageModel
+from acceptability.scoring.options import ScoringOptions
+from acceptability.scoring.registry import Method
 from acceptability.scoring.results import Scored
 from acceptability.scoring.run import batches as batching
 from acceptability.scoring.run.batches import head_rows, inference, pad, pad_id, pad_multiple
 from acceptability.scoring.run.overlap import overlaps, pipeline
+from acceptability.scoring.run.runner import Scorer, model_scorer, transformer
 
 #: The version of this module's arithmetic, in the cache key of every score it helps compute:
 #: raise it with each change that can alter a score (`scoring.run.versions`).
@@ -230,3 +234,16 @@ def iter_seq2seq_pll(
         return torch.cat(out)
 
     return pipeline(batches, prepare, launch, partial(_scored, items), overlaps(lm))
+
+
+def scorer(method: Method, options: ScoringOptions) -> Scorer:
+    """seq2seq (the text as the decoder's target, the context read by the encoder) or, for a
+    `method.pll`, BabyLM's masked encoder copies in passes of `masked.tokens_per_pass` tokens."""
+    lm, budget = transformer(method, options)
+    if method.pll:
+        budget = mlm.tokens_per_pass(lm, options.batch_tokens)
+    enc = encode_pll if method.pll else encode
+    run = partial(iter_seq2seq_pll, budget=budget) if method.pll else iter_seq2seq
+    return model_scorer(lm, method, lambda pairs: (enc(lm, text, context) for context, text in pairs),
+                        lambda items, bs: batches(lm, items, bs, method.pll, budget),
+                        lambda items, batched: run(lm, items, batched))

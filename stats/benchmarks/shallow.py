@@ -9,7 +9,11 @@ import pandas as pd
 
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError
-from acceptability.data.tables import SIGNED_CONFIDENCE_METHOD, require_columns
+from acceptability.data.tables import (
+    SIGNED_CONFIDENCE_METHOD,
+    require_columns,
+    signed_confidence,
+)
 from acceptability.stats.arguments import check_whole
 from acceptability.stats.benchmarks.outcomes import pair_outcomes
 
@@ -78,7 +82,7 @@ def shallow_predictors(dataset: Dataset, scores: pd.DataFrame, n_bins: int = 5) 
     """
     n_bins = check_whole("n_bins", n_bins, 1, 1_000)
     require_columns(scores, ["sentence_id", "model", "score"], "scores")
-    if "method" in scores and (scores["method"] == SIGNED_CONFIDENCE_METHOD).any():
+    if "method" in scores and signed_confidence(scores["method"]).any():
         raise DataError(f"shallow predictors need log-probability scores, not "
                         f"{SIGNED_CONFIDENCE_METHOD!r} (a signed confidence)",
                         fix="score with a log-probability method (scoring.METHODS)")

@@ -28,7 +28,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from acceptability.data.dataset import Dataset
-from acceptability.data.tables import member
+from acceptability.data.tables import member, signed_confidence
 from acceptability.stats import metrics
 from acceptability.stats.defaults import DEFAULT_MAX_DELTA
 from acceptability.stats.deltas import model_grid, positions
@@ -81,7 +81,7 @@ class MetricArrays:
         s, p = dataset.sentences, dataset.pairs
         self.models, grid = model_grid(dataset, scores)
         self.z, raw = grid["z"], grid["score"]
-        cls = grid["method"] == "classifier" if "method" in grid else np.zeros_like(raw, bool)
+        cls = signed_confidence(grid["method"]) if "method" in grid else np.zeros_like(raw, bool)
         # predictions fixed by the raw score (classifiers, evaluate.predicted_label)
         self.fixed_pred = np.where(cls, raw > 0, np.nan)
         self.fixed_pred[np.isnan(raw)] = np.nan
@@ -238,4 +238,3 @@ def group_masks(dataset: Dataset, by: str | None
     pair_codes, sent_codes = codes[:len(p)], codes[len(p):]
     return (list(groups), [sent_codes == g for g in range(len(groups))],
             [pair_codes == g for g in range(len(groups))])
-
