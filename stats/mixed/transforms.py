@@ -18,10 +18,8 @@ argument is present, before the rows missing another of the formula's columns ar
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field, replace
-from itertools import product
 from typing import Any
 
 import numpy as np
@@ -467,8 +465,9 @@ class FixedPart:
         return bool(self.variables or self.ordered) or any(c.kind != "contr.treatment"
                                                            for c in self.contrasts.values())
 
-    def _columns(self, data: pd.DataFrame, fitting: bool) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
-        """The columns glmm reads (safe names; factors with the fit's levels) and each poly
+    def _columns(self, data: pd.DataFrame, fitting: bool) -> tuple[dict[str, np.ndarray], set[str], dict[str, np.ndarray]]:
+        """Each variable of the formula under its safe name: a factor's codes in the fit's
+        levels (-1: missing), a number's values; the factors' names and each poly
         variable's matrix."""
         plain = [n for n in _plain_names(self.text) if n not in {v.safe for v in self.variables}]
         missing = [n for n in [*plain, *(c for v in self.variables for c in v.node.names())]
@@ -476,11 +475,14 @@ class FixedPart:
         if missing:
             raise KeyError(f"the data lack column(s) {sorted(set(missing))} of the fixed effects "
                            f"{self.fixed!r}")
-        out, polys = {}, {}
+        out, factors, polys = {}, set(), {}
         for name in plain:
             col = data[name]
-            out[name] = col.to_numpy(dtype=float) if not is_factor(col) else \
-                self._factor(col, name, fitting, keep_unused=True)
+            if is_factor(col):
+                out[name] = self._factor(col, name, fitting, keep_unused=True)
+                factors.add(name)
+            else:
+                out[name] = col.to_numpy(dtype=float)
         for v in self.variables:
             where = v.name
             if v.kind == "poly":
@@ -494,11 +496,13 @@ class FixedPart:
                     np.broadcast_to(_evaluate(arg, data, self.params, where), len(data)),
                     index=data.index)
                 out[v.safe] = self._factor(col, v.name, fitting, keep_unused=False)
+                factors.add(v.safe)
             else:
                 values = np.broadcast_to(_evaluate(v.node, data, self.params, where), len(data))
                 if values.dtype == bool:  # a logical variable is a factor in R's model.matrix
                     out[v.safe] = self._factor(pd.Series(values, index=data.index), where,
                                                fitting, keep_unused=False)
+                    factors.add(v.safe)
                     continue
                 out[v.safe] = values.astype(float)
                 bad = ~np.isfinite(out[v.safe])
@@ -506,11 +510,12 @@ class FixedPart:
                     raise ValueError(f"{where} is not finite in {int(bad.sum())} row(s) (rows "
                                      f"{list(data.index[bad][:5])}...): check the values of "
                                      f"{v.node.names()} (log and sqrt need positive values)")
-        return pd.DataFrame(out, index=data.index), polys
+        _refuse_missing(out, factors, {v.safe: v.name for v in self.variables})
+        return out, factors, polys
 
-    def _factor(self, col: pd.Series, name: str, fitting: bool, keep_unused: bool) -> pd.Categorical:
-        """A factor variable with the fit's levels: a plain categorical column keeps its
-        categories (as glmm reads it), ``factor()`` drops unused ones (as R's does), numbers
+    def _factor(self, col: pd.Series, name: str, fitting: bool, keep_unused: bool) -> np.ndarray:
+        """A factor variable's codes in the fit's levels (-1: missing): a plain categorical
+        column keeps its categories, ``factor()`` drops unused ones (as R's does), numbers
         are sorted as numbers and labelled as R's ``as.character`` labels them."""
         labels = _as_labels(col)
         if fitting and name not in self.levels:
@@ -529,7 +534,7 @@ class FixedPart:
             self.contrasts[name] = contrast(self.requested[name], self.levels[name], name) \
                 if name in self.requested else default_contrast(self.levels[name], ordered)
         levels = self.levels[name]
-        # the distinct labels looked up once (4x pd.Categorical(labels, categories=levels))
+        # the distinct labels looked up once, not every row
         codes, distinct = pd.factorize(labels.to_numpy(dtype=object))  # missing: -1
         index = {lv: i for i, lv in enumerate(levels)}
         lookup = np.array([index.get(lv, -1) for lv in distinct] + [-1], np.int64)
@@ -537,38 +542,29 @@ class FixedPart:
         if unknown:
             raise ValueError(f"level(s) {unknown[:5]} of {name!r} were not in the fitted data "
                              f"(levels {levels[:10]})")
-        return pd.Categorical.from_codes(lookup[codes], dtype=_categories(tuple(levels)))
+        return lookup[codes]
 
     def _build(self, data: pd.DataFrame, fitting: bool) -> tuple[np.ndarray, list[str], list[str], np.ndarray]:
-        """X, its column names, R's term labels and ``assign``. glmm's ``model_matrix`` gives
-        the terms and, through which levels of a factor a term's columns have, R's rule for
-        coding it there (its contrasts, or an indicator of every level where the term's
-        margin is absent); the columns are then built with the factor's contrast matrix,
-        the first variable of a term varying fastest, as R's ``model.matrix`` orders them."""
+        """X, its column names, R's term labels and ``assign``: glmm reads the terms from
+        the formula, R's rule (:func:`_indicator_coded`) says where a factor is coded by
+        its contrasts and where by an indicator of every level, and the columns are built
+        with the factor's contrast matrix, the first variable of a term varying fastest, as
+        R's ``model.matrix`` orders them."""
         import glmm
 
-        frame, polys = self._columns(data, fitting)
+        values, factors, polys = self._columns(data, fitting)
         try:
-            _, names0 = glmm.model_matrix(frame, f"~ {self.text}")
             labels, intercept = glmm.term_labels(f"~ {self.text}")
         except ValueError as err:
             raise ValueError(f"glmm: {err}") from None
-        parts = _column_parts(list(names0), labels, intercept, frame)
         names = {v.safe: v.name for v in self.variables}
-        codes = {c: frame[c].cat.codes.to_numpy() for c in frame.columns if frame[c].dtype == "category"}
-        blocks = [np.ones((len(data), 1))] if any(k == 0 for k, _ in parts) else []
+        blocks = [np.ones((len(data), 1))] if intercept else []
         xnames = ["(Intercept)"] if blocks else []
         assign = [0] * len(blocks)
-        for k, label in enumerate(labels, start=1):
-            combos = [p for j, p in parts if j == k]
-            if not combos:
-                continue
-            coded = []
-            for i, var in enumerate(label.split(":")):
-                name = names.get(var, var)
-                seen = {c[i][1] for c in combos}  # a factor's levels here (None: a number)
-                full = None not in seen and len(seen) == len(self.levels[name])
-                coded.append(self._coded(codes.get(var, frame[var]), name, polys.get(var), full))
+        for k, (label, full) in enumerate(zip(labels, _indicator_coded(labels, intercept, factors),
+                                              strict=True), start=1):
+            coded = [self._coded(values[var], names.get(var, var), polys.get(var), var in factors, f)
+                     for var, f in zip(label.split(":"), full, strict=True)]
             x, xn = _term_columns(coded)
             blocks.append(x)
             xnames += xn
@@ -577,15 +573,15 @@ class FixedPart:
         rlabels = [":".join(names.get(v, v) for v in lab.split(":")) for lab in labels]
         return x, xnames, rlabels, np.asarray(assign, int)
 
-    def _coded(self, col: pd.Series | np.ndarray, name: str, poly: np.ndarray | None,
+    def _coded(self, col: np.ndarray, name: str, poly: np.ndarray | None, factor: bool,
                full: bool) -> tuple[np.ndarray, list[str]]:
         """A variable's columns in one term and their names: a number, a poly() matrix, a
         factor (``col``: its codes) by the indicators of its levels (``full``) or by its
         contrasts (the fit's coding of it)."""
         if poly is not None:
             return poly, [f"{name}{d}" for d in range(1, poly.shape[1] + 1)]
-        if isinstance(col, pd.Series):
-            return col.to_numpy(dtype=float)[:, None], [name]
+        if not factor:
+            return col[:, None], [name]
         if full:
             levels = self.levels[name]
             return np.eye(len(levels))[col], [f"{name}{lv}" for lv in levels]
@@ -626,13 +622,6 @@ class FixedPart:
         return x, names
 
 
-@functools.lru_cache(maxsize=1024)
-def _categories(levels: tuple[str, ...]) -> pd.CategoricalDtype:
-    """A factor's dtype, made once per set of levels (pandas checks the categories each
-    time one is made: 0.1 ms, a fifth of a small clm fit's design)."""
-    return pd.CategoricalDtype(list(levels))
-
-
 def _as_labels(col: pd.Series) -> pd.Series:
     """A factor's values as level labels (those of ``slopes.factor_levels``): strings,
     ``FALSE``/``TRUE``, numbers as R's ``as.character`` writes them; missing as None."""
@@ -658,36 +647,38 @@ def _safe_name(base: str, taken) -> str:
     return name
 
 
-def _column_parts(names: list[str], labels: list[str], intercept: bool,
-                  frame: pd.DataFrame) -> list[tuple[int, tuple]]:
-    """Each glmm column's term (0: intercept, k: ``labels[k - 1]``) and its parts
-    ``((variable, level or None), ...)``, matched against every column a term can have;
-    the columns of a term are contiguous and in the order of ``labels``."""
-    options = []
-    for lab in labels:
-        per_var = []
-        for var in lab.split(":"):
-            col = frame[var]
-            if is_factor(col):
-                levels = list(col.cat.categories) if isinstance(col.dtype, pd.CategoricalDtype) \
-                    else factor_levels(col)
-                per_var.append([(var, str(lv)) for lv in levels])
-            else:
-                per_var.append([(var, None)])
-        options.append({":".join(v + (lv or "") for v, lv in combo): combo
-                        for combo in product(*per_var)})
-    out, k = [], 0
-    for name in names:
-        if name == "(Intercept)" and intercept:
-            out.append((0, ()))
-            continue
-        k = max(k, 1)
-        while k <= len(labels) and name not in options[k - 1]:
-            k += 1
-        if k > len(labels):
-            raise ValueError(f"cannot match model column {name!r} to a term of {labels}")
-        out.append((k, options[k - 1][name]))
+def _indicator_coded(labels: list[str], intercept: bool, factors: set[str]) -> list[list[bool]]:
+    """For each variable of each term (R's ``term.labels``, in order), whether it enters by
+    indicators of all its levels rather than by its contrasts. R's rule (``TermCode`` in
+    R's src/library/stats/src/model.c; Chambers & Hastie 1992, sec. 2.4.1): a factor takes
+    its contrasts where the term without it is empty or lies within an earlier term; in a
+    formula without intercept, the first factor of the first term with one takes
+    indicators. Written out because glmm gives the rule only through a whole model matrix,
+    half of a small clm fit's time."""
+    terms = [label.split(":") for label in labels]
+    sets = [frozenset(t) for t in terms]
+    out = [[v in factors and bool(s - {v}) and not any(s - {v} <= sets[j] for j in range(k))
+            for v in t] for k, (t, s) in enumerate(zip(terms, sets, strict=True))]
+    if not intercept:
+        first = next(((k, i) for k, t in enumerate(terms) for i, v in enumerate(t) if v in factors), None)
+        if first is not None:
+            out[first[0]][first[1]] = True
     return out
+
+
+def _refuse_missing(values: dict[str, np.ndarray], factors: set[str], names: dict[str, str]) -> None:
+    """A row with a missing value in a variable of the fixed effects is an error (a fit's
+    rows are complete: new rows, e.g. of ``predict``, must be too)."""
+    bad = np.zeros(len(next(iter(values.values()))), bool) if values else np.zeros(0, bool)
+    where = []
+    for var, v in values.items():
+        miss = v < 0 if var in factors else np.isnan(v)
+        if miss.any():
+            bad |= miss
+            where.append(names.get(var, var))
+    if where:
+        raise ValueError(f"{int(bad.sum())} of {len(bad)} row(s) have a missing value in "
+                         f"{where}, which the fixed effects use: drop those rows first")
 
 
 def _term_columns(coded: list[tuple[np.ndarray, list[str]]]) -> tuple[np.ndarray, list[str]]:

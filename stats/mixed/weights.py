@@ -36,10 +36,13 @@ def _row_values(value: object, data: pd.DataFrame, what: str) -> np.ndarray:
         raise ValueError(f"{what}: {where} has {arr.shape[0] if arr.ndim else 'no'} value(s) "
                          f"for {len(data)} rows of data; give one value per row (in the data's "
                          "order), or a column name")
-    kind = pd.api.types.infer_dtype(arr, skipna=True)
-    if kind not in ("integer", "floating", "mixed-integer-float", "decimal", "empty"):
-        raise ValueError(f"{what}: {where} holds {kind} values; give numbers")
-    out = pd.Series(arr).astype(float).to_numpy()  # None and pd.NA become NaN
+    if arr.dtype.kind in "iuf":
+        out = arr.astype(float)
+    else:
+        kind = pd.api.types.infer_dtype(arr, skipna=True)
+        if kind not in ("integer", "floating", "mixed-integer-float", "decimal", "empty"):
+            raise ValueError(f"{what}: {where} holds {kind} values; give numbers")
+        out = pd.Series(arr).astype(float).to_numpy()  # None and pd.NA become NaN
     known = ~np.isnan(out)
     bad = known & ~np.isfinite(out)
     if what == "weights":
