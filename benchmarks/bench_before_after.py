@@ -129,7 +129,7 @@ def main() -> None:
     if args.out:
         import pandas as pd
 
-        from acceptability.data.atomic import write_csv
+        from acceptability.data.io.atomic import write_csv
 
         table = pd.DataFrame(rows, columns=["task", "before_s", "after_s"])
         table["ratio"] = (table["after_s"] / table["before_s"]).round(2)
