@@ -12,13 +12,15 @@ each the mean of k runs lasting ~0.2 s; ``bench_models.median_time``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pandas as pd
 
 from acceptability.stats.mixed import clm, clmm, glmer, lmer
 from benchmarks.model_rows import print_rows, quiet
-from tests.stats.mixed.test_contrasts import FIXTURES
-from tests.stats.mixed.test_contrasts import _factors as r_factors  # R's levels, orderedness
+from tests.lme4_data import r_factors
+
+FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
 
 SUMS = {"Type": "sum", "Treatment": "sum"}
 

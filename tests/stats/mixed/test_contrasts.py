@@ -14,7 +14,7 @@ from acceptability.stats.mixed import clm, clmm, glmer, lmer, parse_formula
 from acceptability.stats.mixed.contrasts import contr_helmert, contr_poly, contr_sum
 from acceptability.stats.mixed.transforms import fit_matrix
 from tests.conftest import REPO
-from tests.lme4_data import lme4_data
+from tests.lme4_data import lme4_data, r_factors
 
 FIXTURES = REPO / "tests" / "fixtures"
 CMAT = np.array([[-3.0, 1, -1], [-1, -1, 3], [1, -1, -3], [3, 1, 1]])  # R: matrix(c(...), 4)
@@ -33,24 +33,14 @@ def reference(model: str) -> dict[str, pd.Series]:
     return {q: g.set_index("name")["value"] for q, g in rows.groupby("quantity", sort=False)}
 
 
-def _factors(frame: pd.DataFrame, prefix: str) -> pd.DataFrame:
-    """The data set's factors with R's levels and orderedness (contrasts_levels.csv)."""
-    levels = pd.read_csv(FIXTURES / "contrasts_levels.csv")
-    for var, rows in levels[levels["variable"].str.startswith(prefix + ".")].groupby("variable"):
-        name = var.split(".", 1)[1]
-        frame[name] = pd.Categorical(frame[name], categories=list(rows["level"]),
-                                     ordered=bool(rows["ordered"].iloc[0]))
-    return frame
-
-
 @pytest.fixture(scope="module")
 def oats() -> pd.DataFrame:
-    return _factors(pd.read_csv(FIXTURES / "contrasts_oats.csv"), "oats")
+    return r_factors(pd.read_csv(FIXTURES / "contrasts_oats.csv"), "oats")
 
 
 @pytest.fixture(scope="module")
 def co2() -> pd.DataFrame:
-    return _factors(pd.read_csv(FIXTURES / "contrasts_co2.csv"), "co2")
+    return r_factors(pd.read_csv(FIXTURES / "contrasts_co2.csv"), "co2")
 
 
 @pytest.fixture(scope="module")
