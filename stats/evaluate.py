@@ -26,7 +26,13 @@ from acceptability.stats.defaults import (
 from acceptability.stats.deltas import sentence_and_pair_frames, z_scoring_once
 from acceptability.stats.inference.arrays import all_metrics
 from acceptability.stats.inference.bootstrap import bootstrap, with_intervals
-from acceptability.stats.metric_table import Values, correlation_levels, metric_names, spec_of
+from acceptability.stats.metric_table import (
+    MetricSpec,
+    Values,
+    correlation_levels,
+    metric_names,
+    spec_of,
+)
 from acceptability.stats.ratings.human import norming_note, with_norming
 from acceptability.stats.ratings.raters import rater_reliability
 from acceptability.stats.zscore import exclusion_reason
@@ -64,7 +70,8 @@ def predicted_label(frame: pd.DataFrame) -> np.ndarray:
     return np.where(np.isnan(value), np.nan, (value > 0).astype(float))
 
 
-def _row(sent: pd.DataFrame, pairs: pd.DataFrame, deltas, max_delta: float, sign: str) -> dict:
+def _row(sent: pd.DataFrame, pairs: pd.DataFrame, specs: dict[str, tuple[MetricSpec, float | None]],
+         max_delta: float, sign: str) -> dict:
     dh, dlm = pairs["dh"].to_numpy(float), pairs["dlm"].to_numpy(float)
     z, human = sent["z"].to_numpy(float), sent["human"].to_numpy(float)
     label = sent["label"].to_numpy(float)
@@ -80,8 +87,7 @@ def _row(sent: pd.DataFrame, pairs: pd.DataFrame, deltas, max_delta: float, sign
         "n_sentences": int((~np.isnan(z)).sum()),
     }
     values = Values(dh, dlm, z, human, label, pred, codes, len(uniques), max_delta, sign)
-    for name in metric_names(deltas):  # the metrics table's functions
-        spec, delta = spec_of(name)
+    for name, (spec, delta) in specs.items():  # the metrics table's functions
         row[name] = spec.value(values, delta)
     row["n_mcc"] = int((~(np.isnan(label) | np.isnan(pred))).sum())
     row["excluded_because"] = "; ".join(r for r in (
@@ -252,9 +258,10 @@ def _rows(dataset: Dataset, scores: pd.DataFrame, deltas: tuple[float, ...], by:
         keys.append(by)
     pgroups = dict(list(pairs.groupby(keys, sort=False, dropna=False)))
     sgroups = dict(list(sent.groupby(keys, sort=False, dropna=False)))
+    specs = {name: spec_of(name) for name in metric_names(deltas)}  # evaluate's metrics
     rows = []
     for key in dict.fromkeys(list(pgroups) + list(sgroups)):
         s = sgroups.get(key, sent.iloc[:0])
         p = pgroups.get(key, pairs.iloc[:0])
-        rows.append(dict(zip(keys, key, strict=True)) | _row(s, p, deltas, max_delta, sign))
+        rows.append(dict(zip(keys, key, strict=True)) | _row(s, p, specs, max_delta, sign))
     return pd.DataFrame(rows)
