@@ -15,14 +15,14 @@ from acceptability.data.names import with_display_names
 from acceptability.reports.benchmark import BENCHMARKS, Benchmark, analyse_benchmark
 from acceptability.reports.fits import Fits
 from acceptability.reports.provenance import provenance
-from acceptability.reports.rating_fits import (
+from acceptability.reports.ratings.analysis import RatingsResults, analyse_ratings
+from acceptability.reports.ratings.fits import (
     TRIAL_LEVEL,
     check_trial_formula,
     fit_rating_models,
     is_trial_formula,
 )
-from acceptability.reports.ratings import RatingsResults, analyse_ratings
-from acceptability.reports.syntaxgym import (
+from acceptability.reports.syntaxgym.analysis import (
     SYNTAXGYM,
     SyntaxGym,
     analyse_syntaxgym,
@@ -204,7 +204,7 @@ def check_formula(dataset, formula: str) -> None:
     sentences' own columns (``stats.sentence_model_frame``, ``stats.pair_model_frame``).
     Needs no scores (the frame's columns do not depend on them), so it runs first.
     ``"trial-level"`` (the rating models' own formulas) and formulas of ``response_z`` or
-    ``response`` need trial-level ratings (``reports.rating_fits.check_trial_formula``)."""
+    ``response`` need trial-level ratings (``reports.ratings.fits.check_trial_formula``)."""
     if is_trial_formula(formula):
         check_trial_formula(dataset, formula)
         return
@@ -263,7 +263,7 @@ def fit_models(dataset, scores: pd.DataFrame, formula: str = DEFAULT_FORMULA) ->
     formula : str
         An lme4-style formula: ``human ~ score ...`` or ``dh ~ dlm ...``; or
         ``"trial-level"`` or a formula of ``response_z`` or ``response``: the models of
-        each rating (``reports.rating_fits``).
+        each rating (``reports.ratings.fits``).
 
     Returns
     -------
@@ -374,7 +374,7 @@ def _regions(dataset, scores: pd.DataFrame, regions: pd.DataFrame | None
              ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """The sentence scores and, for SyntaxGym suites, their region surprisals: ``scores``
     may be the region table itself (``scoring.region_surprisals``); the sentence scores
-    are then derived from it (``reports.syntaxgym.sentence_scores``)."""
+    are then derived from it (``reports.syntaxgym.analysis.sentence_scores``)."""
     if getattr(dataset, "name", None) != SYNTAXGYM:
         return scores, None
     if regions is None and is_region_table(scores):
@@ -401,7 +401,7 @@ def analyse(dataset, scores: pd.DataFrame, deltas=DEFAULT_DELTAS,
             norming: str | None = AUTO, regions: pd.DataFrame | None = None) -> Results:
     """Every statistic of the report for ``scores`` on ``dataset``; on BLiMP, Zorro and
     Marvin & Linzen the benchmark's too (``reports.benchmark.analyse_benchmark``), on
-    SyntaxGym suites theirs (``reports.syntaxgym``).
+    SyntaxGym suites theirs (``reports.syntaxgym.analysis``).
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
 """``Fits``: what the report keeps of fitted mixed models (``reports.analysis.fit_models``,
-``reports.rating_fits``)."""
+``reports.ratings.fits``)."""
 
 from __future__ import annotations
 

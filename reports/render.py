@@ -20,10 +20,10 @@ from acceptability.data.io.atomic import own_folder, safe_name, write_csv, write
 from acceptability.reports import context, figures, tables
 from acceptability.reports.analysis import Results
 from acceptability.reports.labels import resampled, resampled_units
-from acceptability.reports.rating_fits import legend
-from acceptability.reports.rating_sections import rating_sections
+from acceptability.reports.ratings.fits import legend
+from acceptability.reports.ratings.sections import rating_sections
 from acceptability.reports.section import Section
-from acceptability.reports.syntaxgym_tables import syntaxgym_sections
+from acceptability.reports.syntaxgym.tables import syntaxgym_sections
 from acceptability.reports.templates import HTML, MARKDOWN, markdown_environment
 from acceptability.stats.defaults import DEFAULT_SEED
 from acceptability.stats.metric_table import criteria, lookup
@@ -142,7 +142,7 @@ def _model_sections(r: Results) -> tuple[Section, Section]:
     fit = Section("fits", "Mixed-effects judgment models",
                   tables=["fits"], notes=[notes["fits"]] if "fits" in notes and r.fits is None
                   else [])
-    if r.fits is not None and "fit" in r.fits.table:  # trial level (reports.rating_fits)
+    if r.fits is not None and "fit" in r.fits.table:  # trial level (reports.ratings.fits)
         fit.text = (f"Trial-level models, one row per rating, per language model: "
                     f"{r.fits.formula} ({legend(r.fits.formula)}). lmer fitted by "
                     "REML, clmm (cumulative logit, Laplace) on the raw responses; Wald 95% "

@@ -13,8 +13,8 @@ from acceptability.reports.analysis import Results
 from acceptability.reports.benchmark import HUMAN, accuracy_display
 from acceptability.reports.escape import Markdown, escape_markdown, latex_escape
 from acceptability.reports.labels import header, resampled, resampled_units
-from acceptability.reports.rating_tables import all_rating_tables, summary_rows
-from acceptability.reports.syntaxgym_tables import syntaxgym_summary, syntaxgym_tables
+from acceptability.reports.ratings.tables import all_rating_tables, summary_rows
+from acceptability.reports.syntaxgym.tables import syntaxgym_summary, syntaxgym_tables
 from acceptability.stats.inference.bootstrap import with_intervals
 from acceptability.stats.metric_table import METRICS, correlation_levels, criteria, has
 

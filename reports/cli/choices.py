@@ -11,6 +11,6 @@ DATASETS = ("li-adger", "blimp", "zorro", "marvin-linzen", "syntaxgym", "cola", 
             "megaacceptability", "example")
 #: Scoring precisions (``--dtype``; docs/scoring-speed.md).
 DTYPES = ("float32", "bfloat16")
-#: What a mixed model fits (``--level``): ``reports.rating_fits.LEVELS``, the experiment
+#: What a mixed model fits (``--level``): ``reports.ratings.fits.LEVELS``, the experiment
 #: file's (``analysis.level``; a test checks them equal).
 LEVELS = ("auto", "trial", "sentence")

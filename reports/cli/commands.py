@@ -138,7 +138,7 @@ def _dataset_and_scores(args: argparse.Namespace, **fixed):
     surprisals (``reports.cli.syntaxgym_data``), which ``analyse`` takes as scores."""
     from acceptability.reports.cli.experiment import load_dataset, load_scores
     from acceptability.reports.cli.syntaxgym_data import load_regions
-    from acceptability.reports.syntaxgym import SYNTAXGYM
+    from acceptability.reports.syntaxgym.analysis import SYNTAXGYM
 
     exp = _experiment(args, **fixed)
     ds = load_dataset(exp)
@@ -152,7 +152,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from acceptability.data.io.folders import check_writable
     from acceptability.reports.cli.experiment import load_dataset, score_models
     from acceptability.reports.cli.syntaxgym_data import score_regions
-    from acceptability.reports.syntaxgym import SYNTAXGYM
+    from acceptability.reports.syntaxgym.analysis import SYNTAXGYM
 
     data.io.files.table_format(Path(args.out))  # a bad --out suffix fails before scoring
     check_writable(Path(args.out), "--out")  # so does one that could not be written
@@ -177,7 +177,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     (SyntaxGym suites: the accuracy per prediction, suite, circuit and over suites)."""
     from acceptability import stats
     from acceptability.data.io.atomic import write_csv
-    from acceptability.reports.syntaxgym import is_region_table
+    from acceptability.reports.syntaxgym.analysis import is_region_table
     from acceptability.reports.tables import formatted
 
     exp, ds, sc = _dataset_and_scores(args)

@@ -24,8 +24,8 @@ from acceptability.data.tables import member
 from acceptability.reports.analysis import AUTO, DEFAULT_FORMULA
 from acceptability.reports.cli import experiment_schema
 from acceptability.reports.cli.choices import DATASETS, DTYPES
-from acceptability.reports.rating_fits import level_formula
-from acceptability.reports.syntaxgym import SYNTAXGYM
+from acceptability.reports.ratings.fits import level_formula
+from acceptability.reports.syntaxgym.analysis import SYNTAXGYM
 from acceptability.scoring.normalise import NORMALISATIONS, UNIGRAM, check_unigram_file
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
 
@@ -70,7 +70,7 @@ class Experiment:
     can carry it (``reports.analysis.resolve_formula``), ``""`` none; ``level``:
     ``"trial"`` models each rating (``formula="auto"``: ``stats.rating_model``'s defaults
     for the design; a formula of ``response_z`` or ``response``), ``"sentence"`` each
-    sentence, ``"auto"`` as the formula says (``reports.rating_fits.level_formula``);
+    sentence, ``"auto"`` as the formula says (``reports.ratings.fits.level_formula``);
     ``compare_metric=
     "auto"`` compares models on the ADC, else the BLiMP criterion, else r_sentence,
     whichever the data define first. ``sign``: the ADC's sign convention, ``"strict"`` or
@@ -193,7 +193,7 @@ class Experiment:
 
     def _check_ratings(self) -> None:
         """Trial-level ratings: a file needs its sentences and scale; a norming must be
-        known (``reports.ratings.NORMINGS``)."""
+        known (``reports.ratings.analysis.NORMINGS``)."""
         from acceptability.stats.ratings.normalize import METHODS as NORMINGS
 
         if self.ratings is not None and self.sentences is None:

@@ -52,9 +52,9 @@ from acceptability.reports.cli.syntaxgym_data import (
     write_run_scores,
 )
 from acceptability.reports.provenance import version
-from acceptability.reports.rating_fits import is_trial_formula
+from acceptability.reports.ratings.fits import is_trial_formula
 from acceptability.reports.render import Report, build
-from acceptability.reports.syntaxgym import SYNTAXGYM
+from acceptability.reports.syntaxgym.analysis import SYNTAXGYM
 from acceptability.scoring.run.versions import library_versions
 
 STEPS = ("score", "evaluate", "fit", "report")

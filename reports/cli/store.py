@@ -35,8 +35,8 @@ from acceptability.data.errors import DataError
 from acceptability.data.io.atomic import own_folder, safe_name, write_parquet, write_text
 from acceptability.reports.analysis import Fits, Results
 from acceptability.reports.benchmark import Benchmark
-from acceptability.reports.ratings import RatingsResults
-from acceptability.reports.syntaxgym import SyntaxGym
+from acceptability.reports.ratings.analysis import RatingsResults
+from acceptability.reports.syntaxgym.analysis import SyntaxGym
 from acceptability.stats.variability import Variability
 
 FORMAT = "acceptability run store"

@@ -6,7 +6,7 @@ SyntaxGym filled in, ``.json``).
 A run's score step writes ``regions.parquet`` (each region's surprisal, what the report's
 accuracies read), ``tokens.parquet`` (each token's surprisal, the regions' raw material,
 when it scored them) and ``scores.parquet`` (each sentence's log-probability, the sum of its
-regions': ``reports.syntaxgym.sentence_scores``), all through the score cache, so a rerun
+regions': ``reports.syntaxgym.analysis.sentence_scores``), all through the score cache, so a rerun
 or an interrupted run scores nothing twice.
 """
 
@@ -28,7 +28,7 @@ from acceptability.reports.cli.experiment import (
     scoring_module,
     select_models,
 )
-from acceptability.reports.syntaxgym import REGION_COLUMNS, sentence_scores
+from acceptability.reports.syntaxgym.analysis import REGION_COLUMNS, sentence_scores
 
 REGIONS, TOKENS, SCORES = "regions.parquet", "tokens.parquet", "scores.parquet"
 

@@ -52,7 +52,7 @@ def _python(call: Callable[[object, pd.DataFrame], dict[str, pd.DataFrame]]):
 
 def _evaluate(ds, scores) -> dict[str, pd.DataFrame]:
     from acceptability import stats
-    from acceptability.reports.syntaxgym import is_region_table
+    from acceptability.reports.syntaxgym.analysis import is_region_table
 
     if is_region_table(scores):
         return {"syntaxgym": stats.syntaxgym_accuracy(scores, ds, n_boot=N_BOOT)}

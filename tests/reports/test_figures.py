@@ -259,7 +259,8 @@ def test_context_shift_labels_stay_apart_on_lau_et_al():
     """Lau et al.'s (2020) ratings in three contexts, by the report's eight sentence groups:
     legends with long group names, three panels side by side."""
     from acceptability import data
-    from acceptability.reports import context, rating_figures
+    from acceptability.reports import context
+    from acceptability.reports.ratings import figures as rating_figures
     from tests.conftest import DATA_DIR
 
     shifts = context.quality_shifts(data.load_lau2020(DATA_DIR / "lau2020"), 0, 0)

@@ -302,7 +302,7 @@ def test_the_level_of_an_experiment_file():
     from acceptability.reports.analysis import DEFAULT_FORMULA
     from acceptability.reports.cli.choices import LEVELS
     from acceptability.reports.cli.experiment import Experiment
-    from acceptability.reports.rating_fits import LEVELS as LEVELS_CHECKED
+    from acceptability.reports.ratings.fits import LEVELS as LEVELS_CHECKED
 
     assert LEVELS == LEVELS_CHECKED  # --level offers what the experiment file takes
 

@@ -73,7 +73,7 @@ def sentence_scores(regions: pd.DataFrame, dataset) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.reports.syntaxgym import sentence_scores
+    >>> from acceptability.reports.syntaxgym.analysis import sentence_scores
     >>> sentences = pd.DataFrame({"sentence_id": ["s:1:a"], "suite": "s", "item": 1,
     ...                           "condition": "a"})
     >>> regions = pd.DataFrame({"model": "lm", "suite": "s", "item": 1, "condition": "a",
@@ -192,7 +192,7 @@ def analyse_syntaxgym(dataset, regions: pd.DataFrame, n_boot: int, seed: int,
     >>> import json, pathlib, tempfile
     >>> import pandas as pd
     >>> from acceptability import data
-    >>> from acceptability.reports.syntaxgym import analyse_syntaxgym
+    >>> from acceptability.reports.syntaxgym.analysis import analyse_syntaxgym
     >>> def cond(name, verb):
     ...     return {"condition_name": name, "regions": [
     ...         {"region_number": 1, "content": "The dogs"}, {"region_number": 2, "content": verb}]}

@@ -1,4 +1,4 @@
-"""The report tables of a rating data set (``reports.ratings``): the ratings in the data
+"""The report tables of a rating data set (``reports.ratings.analysis``): the ratings in the data
 summary, rater reliability, correlations beside the human ceiling, the published norms and
 ratings across context conditions."""
 

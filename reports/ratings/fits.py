@@ -34,7 +34,7 @@ def legend(formula: str) -> str:
 
     Examples
     --------
-    >>> from acceptability.reports.rating_fits import legend
+    >>> from acceptability.reports.ratings.fits import legend
     >>> for part in legend("response ~ condition + (1 + condition | pair_id)").split("; "):
     ...     print(part)
     response = the rating as given
@@ -52,7 +52,7 @@ def is_trial_formula(formula: str | None) -> bool:
 
     Examples
     --------
-    >>> from acceptability.reports.rating_fits import is_trial_formula
+    >>> from acceptability.reports.ratings.fits import is_trial_formula
     >>> [is_trial_formula(f) for f in ("trial-level", "response_z ~ condition + (1 | pair_id)",
     ...                                "human ~ score + (1 | phenomenon)")]
     [True, True, False]
@@ -133,7 +133,7 @@ def fit_rating_models(dataset, scores: pd.DataFrame, formula: str = TRIAL_LEVEL)
     --------
     >>> import pandas as pd
     >>> from acceptability import data
-    >>> from acceptability.reports.rating_fits import fit_rating_models
+    >>> from acceptability.reports.ratings.fits import fit_rating_models
     >>> s = pd.DataFrame({"sentence_id": list("abcdef"), "text": list("ABCDEF")})
     >>> r = pd.DataFrame({"participant": ["p", "q"] * 6, "sentence_id": list("aabbccddeeff"),
     ...                   "response": [4, 3, 3, 4, 2, 2, 1, 2, 4, 4, 1, 1]})

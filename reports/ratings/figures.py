@@ -1,4 +1,4 @@
-"""Figures of a rating data set's report (``reports.rating_sections``)."""
+"""Figures of a rating data set's report (``reports.ratings.sections``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def context_shifts(shifts: pd.DataFrame) -> Figure:
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.reports.rating_figures import context_shifts
+    >>> from acceptability.reports.ratings.figures import context_shifts
     >>> shifts = pd.DataFrame({"group": ["original", "round-trip translated"],
     ...                        "classified_by": "translation", "n_sentences": [50, 200],
     ...                        "none": [3.6, 2.6], "random": [3.5, 2.7], "real": [3.5, 2.8]})

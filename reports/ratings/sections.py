@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from acceptability.reports import context, rating_figures
+from acceptability.reports import context
+from acceptability.reports.ratings import figures as rating_figures
 from acceptability.reports.section import Section
 from acceptability.stats.ratings.human import NORMING_TEXT
 

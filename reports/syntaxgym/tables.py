@@ -1,5 +1,5 @@
 """The report's SyntaxGym tables and section: the SG score per system, accuracy per suite,
-circuit and prediction, scored models beside the paper's (``reports.syntaxgym``)."""
+circuit and prediction, scored models beside the paper's (``reports.syntaxgym.analysis``)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def scores_table(acc: pd.DataFrame) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from acceptability.reports.syntaxgym_tables import scores_table
+    >>> from acceptability.reports.syntaxgym.tables import scores_table
     >>> acc = pd.DataFrame({"level": ["overall", "circuits"], "system": "lm",
     ...     "source": "scored", "n_suites": 2, "n_items": 40, "accuracy": [0.5, 0.6],
     ...     "lower": float("nan"), "upper": float("nan")})
