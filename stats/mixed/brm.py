@@ -392,15 +392,13 @@ class BrmResult(MixedResult):
         summary: posterior mean, SD, HDI, ESS and R-hat; by default the fixed effects, one
         row per contrast with lme4 names, group-level SDs and the residual SD; its
         ``attrs`` hold ``fit_seconds`` and ``divergences``), ``coefficients`` (its fixed
-        effects) and ``random`` (its group-level SDs). Until 0.3 the Summary also answers
-        as the arviz table did (``.loc``, ``.index``, ``[...]``), with a
-        ``DeprecationWarning``."""
+        effects) and ``random`` (its group-level SDs)."""
         check_ci(hdi_prob, "hdi_prob")
         table = self._arviz_summary(var_names, hdi_prob)
         brms = _posterior_table(table)
         tables = {"posterior": table, "coefficients": table[table.index.isin(self.fixed_names)],
                   "random": table[table.index.str.endswith("_sigma")]}
-        return Summary(_brms_text(self, brms), tables, legacy=table)
+        return Summary(_brms_text(self, brms), tables)
 
     def confint(self, level: float = 0.95, method: str = "hdi") -> pd.DataFrame:
         """Credible intervals of the fixed effects: ``"hdi"`` (highest density, arviz),

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from acceptability._warnings import warn
 from acceptability.stats.arguments import check_ci
 from acceptability.stats.mixed.design import MixedDesign
 from acceptability.stats.mixed.engines.protocol import FittedParameters
@@ -30,16 +29,11 @@ class Summary:
     """A fit's summary: ``print`` shows it as R prints it (lme4's ``summary.merMod`` with
     lmerTest's tests, or brms' ``summary.brmsfit``); ``tables`` holds its parts as
     DataFrames (``coefficients`` for every model).
-
-    Until 0.3, attributes and indexing of what ``summary()`` used to return (the text of an
-    lmer/glmer fit; arviz's table of a brm fit: ``.loc``, ``.index``, ``["mean"]``) still
-    work, with a ``DeprecationWarning``: use ``str(summary)`` or ``summary.tables``.
     """
 
-    def __init__(self, text: str, tables: dict[str, pd.DataFrame], legacy: Any = None) -> None:
+    def __init__(self, text: str, tables: dict[str, pd.DataFrame]) -> None:
         self.text = text
         self.tables = tables
-        self._legacy = text if legacy is None else legacy
 
     @property
     def coefficients(self) -> pd.DataFrame:
@@ -55,22 +49,6 @@ class Summary:
     def __contains__(self, item: object) -> bool:
         """Whether the printed summary contains the text ``item``."""
         return isinstance(item, str) and item in self.text
-
-    def _old(self, what: str) -> Any:
-        new = ("str(summary)" if isinstance(self._legacy, str)
-               else "summary.tables['posterior'] (or .coefficients)")
-        warn(f"summary(){what}: summary() returns a Summary since 0.2 (print it, or use "
-             f"{new}); the old return type's members go in 0.3", DeprecationWarning)
-        return self._legacy
-
-    def __getattr__(self, name: str) -> Any:
-        legacy = self.__dict__.get("_legacy")
-        if name.startswith("_") or legacy is None or not hasattr(legacy, name):
-            raise AttributeError(f"'Summary' object has no attribute {name!r}")
-        return getattr(self._old(f".{name}"), name)
-
-    def __getitem__(self, key: Any) -> Any:
-        return self._old("[...]")[key]
 
 
 class FittedRows:
