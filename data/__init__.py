@@ -30,6 +30,15 @@ if TYPE_CHECKING:
         marvin_linzen_constructions,
     )
     from acceptability.data.loaders.megaacceptability import load_megaacceptability
+    from acceptability.data.loaders.multilingual.clams import load_clams
+    from acceptability.data.loaders.multilingual.multiblimp import (
+        load_multiblimp,
+        multiblimp_languages,
+    )
+    from acceptability.data.loaders.multilingual.rublimp import load_rublimp
+    from acceptability.data.loaders.multilingual.sling import load_sling
+    from acceptability.data.loaders.multilingual.turblimp import load_turblimp, turblimp_paradigms
+    from acceptability.data.loaders.multilingual.turblimp_ratings import load_turblimp_ratings
     from acceptability.data.loaders.syntaxgym import (
         load_syntaxgym,
         read_syntaxgym_surprisals,
@@ -58,9 +67,11 @@ __all__ = [
     "load_blimp_human_summary", "load_blimp_results", "load_blimp_trials", "load_childes",
     "load_cola",
     "load_example", "load_lau2020", "load_li_adger", "load_li_adger_scores", "load_li_adger_thesis_labels",
-    "load_marvin_linzen", "load_megaacceptability", "load_zorro", "load_zorro_reference_scores",
+    "load_marvin_linzen", "load_megaacceptability", "load_turblimp_ratings", "load_zorro", "load_zorro_reference_scores",
     "marvin_linzen_constructions", "read_dataset", "read_scores", "write_scores",
     "zorro_paradigms",
+    "load_clams", "load_multiblimp", "load_rublimp", "load_sling", "load_turblimp",
+    "multiblimp_languages", "turblimp_paradigms",
     "load_syntaxgym", "load_syntaxgym_results", "read_syntaxgym_surprisals",
     "syntaxgym_circuits", "syntaxgym_predictions", "syntaxgym_regions", "syntaxgym_suites",
     "validate_pairs", "validate_scores", "validate_sentences", "validate_trials",
