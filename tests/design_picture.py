@@ -162,12 +162,11 @@ class Box:
 
 
 def box_lines(name: str) -> tuple[str, ...]:
-    """A package's title line and one line per room below its top, with module counts."""
+    """A package's title line and one line per room below its top (no module counts: a
+    new module changes the picture only where it changes the design)."""
     rooms = sorted({room_of(m) for m in MODULES if package(room_of(m)) == name})
-    count = {r: len(list(room_folder(r).glob("*.py"))) for r in rooms}
-    top = f"{ROOT}.{name}"
-    return (f"{name}/  {count[top]} modules",
-            *(f"  {short(r).removeprefix(name + '/')}/  {count[r]}" for r in rooms if r != top))
+    return (f"{name}/", *(f"  {short(r).removeprefix(name + '/')}/" for r in rooms
+                          if r != f"{ROOT}.{name}"))
 
 
 def boxes(margin: float) -> dict[str, Box]:
@@ -264,7 +263,7 @@ def section() -> str:
         "differs from what the code gives.", WIDTH), "",
         "![The packages, their rooms and the tables that flow between them]"
         "(development/design.svg)", "", *textwrap.wrap(
-        "Each box is a package listing its rooms (folders) and their modules. An arrow points "
+        "Each box is a package listing its rooms (folders). An arrow points "
         "from a package to one it imports; into `data` it is labelled with the tables the "
         "importer's modules name (a table's `*_COLUMNS` schema or its `validate_*` function, "
         f"or the `{HOLDER}` holding them), elsewhere with the rooms it imports. A red arrow "
@@ -280,13 +279,12 @@ def section() -> str:
     out.append(f"| `{HOLDER}` | holds a data set's tables | `{holder}` | "
                f"{', '.join(f'`{short(r)}`' for r in sorted(read[HOLDER]))} |")
     out += ["", "### The rooms and what each owns", "",
-            "| room | modules | what it owns (its `__init__` docstring) | imports |",
-            "| --- | --- | --- | --- |"]
+            "| room | what it owns (its `__init__` docstring) | imports |",
+            "| --- | --- | --- |"]
     for room in sorted(rooms, key=short):
         doc = ast.get_docstring(parse(MODULES[room])) or ""
         uses = sorted(short(r) for r in rooms.successors(room) if r != ROOT)
-        out.append(f"| `{short(room)}/` | {len(list(room_folder(room).glob('*.py')))} | "
-                   f"{_cell(doc.split(chr(10) * 2)[0])} | "
+        out.append(f"| `{short(room)}/` | {_cell(doc.split(chr(10) * 2)[0])} | "
                    f"{', '.join(f'`{u}`' for u in uses) or '-'} |")
     return "\n".join(out) + "\n"
 

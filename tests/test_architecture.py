@@ -120,9 +120,11 @@ def test_the_design_picture_is_the_code():
     ``tests/design_picture.py`` draws from the tree as it is now."""
     page = design_picture.PAGE.read_text()
     fix = f"the code changed: run `{design_picture.COMMAND}` and commit what it rewrites"
-    assert page == design_picture.page(page), f"{design_picture.PAGE.name}'s Design section: {fix}"
+    same_page = page == design_picture.page(page)  # (a bool: the message says it, not a diff)
+    assert same_page, f"{design_picture.PAGE.name}'s Design section: {fix}"
     assert design_picture.SVG.is_file(), f"{design_picture.SVG} is missing: {fix}"
-    assert design_picture.SVG.read_text() == design_picture.svg(), f"{design_picture.SVG}: {fix}"
+    same_svg = design_picture.SVG.read_text() == design_picture.svg()
+    assert same_svg, f"{design_picture.SVG}: {fix}"
 
 
 def _layout_folders(page: str) -> Iterator[str]:
