@@ -36,6 +36,7 @@ from acceptability.stats.mixed.engines.bambi_engine import (
     draw_chunks,
 )
 from acceptability.stats.mixed.formula import Formula, parse_formula
+from acceptability.stats.mixed.glmm.families import family as glm_family
 from acceptability.stats.mixed.results import MixedResult, Summary
 from acceptability.stats.mixed.stages import fit
 
@@ -48,7 +49,8 @@ def _check_response(formula: Formula, frame: pd.DataFrame, family: str) -> None:
     if formula.response not in frame:
         return  # an expression such as log(y): the formula engine checks it
     y = frame[formula.response]
-    if family == "bernoulli" and not (
+    binary = glm_family(family).binary  # bernoulli: R's binomial with the logit link
+    if binary and not (
         pd.api.types.is_bool_dtype(y) or set(pd.unique(y)) <= {0, 1}
     ):
         seen = sorted(pd.unique(y))[:5]
@@ -56,7 +58,7 @@ def _check_response(formula: Formula, frame: pd.DataFrame, family: str) -> None:
             f"family='bernoulli' needs a 0/1 response, but {formula.response!r} has values "
             f"{seen}...; recode it to 0/1 or use family='gaussian'"
         )
-    if family == "gaussian" and not pd.api.types.is_numeric_dtype(y):
+    if not binary and not pd.api.types.is_numeric_dtype(y):
         raise ValueError(f"family='gaussian' needs a numeric response; {formula.response!r} is {y.dtype}")
 
 
@@ -215,7 +217,7 @@ def _estimate(formula: Formula, frame: pd.DataFrame, family: str, draws: int,
         design_cols += levels + k
         group_coefs += levels * k
         sds += k
-    per_draw = p + 2 * (group_coefs + sds + (family == "gaussian"))
+    per_draw = p + 2 * (group_coefs + sds + (family in FAMILIES and glm_family(family).scaled))
     design = float(_BYTES * n * design_cols)
     trace = float(2 * _BYTES * chains * draws * thin * per_draw)
     loglik = float(2 * _BYTES * chains * draws * n + _CHUNK_WORK)
@@ -302,7 +304,8 @@ def _posterior_table(table: pd.DataFrame) -> pd.DataFrame:
 def _brms_text(m: BrmResult, table: pd.DataFrame) -> str:
     """The fit printed in the layout of brms' ``summary.brmsfit``."""
     s = m.settings
-    link = {"gaussian": "mu = identity; sigma = identity", "bernoulli": "mu = logit"}[m.family]
+    fam = glm_family(m.family)  # brms' links: mu's, and sigma's for a family with a scale
+    link = f"mu = {fam.link.name}" + ("; sigma = identity" if fam.scaled else "")
     out = [f" Family: {m.family} ", f"  Links: {link} ", f"Formula: {m.formula.text} ",
            f"   Data: (Number of observations: {m.nobs}) ",
            f"  Draws: {s.get('chains')} chains, each with iter = {s.get('draws', 0) * s.get('thin', 1)}"

@@ -195,7 +195,7 @@ def glmer_response(formula: Formula, frame: pd.DataFrame, family: Family,
     a gaussian log link; a clear error for anything else."""
     r = response(formula)
     if r.cbind:
-        if family.name != "binomial":
+        if not family.binary:
             raise ValueError(f"cbind() response {r.text!r} needs family='binomial'")
         s, f = r.counts(frame)
         for name, v in (("successes", s), ("failures", f)):
@@ -209,37 +209,17 @@ def glmer_response(formula: Formula, frame: pd.DataFrame, family: Family,
             raise ValueError(f"cbind response {r.text!r}: rows {list(frame.index[n == 0][:5])} have 0 trials")
         return s / n, n
     col = r.values(frame)
-    if family.name == "binomial":
+    if family.binary:
         col = _binary(col, r.text)
     if pd.api.types.is_bool_dtype(col) or not pd.api.types.is_numeric_dtype(col):
         raise ValueError(f"response {r.text!r} is {col.dtype}, not numeric: family "
                          f"{family.name!r} needs numbers")
     y = col.to_numpy(dtype=float)
-    bad, rule = _outside(family, y, weighted)
+    bad, rule = family.outside(y, weighted)
     if bad.any():
         raise ValueError(f"{family.name} response {r.text!r} must be {rule}; rows "
                          f"{list(frame.index[bad][:5])} hold {sorted(set(y[bad]))[:5]}")
     return y, None
-
-
-def _outside(family: Family, y: np.ndarray, weighted: bool) -> tuple[np.ndarray, str]:
-    """Rows outside the family's (and link's) support, and the rule they break."""
-    whole = y != np.round(y)
-    if family.name == "binomial" and weighted:
-        return (y < 0) | (y > 1), "a proportion in [0, 1] when weights give the trials"
-    if family.name == "binomial":
-        return (y != 0) & (y != 1), ("0/1 (or TRUE/FALSE, or a two-level factor): for counts of "
-                                     "successes out of n use cbind(successes, failures), or "
-                                     "proportions with weights=n")
-    if family.name in ("poisson", "negative.binomial"):
-        return (y < 0) | whole, "non-negative whole numbers"
-    if family.name in ("Gamma", "inverse.gaussian"):
-        return y <= 0, "positive"
-    if family.link.name == "log":  # gaussian: R's gaussian()$initialize finds no start
-        return y <= 0, "positive with a log link"
-    if family.link.name == "inverse":
-        return y == 0, "non-zero with an inverse link"
-    return np.zeros(len(y), bool), ""
 
 
 def parse(formula: str) -> Formula:
@@ -257,29 +237,15 @@ def _no_variation(d: MixedDesign) -> str | None:
     scaled-family) response, or one its fixed effects fit exactly (the residual variance is
     0); a binomial response of one outcome (the intercept runs to -+infinity); counts that
     are all 0 (the log of their mean runs to -infinity)."""
-    y = d.y if d.offset is None or d.family != "gaussian" else d.y - d.offset
-    less = " less the offset" if d.offset is not None and d.family == "gaussian" else ""
     rows = f"in all {d.n} rows used" + (f" ({d.n_dropped} dropped for missing values)" if d.n_dropped else "")
-    if d.family == "binomial" and np.ptp(y) == 0 and y[0] in (0.0, 1.0):
-        outcome = "0 (failure)" if y[0] == 0 else "1 (success)"
-        return (f"is {outcome} {rows}: with one outcome there is nothing to estimate (the "
-                f"intercept runs to {'-' if y[0] == 0 else '+'}infinity). Check the column and "
-                "any filter that kept one outcome; a binomial model needs rows of both")
-    if d.family in ("poisson", "negative.binomial") and not y.any():
-        return (f"is 0 {rows}: with no counts there is nothing to estimate (the log of the "
-                "mean runs to -infinity). Check the column and any filter that kept only zeros")
-    if d.family not in ("gaussian", "Gamma", "inverse.gaussian"):
-        return None
-    if np.ptp(y) == 0:
-        return (f"{less} is {y[0]:g} {rows}: a constant has no variation, so there is nothing "
-                "to estimate (the residual variance is 0). Check the column and any filter or "
-                "join that left one value; a constant needs no model")
-    if d.family == "gaussian" and d.link is None:
-        c, _ = d.centred_response
-        if np.max(np.abs(c)) <= 64 * np.finfo(float).eps * np.max(np.abs(y)):
-            return (f"{less} is an exact linear function of the fixed effects "
-                    f"{d.xnames}: the residual variance is 0, so there is nothing left to "
-                    "estimate. Check that the response is not computed from a predictor")
+    if (why := d.glm_family.no_variation(d.y, d.offset, rows)) is not None or not d.glm_family.linear:
+        return why
+    y, less = (d.y, "") if d.offset is None else (d.y - d.offset, " less the offset")
+    c, _ = d.centred_response
+    if np.max(np.abs(c)) <= 64 * np.finfo(float).eps * np.max(np.abs(y)):
+        return (f"{less} is an exact linear function of the fixed effects "
+                f"{d.xnames}: the residual variance is 0, so there is nothing left to "
+                "estimate. Check that the response is not computed from a predictor")
     return None
 
 
@@ -287,7 +253,7 @@ def check_variation(d: MixedDesign) -> None:
     """Refuse, naming the response and why, a response with nothing to estimate
     (``_no_variation``): lme4 fails on it with a numerical error or NaN estimates."""
     if (why := _no_variation(d)) is not None:
-        kind = "lmer" if d.family == "gaussian" and d.link is None else f"glmer ({d.family})"
+        kind = "lmer" if d.glm_family.linear else f"glmer ({d.family})"
         raise ValueError(f"{kind}: response {d.formula.response!r} {why.lstrip()}")
 
 

@@ -74,7 +74,7 @@ def model_design(formula: str, data: pd.DataFrame, family: str | Family = "gauss
     (['(Intercept)', 'x'], (5, 3), 1)
     """
     fam = families.family(family, link)
-    linear = fam.name == "gaussian" and fam.canonical
+    linear = fam.linear
     parsed = parse(formula)
     frame, n_dropped = prepare_frame(parsed, *with_row_values(data, weights, offset), linear=linear)
     w, off = pop_row_values(frame)
@@ -87,7 +87,7 @@ def model_design(formula: str, data: pd.DataFrame, family: str | Family = "gauss
     d.link = None if fam.canonical else fam.link.name
     d.weights, d.offset = w, total_offset(parsed, frame, off)
     check_variation(d)
-    if fam.name == "binomial":
+    if fam.binary:
         check_separation(d)
     return d
 
@@ -129,6 +129,5 @@ def fit(design: MixedDesign, REML: bool = True, nAGQ: int = 1, engine: str | Non
     >>> p.engine.startswith("acceptability PLS"), round(float(p.beta[1]), 3)
     (True, 1.066)
     """
-    chosen = choose_engine(design, engine)
-    return chosen.fit(design, FitSettings(REML=REML, nAGQ=nAGQ, start=start,
-                                          options=dict(options or {})))
+    settings = FitSettings(REML=REML, nAGQ=nAGQ, start=start, options=dict(options or {}))
+    return choose_engine(design, engine, settings).fit(design, settings)

@@ -134,8 +134,7 @@ def _fixed_correlation(m: MixedResult) -> str:
 def _header(m: MixedResult) -> list[str]:
     if m._kind == "glmer":
         how = "Laplace Approximation" if m.nagq == 1 else f"Adaptive Gauss-Hermite Quadrature, nAGQ = {m.nagq}"
-        family = (f"Negative Binomial({round(m.dispersion, 4):.10g})"  # R's negative.binomial()
-                  if m.family == "negative.binomial" else m.family)
+        family = m.design.glm_family.label(m.dispersion)
         return [f"Generalized linear mixed model fit by maximum likelihood ({how}) ['glmerMod']",
                 f" Family: {family}  ( {m.link} )"]
     how = "REML" if m.REML else "maximum likelihood"

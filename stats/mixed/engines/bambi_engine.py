@@ -170,7 +170,7 @@ class BambiEngine:
 
     name = "bambi"
 
-    def refusal(self, design: MixedDesign) -> str | None:
+    def refusal(self, design: MixedDesign, settings: FitSettings | None = None) -> str | None:
         """Why bambi is not used for ``design`` (a family other than its two), or None."""
         if design.family not in FAMILIES:
             return f"family={design.family!r}: use one of {FAMILIES}"

@@ -8,8 +8,10 @@ grouping factor in several terms and a random slope that is not also a fixed ter
 linear model's estimates are then lme4's formulas at glmm's optimum (the PLS solution there,
 [lmm_parameters][acceptability.stats.mixed.engines.pls_engine.lmm_parameters]); a GLMM's estimates,
 standard errors and Laplace / adaptive Gauss-Hermite likelihood are glmm's, with prior
-weights and an offset, and for the families and links glmm lacks those of the same Laplace
-likelihood maximised here (``laplace_engine``).
+weights and an offset. glmm refuses the families and links it lacks and a ``cbind()``
+response with prior weights: the Laplace engine
+([LaplaceEngine][acceptability.stats.mixed.engines.laplace_engine.LaplaceEngine]) fits those,
+and [choose_engine][acceptability.stats.mixed.engines.registry.choose_engine] names it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ import numpy as np
 import pandas as pd
 
 from acceptability.stats.mixed.design import MixedDesign, group_key
-from acceptability.stats.mixed.engines.laplace_engine import fit_laplace, fit_nagq0
 from acceptability.stats.mixed.engines.pls_engine import lmm_parameters
 from acceptability.stats.mixed.engines.protocol import EngineRefused, FitSettings, FittedParameters
 from acceptability.stats.mixed.formula import Formula
@@ -38,7 +39,6 @@ FAMILIES = {("gaussian", "identity"): ("gaussian", "identity"),
             ("binomial", "cloglog"): ("binomial", "cloglog"), ("poisson", "log"): ("poisson", "log"),
             ("Gamma", "log"): ("gamma", "log"), ("Gamma", "inverse"): ("gamma", "inverse"),
             ("negative.binomial", "log"): ("negativebinomial", "log")}
-_SCALED = ("gaussian", "Gamma", "inverse.gaussian")  # families whose sigma is sqrt(phi), as lme4's
 
 
 def engine_version() -> str:
@@ -168,22 +168,31 @@ def _key(d: MixedDesign) -> tuple[str, str]:
 
 def _scaled(d: MixedDesign) -> bool:
     """Whether a GLMM's family has a scale: lme4's sigma is sqrt(phi), theta relative to it."""
-    return d.family in _SCALED and not (d.family == "gaussian" and d.link is None)
+    return d.glm_family.scaled and not d.glm_family.linear
 
 
 class GlmmEngine:
     """glmm's optimiser: linear (``gaussian``) models and the GLMMs of ``FAMILIES``, with
-    prior weights and an offset; a GLMM of another of R's families or links (the inverse
-    Gaussian, Gamma-identity, gaussian-log, poisson-sqrt, ...) is maximised with the same
-    Laplace likelihood here (``laplace_engine.fit_laplace``),
-    for the random-effects structures glmm takes."""
+    prior weights or binomial trials and an offset, for the random-effects structures glmm
+    takes; not lme4's fast fit (nAGQ = 0), which glmm has not."""
 
     name = "glmm"
 
-    def refusal(self, design: MixedDesign) -> str | None:
+    def refusal(self, design: MixedDesign, settings: FitSettings | None = None) -> str | None:
+        """Why glmm cannot fit ``design`` with ``settings`` (a family or link it lacks,
+        trials with prior weights, its random effects, a GLMM's nAGQ = 0), or None."""
+        if settings is not None and settings.nAGQ == 0 and not design.glm_family.linear:
+            return "nAGQ=0 (lme4's fast fit: the fixed effects inside PIRLS) is not glmm's"
+        if _key(design) not in FAMILIES:
+            return (f"glmm has no {design.family} model with the {design.glm_family.link.name!r} link "
+                    f"(it fits {', '.join(f'{f}({k})' for f, k in FAMILIES)})")
+        if design.trials is not None and design.weights is not None:
+            return ("a cbind() response with prior weights: glmm takes trials or weights, not "
+                    "both (lme4 multiplies them)")
+        return self.structure_refusal(design)
+
+    def structure_refusal(self, design: MixedDesign) -> str | None:
         """Why glmm cannot fit ``design``'s random effects, or None."""
-        if design.family not in {f for f, _ in FAMILIES} | {"inverse.gaussian"}:
-            return f"family={design.family!r}: glmm fits {sorted({f for f, _ in FAMILIES})}"
         formula = design.formula
         groups = [t.group for t in formula.random]
         if len(set(groups)) < len(groups):
@@ -204,18 +213,18 @@ class GlmmEngine:
         """glmm's fit of the design's rows and the warnings it gave (singular fits aside)."""
         import glmm
 
-        if (why := self.refusal(d)) is not None:
+        if (why := self.refusal(d, settings)) is not None:
             raise EngineRefused(f"glmm refuses {d.formula.text!r}: {why}")
         binomial = d.trials is not None
         extra = {"_s_": d.y * d.trials, "_f_": (1 - d.y) * d.trials} if binomial else {"_y_": d.y}
         offset = d.offset
-        if _key(d) == ("gaussian", "identity"):  # theta is that of (y - offset - X gamma) / s
+        if d.glm_family.linear:  # theta is that of (y - offset - X gamma) / s
             extra, offset = {"_y_": _standardised(d)}, None
         fixed, frame = _fixed_view(d)
         text = _glmm_formula(d.formula, fixed, "cbind(_s_, _f_)" if binomial else "_y_")
         family, link = FAMILIES[_key(d)]
         # an LMM's SEs are computed from the PLS solution, so glmm's Hessian would be wasted
-        kwargs = ({"reml": settings.REML, "wald_se": "rx"} if d.link is None and family == "gaussian"
+        kwargs = ({"reml": settings.REML, "wald_se": "rx"} if d.glm_family.linear
                   else {"nagq": settings.nAGQ})
         warm = settings.start
         if warm and "theta" in warm:  # glmm takes theta in formula order, ours is lme4's
@@ -232,17 +241,8 @@ class GlmmEngine:
 
     def fit(self, design: MixedDesign, settings: FitSettings) -> FittedParameters:
         """Optimise with glmm; a linear model's estimates from the PLS solution at its theta."""
-        if settings.nAGQ == 0 and design.family != "gaussian":  # lme4's fast fit: glmm has none
-            if (why := self.refusal(design)) is not None:
-                raise EngineRefused(f"glmm refuses {design.formula.text!r}: {why}")
-            return fit_nagq0(design, settings)
-        # glmm takes a cbind() response or binomial weights, not both (lme4 multiplies them)
-        if _key(design) not in FAMILIES or (design.trials is not None and design.weights is not None):
-            if (why := self.refusal(design)) is not None:
-                raise EngineRefused(f"glmm refuses {design.formula.text!r}: {why}")
-            return fit_laplace(design, settings)
         g, notes = self._run(design, settings)
-        if design.family == "gaussian":
+        if design.glm_family.linear:
             theta = _theta(design, g, float(np.sqrt(g.dispersion)))
             return lmm_parameters(design, theta, settings.REML, engine_version(),
                                   bool(g.converged), notes)

@@ -1,9 +1,10 @@
 """The own GLMM fit for the families and links glmm does not fit: the inverse Gaussian,
 Gamma with the identity link, gaussian with a log or inverse link, poisson with a sqrt or
 identity link, the log-binomial, the negative binomial with a sqrt or identity link, and a
-``cbind()`` response with prior weights (lme4 multiplies the two; glmm takes one). The glmm
-adapter ([GlmmEngine][acceptability.stats.mixed.engines.glmm_engine.GlmmEngine]) hands these to
-``fit_laplace``.
+``cbind()`` response with prior weights (lme4 multiplies the two; glmm takes one): the
+engine ``"laplace"`` ([LaplaceEngine][acceptability.stats.mixed.engines.laplace_engine.LaplaceEngine]),
+which [choose_engine][acceptability.stats.mixed.engines.registry.choose_engine] picks for
+the designs glmm refuses.
 
 It maximises the Laplace log-likelihood with the observed information
 ([LaplaceLikelihood][acceptability.stats.mixed.glmm.laplace.LaplaceLikelihood]; Bates et al. 2015,
@@ -20,6 +21,8 @@ not this likelihood (its ``aic()`` sets phi to deviance / n).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from scipy import optimize, sparse
 from scipy.linalg import lapack
@@ -27,18 +30,16 @@ from scipy.linalg import lapack
 from acceptability.stats.mixed.checks import convergence_messages
 from acceptability.stats.mixed.design import MixedDesign
 from acceptability.stats.mixed.engines.protocol import EngineRefused, FitSettings, FittedParameters
-from acceptability.stats.mixed.glmm.families import FAMILY_LINKS
+from acceptability.stats.mixed.glmm.families import FAMILY_CLASSES
 from acceptability.stats.mixed.glmm.laplace import (
-    SCALED,
     DomainBoundary,
     GlmerDevfun,
     LaplaceLikelihood,
     LaplaceMode,
-    dev_resids,
 )
 from acceptability.stats.mixed.lmm import pls
 
-__all__ = ["LAPLACE_ENGINE", "NAGQ0_ENGINE", "fit_laplace", "fit_nagq0"]
+__all__ = ["LAPLACE_ENGINE", "NAGQ0_ENGINE", "LaplaceEngine", "fit_laplace", "fit_nagq0"]
 
 LAPLACE_ENGINE = "acceptability Laplace (glmmTMB's likelihood; a family, link or weighting glmm lacks)"
 
@@ -49,8 +50,7 @@ def _glm_start(d: MixedDesign, f: LaplaceLikelihood) -> tuple[np.ndarray, float]
     dispersion by Pearson's chi^2 / (n - p)."""
     fam, link = f.family, f.family.link
     y = d.y
-    mu = {"binomial": (f.wt * y + 0.5) / (f.wt + 1), "poisson": y + 0.1,
-          "negative.binomial": y + 1 / 6}.get(fam.name, y)  # R's family$initialize
+    mu = fam.initialize(y, f.wt)  # R's family$initialize
     eta = link.linkfun(mu)
     beta = np.zeros(d.p)
     for _ in range(50):
@@ -69,10 +69,7 @@ def _glm_start(d: MixedDesign, f: LaplaceLikelihood) -> tuple[np.ndarray, float]
         if done:
             break
     pearson = np.sum(f.wt * (y - mu) ** 2 / fam.variance(mu, 10.0)) / max(d.n - d.p, 1)
-    if fam.name == "negative.binomial":  # moments: Var = mu + mu^2 / size
-        excess = np.mean((y - mu) ** 2 - mu)
-        return beta, float(np.clip(np.mean(mu**2) / excess, 0.1, 100.0) if excess > 0 else 100.0)
-    return beta, float(pearson)
+    return beta, fam.start_dispersion(y, mu, float(pearson))
 
 
 def _theta_start(d: MixedDesign, resid: np.ndarray) -> np.ndarray:
@@ -149,9 +146,9 @@ def _start(design: MixedDesign, f: LaplaceLikelihood, start: dict) -> tuple[np.n
     disp = float(start.get("dispersion", disp))
     beta = np.asarray(start.get("beta", beta), float)
     if "theta" in start:
-        theta = np.asarray(start["theta"], float) * (np.sqrt(disp) if fam.name in SCALED else 1.0)
+        theta = np.asarray(start["theta"], float) * (np.sqrt(disp) if fam.scaled else 1.0)
     x0 = np.concatenate([theta, beta, [np.log(disp)] if fam.dispersion else []])
-    w = f.wt * fam.link.mu_eta(eta) ** 2 / fam.variance(mu, disp) / (disp if fam.name in SCALED else 1.0)
+    w = f.wt * fam.link.mu_eta(eta) ** 2 / fam.variance(mu, disp) / (disp if fam.scaled else 1.0)
     if design.q <= pls._DENSE_Q:  # with the random effects at the start theta (nAGQ=0's information)
         info = _joint_information(f, design.lambdat(theta, dense=True), w)
         se = np.sqrt(np.diag(np.linalg.pinv(info))[design.q:])
@@ -182,7 +179,7 @@ def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
     >>> round(float(p.beta[1]), 2), p.engine.startswith("acceptability Laplace")
     (1.92, True)
     """
-    if design.family == "gaussian" and design.link is None:
+    if design.glm_family.linear:
         raise EngineRefused("a linear mixed model is fitted by penalised least squares")
     if settings.nAGQ != 1:
         raise EngineRefused(
@@ -209,7 +206,7 @@ def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
 
     # mu = eta^-1/2 (1/mu^2): the integrand need not be log-concave, so each difference
     # searches from PIRLS's start too (the sqrt link's mode is unique on its branch: laplace)
-    one_branch = fam.link.name != "1/mu^2"
+    one_branch = fam.link.unimodal
     bounds = [(lo / s if np.isfinite(lo) else None, None) for lo, s in zip(lower, scale, strict=True)]
     best = optimize.minimize(dev_grad, x0 / scale, method="L-BFGS-B", jac=True, bounds=bounds,
                              options={"ftol": 1e-13, "gtol": 1e-6, "maxiter": 2000})
@@ -222,7 +219,7 @@ def fit_laplace(design: MixedDesign, settings: FitSettings) -> FittedParameters:
     theta, beta, disp = f.unpack(x)
     mode = _final_mode(f, theta, beta, disp, best.fun)
     vcov, problems = _vcov(f, x, scale, design, mode.u if one_branch else None)
-    sigma = float(np.sqrt(disp)) if fam.name in SCALED else 1.0
+    sigma = float(np.sqrt(disp)) if fam.scaled else 1.0
     lt = design.lambdat(theta)
     converged = bool(np.isfinite(mode.loglik) and np.all(np.isfinite(vcov))) and not problems
     notes = problems + f.branch_notes(mode)
@@ -250,11 +247,11 @@ def _final_mode(f: LaplaceLikelihood, theta: np.ndarray, beta: np.ndarray, disp:
     raise ValueError(
         f"glmer: {fam.name}({fam.link.name!r}) on {d.formula.text!r}: the best fit found"
         f"{f' (logLik {-value / 2:.2f})' if value < 1e300 else ''} puts the conditional mode of the random effects on the edge of the "
-        f"family's range (mu -> {'1' if fam.name == 'binomial' else '0'}) in {int(rows.sum())} rows "
+        f"family's range (mu -> {fam.edge}) in {int(rows.sum())} rows "
         f"(rows {', '.join(map(str, show))}{', ...' if rows.sum() > 8 else ''}; y there: "
         f"{', '.join(f'{v:g}' for v in np.unique(d.y[rows]))}), where the Laplace approximation is not defined "
         "(lme4 stops: 'PIRLS loop resulted in NaN value'). Use a link that keeps mu in range "
-        f"(family {fam.name!r} with link {FAMILY_LINKS[fam.name][0]!r}), or a model whose random "
+        f"(family {fam.name!r} with link {fam.links[0]!r}), or a model whose random "
         "effects cannot push mu out of it")
 
 
@@ -394,7 +391,7 @@ def fit_nagq0(design: MixedDesign, settings: FitSettings) -> FittedParameters:
     beta0, _ = _glm_start(design, f)
     state = {"start": (beta0, np.zeros(design.q))}
     mu0 = f.family.link.linkinv(design.X @ beta0 + f.offset)  # -2 log f - dev.resids: constant in mu
-    saturated = -2 * f.loglik_rows(mu0) - float(np.sum(dev_resids(f.family.name, f.y, mu0, f.wt)))
+    saturated = -2 * f.loglik_rows(mu0) - float(np.sum(f.family.dev_resids(f.y, mu0, f.wt)))
 
     def at(theta: np.ndarray):
         key = np.asarray(theta, float).tobytes()
@@ -429,3 +426,31 @@ def fit_nagq0(design: MixedDesign, settings: FitSettings) -> FittedParameters:
         b=np.asarray(design.lambdat(theta).T @ u).ravel(), sigma=1.0, loglik=mode.loglik,
         converged=bool(opt.success), notes=[] if opt.success else [f"optimizer: {opt.message}"],
         state=mode, dispersion=1.0)
+
+
+class LaplaceEngine:
+    """The own Laplace fit as an engine: ``fit_laplace`` (``fit_nagq0`` for nAGQ = 0) for
+    the GLMMs of R's families that glmm lacks (a family, a link, a ``cbind()`` response
+    with prior weights), which [choose_engine][acceptability.stats.mixed.engines.registry.choose_engine]
+    gives it; ``structure_refusal`` says which random-effects structures it takes (the
+    registry passes glmm's: those its fits are tested on against R)."""
+
+    name = "laplace"
+
+    def __init__(self, structure_refusal: Callable[[MixedDesign], str | None]) -> None:
+        self.structure_refusal = structure_refusal
+
+    def refusal(self, design: MixedDesign, settings: FitSettings | None = None) -> str | None:
+        """Why the Laplace fit does not take ``design`` (a linear model, a family not R's,
+        its random effects), or None; it takes any ``settings``' nAGQ."""
+        if design.family not in FAMILY_CLASSES:
+            return f"family={design.family!r}: the Laplace fit takes R's families {sorted(FAMILY_CLASSES)}"
+        if design.glm_family.linear:
+            return "a linear mixed model is fitted by penalised least squares"
+        return self.structure_refusal(design)
+
+    def fit(self, design: MixedDesign, settings: FitSettings) -> FittedParameters:
+        """Maximise the Laplace likelihood (nAGQ = 0: lme4's fast fit)."""
+        if (why := self.refusal(design)) is not None:
+            raise EngineRefused(f"the Laplace fit refuses {design.formula.text!r}: {why}")
+        return fit_nagq0(design, settings) if settings.nAGQ == 0 else fit_laplace(design, settings)

@@ -37,9 +37,9 @@ class PlsEngine:
 
     name = "pls"
 
-    def refusal(self, design: MixedDesign) -> str | None:
+    def refusal(self, design: MixedDesign, settings: FitSettings | None = None) -> str | None:
         """Why the PLS cannot fit ``design`` (a GLMM), or None."""
-        if design.family != "gaussian" or design.link is not None:
+        if not design.glm_family.linear:
             return (f"penalised least squares fits linear models, not family={design.family!r} "
                     f"with link={design.glm_family.link.name!r}")
         return None

@@ -69,13 +69,14 @@ class FittedParameters:
 class Engine(Protocol):
     """An adapter from a design to one optimiser or sampler.
 
-    ``refusal`` says why the engine cannot fit ``design`` (None when it can); ``fit``
+    ``refusal`` says why the engine cannot fit ``design`` with ``settings`` (None when it
+    can; ``settings`` None: with some settings); ``fit``
     returns the record, or raises
     [EngineRefused][acceptability.stats.mixed.engines.protocol.EngineRefused].
     """
 
     name: str
 
-    def refusal(self, design: MixedDesign) -> str | None: ...
+    def refusal(self, design: MixedDesign, settings: FitSettings | None = None) -> str | None: ...
 
     def fit(self, design: MixedDesign, settings: FitSettings) -> FittedParameters: ...

@@ -24,8 +24,7 @@ import pandas as pd
 from scipy import optimize
 
 from acceptability.stats.mixed.design import MixedDesign
-from acceptability.stats.mixed.engines.glmm_engine import FAMILIES
-from acceptability.stats.mixed.engines.laplace_engine import SCALED, _start, _vcov, fit_laplace
+from acceptability.stats.mixed.engines.laplace_engine import _start, _vcov, fit_laplace
 from acceptability.stats.mixed.engines.pls_engine import lmm_parameters
 from acceptability.stats.mixed.engines.protocol import EngineRefused, FitSettings, FittedParameters
 from acceptability.stats.mixed.engines.registry import ENGINES
@@ -41,8 +40,8 @@ def available_optimizers(model) -> list[str]:
     """The optimisers ``all_fit`` tries on ``model``: glmm's where it takes the design, the
     own PLS (linear) or Laplace (GLMM) quasi-Newton, scipy's Nelder-Mead and Powell."""
     d = model.design
-    linear = d.family == "gaussian" and d.link is None
-    glmm_ok = ENGINES["glmm"].refusal(d) is None and (linear or (d.family, d.glm_family.link.name) in FAMILIES)
+    linear = d.glm_family.linear
+    glmm_ok = ENGINES["glmm"].refusal(d, FitSettings(nAGQ=model._nagq)) is None
     own = "pls.L-BFGS-B" if linear else "laplace.L-BFGS-B"
     return (["glmm"] if glmm_ok else []) + [own, *_SCIPY]
 
@@ -80,7 +79,7 @@ def _scipy_glmm(d: MixedDesign, nagq: int, method: str) -> FittedParameters:
     theta, beta, disp = f.unpack(x)
     mode = f.mode(theta, beta, disp)
     vcov = _vcov(f, x, scale, d, mode.u if f.warm else None)
-    sigma = float(np.sqrt(disp)) if f.family.name in SCALED else 1.0
+    sigma = float(np.sqrt(disp)) if f.family.scaled else 1.0
     return FittedParameters(
         engine=f"scipy {method} (Laplace deviance)", theta=theta / sigma, beta=beta, vcov=vcov,
         b=np.asarray(d.lambdat(theta).T @ mode.u).ravel(), sigma=sigma, loglik=f.loglik(x),
@@ -91,7 +90,7 @@ def _scipy_glmm(d: MixedDesign, nagq: int, method: str) -> FittedParameters:
 def _run(model, name: str) -> FittedParameters:
     """One optimiser's fit of the model's design."""
     d, reml, nagq = model.design, model.REML, model._nagq
-    linear = d.family == "gaussian" and d.link is None
+    linear = d.glm_family.linear
     if name in _SCIPY:
         return _scipy_lmm(d, reml, name) if linear else _scipy_glmm(d, nagq, name)
     if name == "laplace.L-BFGS-B":

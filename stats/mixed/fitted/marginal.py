@@ -164,11 +164,10 @@ def response_scale(model: Any, kind: str, type: str, mode: str) -> Scale:
         raise ValueError(f"mode={mode!r}: use 'latent' or, for a clm/clmm fit, 'prob'")
     if mode == "prob":
         return Scale("prob")
-    if type == "link" or kind != "glmer" or model.link == "identity":
+    if type == "link" or kind != "glmer" or model.design.glm_family.link.is_identity:
         return Scale()
-    name = {"binomial": "prob", "poisson": "rate"}.get(model.family, "response")
-    ratio = {"logit": "odds.ratio", "log": "ratio"}.get(model.link)
-    return Scale(name, model.design.glm_family.link, ratio)
+    fam = model.design.glm_family
+    return Scale(fam.response_scale, fam.link, fam.link.ratio)
 
 
 def _errors(jac: np.ndarray, b: Basis) -> tuple[np.ndarray, np.ndarray]:

@@ -61,7 +61,7 @@ class Simulator:
         if self.fit_rows:
             w = np.ones(n) if m.design.weights is None else m.design.weights
             return m._prior_weights if m._kind == "glmer" else w
-        if m._kind == "glmer" and m.family == "binomial" and not np.allclose(m._prior_weights, 1):
+        if m._kind == "glmer" and m.design.glm_family.binary and not np.allclose(m._prior_weights, 1):
             raise ValueError("simulate(newdata=...) of a binomial fit with trials (cbind() or weights): "
                              "the trials of new rows are unknown; simulate the fitted rows (newdata=None)")
         return np.ones(n)

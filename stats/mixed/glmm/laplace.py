@@ -51,14 +51,10 @@ from acceptability.stats.mixed.results import MixedResult
 __all__ = ["DOMAIN_NOTE", "DomainBoundary", "GlmerDevfun", "LaplaceLikelihood", "LaplaceMode", "glmer_devfun"]
 
 Information = Literal["expected", "observed"]
-SCALED = ("gaussian", "Gamma", "inverse.gaussian")  # phi scales the log-likelihood
 DOMAIN_NOTE = "sqrt link:"  # the start of branch_notes' caveat, which glmer warns
 _MAXIT = 200  # PIRLS iterations (Fisher scoring for a non-canonical link converges linearly)
 _UTOL = 1e-10  # converged when no element of the step exceeds this (times 1 + |u|)
 _ROUNDING = 1e-12  # relative change of the penalised deviance that is rounding, not a rise
-# log f concave in eta: the integrand has one mode, so a warm start cannot change it
-_ONE_MODE = {("binomial", "logit"), ("binomial", "probit"), ("binomial", "cloglog"), ("poisson", "log"),
-             ("poisson", "sqrt"), ("negative.binomial", "sqrt")}  # sqrt: on its branch (``valid``)
 
 
 class DomainBoundary(RuntimeError):
@@ -86,22 +82,6 @@ class LaplaceMode:
     loglik: float  # the Laplace log-likelihood (-inf where it is undefined)
     deviance: float  # -2 loglik, or lme4's adaptive Gauss-Hermite deviance (nAGQ > 1)
     iterations: int
-
-
-def dev_resids(name: str, y: np.ndarray, mu: np.ndarray, wt: np.ndarray, size: float = np.inf) -> np.ndarray:
-    """R's ``family$dev.resids`` (binomial ``y`` a proportion; the negative binomial of
-    ``size``, MASS's ``negative.binomial``)."""
-    if name == "binomial":
-        return 2 * wt * (special.xlogy(y, y / mu) + special.xlogy(1 - y, (1 - y) / (1 - mu)))
-    if name == "poisson":
-        return 2 * wt * (special.xlogy(y, y / mu) - (y - mu))
-    if name == "gaussian":
-        return wt * (y - mu) ** 2
-    if name == "Gamma":
-        return -2 * wt * (np.log(y / mu) - (y - mu) / mu)
-    if name == "inverse.gaussian":
-        return wt * (y - mu) ** 2 / (y * mu**2)
-    return 2 * wt * (special.xlogy(y, y / mu) - (y + size) * np.log((y + size) / (mu + size)))
 
 
 class LaplaceLikelihood:
@@ -153,8 +133,8 @@ class LaplaceLikelihood:
                              f"and poisson models, not {fam.name}; use nAGQ=1")
         self.design, self.family, self.nagq, self.information = design, fam, int(nAGQ), information
         # mu_eta / V constant (a canonical link; not the negative binomial's log): observed = expected
-        self.observed = information == "observed" and not (fam.canonical and fam.name != "negative.binomial")
-        self.warm = (fam.name, fam.link.name) in _ONE_MODE if warm is None else warm
+        self.observed = information == "observed" and not fam.fisher_is_observed
+        self.warm = fam.one_mode if warm is None else warm
         n = design.n
         prior = np.ones(n) if design.weights is None else np.asarray(design.weights, float)
         trials = np.ones(n) if design.trials is None else np.asarray(design.trials, float)
@@ -168,15 +148,14 @@ class LaplaceLikelihood:
         self._u = np.zeros(design.q)  # warm start: the last call's modes
         self._scalar = len(design.terms) == 1 and design.terms[0].nc == 1  # A diagonal
         # log f = saturated - dev.resids / 2 exactly where the counts are whole (``_loglik_at``)
-        counts = self.y * (self._m if fam.name == "binomial" else 1.0)
-        self._counts = fam.name in ("binomial", "poisson") and bool(np.all(counts == np.round(counts)))
+        self._counts = fam.whole_counts(self.y, self._m)
         self._saturated: float | None = None
         # mu = eta^2 is even in eta: a row with y > 0 has a mode of its density on either side
         # of eta = 0, so the integrand has a mode for each way of signing those rows' eta (the
         # Laplace value then jumps with the mode PIRLS happens to find: issue 44, item 2). R's
         # valideta (eta > 0) names the model's branch: the mode with eta > 0 wherever y > 0,
         # where log f = 2 y log(eta) - eta^2 is concave, so that mode is unique
-        self._branch = self.y > 0 if fam.link.name == "sqrt" else None
+        self._branch = self.y > 0 if fam.link.even else None
         if self.nagq > 1:
             z, w = hermite_e.hermegauss(self.nagq)
             self._knots = z
@@ -185,15 +164,11 @@ class LaplaceLikelihood:
 
     # --- the family at the rows -----------------------------------------------------------
     def _scale(self, disp: float) -> float:
-        return disp if self.family.name in SCALED else 1.0
+        return disp if self.family.scaled else 1.0
 
     def loglik_rows(self, mu: np.ndarray, disp: float = 1.0) -> float:
         """sum log f(y | mu, phi) with the prior weights (lme4's ``aic()`` times -1/2)."""
-        fam = self.family
-        if fam.name == "binomial":
-            m, keep = self._m, self._m > 0
-            return float(np.sum(self.wt[keep] / m[keep] * fam.logpdf(self.y[keep], mu[keep], m[keep])))
-        return float(np.sum(fam.logpdf(self.y, mu, self.wt, disp)))
+        return self.family.loglik(self.y, mu, self.wt, self._m, disp)
 
     def _ratio(self, eta: np.ndarray, disp: float) -> np.ndarray:
         """mu_eta / V(mu): the score of a row is wt (y - mu) times this, over the scale."""
@@ -217,38 +192,26 @@ class LaplaceLikelihood:
         lme4's PIRLS does not: eta > 0 for the sqrt and 1/mu^2 links (mu = eta^2 has a second
         branch, which random effects may reach), eta != 0 for the inverse link; without
         ``glm``, the sqrt link's branch: eta > 0 where y > 0 (``_branch``)."""
-        link, name = self.family.link.name, self.family.name
         ok = np.isfinite(eta).all() and np.isfinite(mu).all()  # methods: no dispatch overhead
-        if glm and link in ("sqrt", "1/mu^2"):
-            ok = ok and (eta > 0).all()
-        elif glm and link == "inverse":
-            ok = ok and (eta != 0).all()
+        if glm:
+            ok = ok and self.family.link.valideta(eta)
         elif self._branch is not None:
             ok = ok and (eta[self._branch] > 0).all()
-        if name == "binomial":
-            ok = ok and ((mu > 0) & (mu < 1)).all()
-        elif name != "gaussian":
-            ok = ok and (mu > 0).all()
-        return bool(ok)
+        return bool(ok and self.family.valid_mu(mu))
 
     def on_boundary(self, mu: np.ndarray) -> np.ndarray:
         """The rows whose mean sits at the edge of the family's range, within 1e-6 (relative
         to the mean response): mu -> 0 for counts, Gamma and the inverse Gaussian, mu -> 1 for
         the log-binomial. Only a link whose inverse can leave the range (identity, inverse,
         the log-binomial) reaches it; a row with y > 0 is held off by its density."""
-        fam, link = self.family, self.family.link.name
-        if fam.name == "binomial":
-            return mu > 1 - 1e-6 if link == "log" else np.zeros(len(mu), bool)
-        if fam.name == "gaussian" or link not in ("identity", "inverse"):
-            return np.zeros(len(mu), bool)
-        return mu < 1e-6 * max(float(np.mean(np.abs(self.y))), 1e-300)
+        return self.family.on_boundary(mu, self.y)
 
     def _penalised(self, eta: np.ndarray, mu: np.ndarray, u: np.ndarray, disp: float) -> float:
         """sum(dev.resids) / scale + |u|^2 (-2 log of the integrand, less a constant); inf
         where mu is not valid."""
         if not self.valid(eta, mu):
             return np.inf
-        res = dev_resids(self.family.name, self.y, mu, self.wt, disp)
+        res = self.family.dev_resids(self.y, mu, self.wt, disp)
         return float(res.sum() / self._scale(disp) + u @ u)
 
     # --- one (theta, beta, dispersion) ----------------------------------------------------------
@@ -304,7 +267,7 @@ class LaplaceLikelihood:
         else:  # lme4's scale sums deviance residuals; glmm's -2 log f: a constant apart
             dev = self._agq(lt, eta0, u, mu, a_diag, logdet)
             if self.information == "observed":
-                dev += -2 * self.loglik_rows(mu) - float(np.sum(dev_resids(self.family.name, self.y, mu, self.wt)))
+                dev += -2 * self.loglik_rows(mu) - float(np.sum(self.family.dev_resids(self.y, mu, self.wt)))
         return LaplaceMode(theta, beta, disp, u, mu, a_diag, logdet, loglik, float(dev), it)
 
     def _factor(self, lt, w: np.ndarray) -> tuple[object, object]:
@@ -418,7 +381,7 @@ class LaplaceLikelihood:
         e = 1e-5  # log phi: d log f (and d score, d W but for a scale) by central differences
         up, down = disp * np.exp(e), disp * np.exp(-e)
         dphi = (self.loglik_rows(mu, up) - self.loglik_rows(mu, down)) / (2 * e)
-        if self.family.name in SCALED:  # score and W are proportional to 1 / phi
+        if self.family.scaled:  # score and W are proportional to 1 / phi
             dscore, dw_fixed = -s, -w
         else:
             dscore = (score(up) - score(down)) / (2 * e)
@@ -428,7 +391,7 @@ class LaplaceLikelihood:
 
     def _devc(self, u: np.ndarray, mu: np.ndarray) -> np.ndarray:
         """Per level: u_j^2 + the deviance residuals of its rows (lme4's ``devcCol``)."""
-        res = dev_resids(self.family.name, self.y, mu, self.wt)
+        res = self.family.dev_resids(self.y, mu, self.wt)
         return u**2 + np.bincount(self._codes, res, minlength=len(u))
 
     def _agq(self, lt, eta0: np.ndarray, u: np.ndarray, mu: np.ndarray, a_diag: np.ndarray,
