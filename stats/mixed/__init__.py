@@ -10,7 +10,9 @@ engine -> result, as lme4's ``lFormula``/``mkLmerDevfun``/``optimizeLmer``/``mkM
   glmm, the own penalised least squares and bambi, and
   [choose_engine][acceptability.stats.mixed.engines.registry.choose_engine];
 - results: ``LmerResult``, ``GlmerResult`` and ``BrmResult`` share
-  [MixedResult][acceptability.stats.mixed.results.MixedResult]; each ``summary()`` is a
+  [MixedResult][acceptability.stats.mixed.results.MixedResult]; ``LmerResult`` and
+  ``GlmerResult`` are siblings under [MerResult][acceptability.stats.mixed.mer.MerResult]
+  (lme4's ``merMod``); each ``summary()`` is a
   [Summary][acceptability.stats.mixed.results.Summary].
 - ordinal ratings: [clm][acceptability.stats.mixed.ordinal.cumulative.clm] and
   [clmm][acceptability.stats.mixed.ordinal.cumulative_mixed.clmm], ordinal's cumulative link (mixed)
@@ -20,8 +22,9 @@ engine -> result, as lme4's ``lFormula``/``mkLmerDevfun``/``optimizeLmer``/``mkM
   [emmeans][acceptability.stats.mixed.fitted.lsmeans.emmeans] the least-squares and marginal means.
 
 Rooms: the top holds what every model shares (formula, contrasts, slopes, transforms, weights,
-design, checks, stages, results, summary) and ``brm``; ``lmm`` the penalised least squares and
-``lmer``/``glmer``; ``glmm`` the families and the Laplace approximation; ``engines`` the engine
+design, checks, stages, results, summary), ``mer`` (what lmer and glmer fits share) and ``brm``;
+``lmm`` the penalised least squares, ``lmer``/``glmer`` and ``LmerResult``; ``glmm`` the
+families, the Laplace approximation and ``GlmerResult``; ``engines`` the engine
 protocol and adapters; ``ordinal`` ``clm``/``clmm``; ``fitted`` what comes after a fit (F and
 Wald tests, means, selection, refits, simulation, bootstrap, profiles). The judgment models over
 the package's tables (``sentence_model``, ...) live in ``stats.ratings.judgment``.
@@ -49,16 +52,10 @@ if TYPE_CHECKING:
     from acceptability.stats.mixed.fitted.simulation import simulate
     from acceptability.stats.mixed.fitted.wald import wald_anova
     from acceptability.stats.mixed.formula import parse_formula
-    from acceptability.stats.mixed.lmm.lmer import (
-        GlmerResult,
-        LmerResult,
-        SingularFitWarning,
-        anova,
-        glmer,
-        glmer_nb,
-        lmer,
-        make_result,
-    )
+    from acceptability.stats.mixed.glmm.result import GlmerResult
+    from acceptability.stats.mixed.lmm.lmer import glmer, glmer_nb, lmer, make_result
+    from acceptability.stats.mixed.lmm.result import LmerResult
+    from acceptability.stats.mixed.mer import MerResult, SingularFitWarning, anova
     from acceptability.stats.mixed.ordinal.cumulative import (
         ClmResult,
         OrdinalResult,
@@ -72,7 +69,7 @@ if TYPE_CHECKING:
 __all__ = ["ENGINES", "BrmResult", "Engine",
            "ClmResult", "ClmmResult", "EngineRefused", "FitSettings", "FittedParameters",
            "GlmerResult", "LmerResult", "OrdinalResult", "anova_clm", "clm", "clmm",
-           "MixedDesign", "MixedResult", "SingularFitWarning", "Summary", "anova", "brm",
+           "MerResult", "MixedDesign", "MixedResult", "SingularFitWarning", "Summary", "anova", "brm",
            "choose_engine", "emmeans", "fit", "glmer", "glmer_nb", "lmer",
            "loo_compare", "ls_means",
            "make_result", "model_design", "parse_formula",

@@ -1,3 +1,3 @@
-"""Generalised linear mixed models: the GLM families and links, and lme4's Laplace approximation
-(PIRLS) on sparse random-effects rows.
+"""Generalised linear mixed models: the GLM families and links, lme4's Laplace approximation
+(PIRLS) on sparse random-effects rows, and ``GlmerResult``.
 """

@@ -21,8 +21,8 @@ from scipy import stats as sps
 
 from acceptability._warnings import warn
 from acceptability.stats.arguments import check_ci
-from acceptability.stats.mixed.lmm.lmer import LmerResult
 from acceptability.stats.mixed.lmm.pls import one_blas_thread
+from acceptability.stats.mixed.mer import MerResult
 from acceptability.stats.mixed.ordinal.clm_design import OrdinalDesign, ordinal_design
 from acceptability.stats.mixed.ordinal.clm_newton import NewtonFit, clm_objective, newton_clm
 from acceptability.stats.mixed.ordinal.ordinal_links import interval
@@ -205,7 +205,7 @@ class OrdinalResult(FittedRows):
         ``offset(...)`` terms evaluated on it, as ordinal's ``predict``)."""
         if newdata is None:
             return self.design.X[:, 1:] @ self.beta.to_numpy() + self.design.offset, self.frame.index
-        x = LmerResult._new_x(self, newdata)  # the fit's factor levels and contrasts
+        x = MerResult._new_x(self, newdata)  # the fit's factor levels and contrasts
         offset = formula_offset(self.formula, newdata)
         return x[:, 1:] @ self.beta.to_numpy() + (0.0 if offset is None else offset), newdata.index
 

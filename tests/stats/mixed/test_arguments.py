@@ -35,9 +35,10 @@ LEVELS = (-1, 1.5, 2, 95, True, float("nan"), "0.95")
 COUNTS = (0, -1, 1.5, True, 2**63 - 1)
 SEEDS = (-1, 2**32, "x", 1.5, True)
 # the modules (stats.mixed's names lmer and brm are the functions)
-lmer, brm_module, cumulative_mixed, parametric = (
+lmer, mer, lmm_result, brm_module, cumulative_mixed, parametric = (
     importlib.import_module(f"acceptability.stats.mixed.{m}")
-    for m in ("lmm.lmer", "brm", "ordinal.cumulative_mixed", "fitted.parametric"))
+    for m in ("lmm.lmer", "mer", "lmm.result", "brm", "ordinal.cumulative_mixed",
+              "fitted.parametric"))
 GLMER = "cbind(incidence, size - incidence) ~ period + (1 | herd)"
 CLMM = "rating ~ temp + contact + (1 | judge)"
 
@@ -64,8 +65,8 @@ def fits() -> dict:
 @pytest.fixture
 def no_work(monkeypatch):
     """Fits, sampling, simulation and profiles raise `Reached`."""
-    for module, name in ((lmer, "fit"), (cumulative_mixed, "_fit"), (brm_module, "fit"),
-                         (parametric, "Simulator"), (lmer, "profile_confint")):
+    for module, name in ((lmer, "fit"), (mer, "fit"), (lmm_result, "fit"), (cumulative_mixed, "_fit"),
+                         (brm_module, "fit"), (parametric, "Simulator"), (mer, "profile_confint")):
         monkeypatch.setattr(module, name, _reached)
 
 

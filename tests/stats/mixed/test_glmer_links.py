@@ -23,7 +23,7 @@ from scipy import stats as sps
 from acceptability import stats
 from acceptability.stats.mixed.checks import convergence_messages
 from acceptability.stats.mixed.glmm.laplace import GlmerDevfun, LaplaceLikelihood
-from acceptability.stats.mixed.lmm.lmer import ConvergenceWarning
+from acceptability.stats.mixed.mer import ConvergenceWarning
 from tests.lme4_data import lme4_data
 
 REF = pd.read_csv(Path(__file__).resolve().parents[2] / "fixtures" / "glmer_links_fits.csv", comment="#",

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acceptability.stats.mixed.lmm.lmer import SingularFitWarning
+from acceptability.stats.mixed.mer import SingularFitWarning
 from acceptability.stats.ratings.judgment import (
     fc_model,
     fc_model_frame,

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from acceptability.stats.mixed.formula import parse_formula
-from acceptability.stats.mixed.lmm.lmer import SingularFitWarning, anova, lmer
+from acceptability.stats.mixed.lmm.lmer import lmer
+from acceptability.stats.mixed.mer import SingularFitWarning, anova
 from acceptability.stats.ratings.judgment import SENTENCE_FORMULA, sentence_model_frame
 from tests.conftest import (
     LME4_TOL,
