@@ -43,7 +43,7 @@ class GlmerResult(MerResult):
     @property
     def _has_sigma(self) -> bool:
         """Whether the family has a scale (lme4's ``useSc``; not the negative binomial's size)."""
-        return self.family in ("gaussian", "Gamma", "inverse.gaussian")
+        return self.design.glm_family.scaled
 
     @property
     def dispersion(self) -> float:

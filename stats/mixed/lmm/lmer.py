@@ -142,7 +142,7 @@ def glmer(formula: str, data: pd.DataFrame, family: str | Family = "binomial", n
     ['Estimate', 'Std. Error', 'z value', 'Pr(>|z|)']
     """
     fam = families.family(family, link)
-    if fam.name == "gaussian" and fam.canonical:
+    if fam.linear:
         raise ValueError("glmer: family='gaussian' with the identity link is a linear mixed model: "
                          "fit it with stats.lmer (lme4 deprecates glmer's shortcut to lmer)")
     nAGQ = check_whole("nAGQ", nAGQ, 0, 25, "nAGQ is 0 (lme4's fast fit), 1 (Laplace) or an odd "
@@ -224,6 +224,6 @@ def make_result(design: MixedDesign, fitted: FittedParameters, REML: bool = True
     >>> type(m).__name__, m.nobs
     ('LmerResult', 6)
     """
-    if design.family == "gaussian" and design.link is None:
+    if design.glm_family.linear:
         return LmerResult(design, fitted, quiet, REML=REML)
     return GlmerResult(design, fitted, quiet, REML=False, nagq=nAGQ)

@@ -41,7 +41,7 @@ def frame() -> pd.DataFrame:
 
 
 def test_every_adapter_follows_the_protocol():
-    assert set(ENGINES) == {"glmm", "pls", "bambi"}
+    assert set(ENGINES) == {"glmm", "pls", "laplace", "bambi"}
     assert all(isinstance(e, Engine) for e in ENGINES.values())
 
 
