@@ -41,13 +41,9 @@ def test_brm_slope_agrees_with_lmer_few_draws(li_adger_frame):
     summary = b.summary()
     summ = summary.tables["posterior"]
     assert {"mean", "sd", "ess_bulk", "ess_tail", "r_hat"} <= set(summ.columns)
-    # the printout is brms' layout; until 0.3 the Summary answers as the arviz table did
+    # the printout is brms' layout
     assert "Regression Coefficients:" in str(summary) and "Multilevel Hyperparameters:" in summary
     assert list(summary.coefficients.index) == b.fixed_names
-    with pytest.warns(DeprecationWarning, match="returns a Summary"):
-        assert summary.loc["score", "r_hat"] == summ.loc["score", "r_hat"]
-    with pytest.warns(DeprecationWarning):
-        assert list(summary["mean"]) == list(summ["mean"])
     assert 0 < b.fit_seconds == b.settings["fit_seconds"] == summ.attrs["fit_seconds"]
     assert f"fit {b.fit_seconds:.1f} s" in repr(b)
     assert summ.loc["score", "r_hat"] < 1.05  # few draws; the default settings give < 1.01

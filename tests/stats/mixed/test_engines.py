@@ -87,9 +87,6 @@ def test_one_summary_type_that_prints_like_r(frame):
         pd.testing.assert_frame_equal(s.coefficients, fitted.coefficients)
         pd.testing.assert_frame_equal(s.tables["random"], fitted.VarCorr)
         assert "Random effects:" in s
-    # the text of 0.1's summary() still answers, with a warning, until 0.3
-    with pytest.warns(DeprecationWarning, match="str\\(summary\\)"):
-        assert m.summary().splitlines() == str(m.summary()).splitlines()
 
 
 def test_results_share_one_base_and_glmer_reads_no_engine():
