@@ -109,7 +109,7 @@ REGISTRY: dict[str, Method] = {m.name: m for m in (
         pll=True),
     Method("classifier", "acceptability.scoring.backends.classifier", "classifier", False, False,
            "sequence classifier signed confidence (thesis eq. 2.3)", tokens=False),
-    Method("ngram", "acceptability.scoring.baselines.ngram", "ngram", False, True,
+    Method("ngram", "acceptability.scoring.backends.ngram", "ngram", False, True,
            "Kneser-Ney n-gram or ARPA model log-probability (Kneser & Ney 1995)", offsets=False),
     Method("one_prefix", _CAUSAL, "causal", True, False,
            "log P(critical word | shared prefix) (BLiMP, Warstadt et al. 2020, sec. 6.4)",

@@ -29,7 +29,8 @@ LIBRARIES = ("tokenizers", "transformers")
 SHARED = {"batches": "run.batches", "context": "context", "gguf": "gguf", "models": "models",
           "overlap": "run.overlap", "prepack": "run.prepack", "results": "results",
           "runner": "run.runner"}
-#: Each backend module (`registry.Method.backend`, in the package) with the backends it borrows from.
+#: Each backend module (`registry.Method.backend`, in the package) with the backends it borrows
+#: from (the n-gram backend is left out: its scores are not cached).
 BACKENDS = {
     "backends.causal": ("backends.causal",),
     "backends.masked": ("backends.masked", "backends.causal"),
