@@ -27,7 +27,8 @@ from acceptability.stats.mixed import (
     glmer,
     model_design,
 )
-from acceptability.stats.mixed.glmm.families import FAMILY_LINKS, LINKS, family
+from acceptability.stats.mixed.glmm import families
+from acceptability.stats.mixed.glmm.families import FAMILY_LINKS, LINKS, Poisson, family
 from tests.conftest import REPO
 from tests.lme4_data import lme4_data
 
@@ -101,6 +102,27 @@ def test_response_checks_and_label_belong_to_the_family():
     assert bad.tolist() == [False, True] and "log link" in rule
     assert family("Gamma").label(1.0) == "Gamma"
     assert family("negative.binomial").label(2.345678) == "Negative Binomial(2.3457)"  # R's
+
+
+def test_a_new_family_is_one_class(monkeypatch):
+    """The recipe of docs/development.md: a family is a class registered in
+    ``FAMILY_CLASSES``, and every stage follows. A copy of the poisson family under another
+    name fits by the Laplace engine (glmm's table does not name it) with the poisson sqrt
+    fit's likelihood and estimates, and its summary names it."""
+
+    class Counts(Poisson):
+        name = "counts"
+
+    monkeypatch.setitem(families.FAMILY_CLASSES, "counts", Counts)
+    cbpp = lme4_data("cbpp")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        new = glmer("incidence ~ period + (1 | herd)", cbpp, "counts", link="sqrt")
+        known = glmer("incidence ~ period + (1 | herd)", cbpp, "poisson", link="sqrt")
+    assert new.engine == known.engine and new.engine.startswith("acceptability Laplace")
+    assert new.logLik == known.logLik
+    np.testing.assert_array_equal(new.fixef, known.fixef)
+    assert " Family: counts  ( sqrt )" in str(new.summary())
 
 
 # --- no family or link named outside the family module ----------------------------------
