@@ -8,7 +8,8 @@ from __future__ import annotations
 
 #: The datasets ``--dataset`` and an experiment file's ``data.dataset`` name.
 DATASETS = ("li-adger", "blimp", "zorro", "marvin-linzen", "syntaxgym", "cola", "lau2020",
-            "megaacceptability", "example")
+            "megaacceptability", "example", "turblimp", "rublimp", "clams", "sling",
+            "multiblimp")
 #: Scoring precisions (``--dtype``; docs/scoring-speed.md).
 DTYPES = ("float32", "bfloat16")
 #: What a mixed model fits (``--level``): ``reports.ratings.fits.LEVELS``, the experiment

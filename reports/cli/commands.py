@@ -334,7 +334,8 @@ DATA_OPTIONS = {
                     "$ACCEPTABILITY_DATA_DIR/<dataset>, else download)"},
     "--paradigm": {"action": "append", "metavar": "UID", "help": "with --dataset blimp or "
                    "zorro: a paradigm to load, e.g. adjunct_island; with marvin-linzen: a "
-                   "construction, e.g. simple_agrmt (repeatable; default: all)"},
+                   "construction, e.g. simple_agrmt; with turblimp: a phenomenon or an "
+                   "experimental paradigm, e.g. binding (repeatable; default: all)"},
     "--suite": {"action": "append", "metavar": "NAME|FILE", "help": "with --dataset "
                 "syntaxgym: a suite to load, by name (e.g. number_prep; the 34 of Hu et al. "
                 "2020) or a suite JSON file of your own (repeatable; default: all 34)"},

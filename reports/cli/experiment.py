@@ -18,6 +18,7 @@ from acceptability.data.errors import DataError
 from acceptability.data.io.sources import checksum
 from acceptability.data.loaders.blimp import check_paradigms
 from acceptability.data.loaders.marvin_linzen import check_constructions
+from acceptability.data.loaders.multilingual import turblimp
 from acceptability.data.loaders.zorro import check_paradigms as check_zorro_paradigms
 from acceptability.data.names import display_names, with_display_names
 from acceptability.data.tables import member
@@ -29,9 +30,9 @@ from acceptability.reports.syntaxgym.analysis import SYNTAXGYM
 from acceptability.scoring.normalise import NORMALISATIONS, UNIGRAM, check_unigram_file
 from acceptability.stats.defaults import DEFAULT_DELTAS, DEFAULT_N_BOOT, DEFAULT_SEED
 
-PARADIGM_DATASETS = ("blimp", "zorro", "marvin-linzen")  # what --paradigm selects in each
+PARADIGM_DATASETS = ("blimp", "zorro", "marvin-linzen", "turblimp")  # what --paradigm selects
 CHECK_PARADIGMS = {"blimp": check_paradigms, "zorro": check_zorro_paradigms,
-                   "marvin-linzen": check_constructions}
+                   "marvin-linzen": check_constructions, "turblimp": turblimp.check_paradigms}
 USER = "user"  # the dataset of an experiment on the user's own files
 METHOD_NAME = re.compile(r"[a-z][a-z0-9_]*")  # "gpt2:logprob"; not "C:\\models\\x"
 MAX_DELTA = experiment_schema.MAX_DELTA
@@ -151,7 +152,8 @@ class Experiment:
             if self.dataset not in PARADIGM_DATASETS:
                 raise DataError("paradigms select BLiMP paradigms, Zorro paradigms or Marvin "
                                 f"& Linzen constructions, not parts of {self.dataset!r} data",
-                                fix="use them with dataset blimp, zorro or marvin-linzen")
+                                fix="use them with dataset blimp, zorro, marvin-linzen or "
+                                    "turblimp")
             CHECK_PARADIGMS[self.dataset](self.paradigms)
         check_syntaxgym(self)
         self._check_bounds()
@@ -497,8 +499,13 @@ def _load_dataset(exp: Experiment):
         return data.load_zorro(exp.data_path, paradigms=exp.paradigms or None)
     if exp.dataset == "marvin-linzen":
         return data.load_marvin_linzen(exp.data_path, constructions=exp.paradigms or None)
+    if exp.dataset == "turblimp":  # the experimental paradigms when --paradigm names one
+        return data.load_turblimp(exp.data_path, paradigms=exp.paradigms or None,
+                                  experimental=any(map(turblimp.is_experimental, exp.paradigms)))
     loader = {"li-adger": data.load_li_adger, "cola": data.load_cola,
-              "megaacceptability": data.load_megaacceptability}[exp.dataset]
+              "megaacceptability": data.load_megaacceptability, "rublimp": data.load_rublimp,
+              "clams": data.load_clams, "sling": data.load_sling,
+              "multiblimp": data.load_multiblimp}[exp.dataset]
     return loader(exp.data_path)
 
 

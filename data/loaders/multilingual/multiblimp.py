@@ -21,7 +21,7 @@ import pandas as pd
 
 from acceptability.data.dataset import Dataset
 from acceptability.data.errors import DataError, select_names
-from acceptability.data.io.sources import checksum
+from acceptability.data.io.sources import DATA_DIR_ENV, checksum, dataset_dir
 from acceptability.data.loaders.multilingual.pairs import RAW, build
 
 NAME = "multiblimp"
@@ -32,9 +32,20 @@ LAYOUT = (f"MultiBLiMP's layout is <folder>/<ISO 639-3 code>/{FILE} (e.g. nld/{F
           "Hugging Face hub (jumelet/multiblimp)")
 
 
-def multiblimp_languages(path: str | os.PathLike) -> list[str]:
-    """The languages (folder names) of a MultiBLiMP folder that hold a ``data.tsv``, sorted."""
-    root = Path(path).expanduser()
+def _root(path: str | os.PathLike | None) -> Path:
+    """The MultiBLiMP folder: ``path``, else ``$ACCEPTABILITY_DATA_DIR/multiblimp``."""
+    root = dataset_dir(NAME, path) if path is not None else dataset_dir(NAME)
+    if root is None:
+        raise DataError("no MultiBLiMP folder given", source=NAME,
+                        fix=f"pass path= (or --data-path), or put it in "
+                            f"${DATA_DIR_ENV}/multiblimp; {LAYOUT}")
+    return root
+
+
+def multiblimp_languages(path: str | os.PathLike | None = None) -> list[str]:
+    """The languages (folder names) of a MultiBLiMP folder that hold a ``data.tsv``, sorted
+    (``path`` as for [load_multiblimp][acceptability.data.load_multiblimp])."""
+    root = Path(path).expanduser() if path is not None else _root(None)
     if not root.is_dir():
         raise DataError(f"MultiBLiMP folder {str(root)!r} does not exist", source=NAME,
                         fix=f"download MultiBLiMP and pass its folder; {LAYOUT}")
@@ -61,14 +72,15 @@ def _read(f: Path, lang: str) -> pd.DataFrame:
         "phenomenon": phenomenon, "paradigm": phenomenon}), own], axis=1)
 
 
-def load_multiblimp(path: str | os.PathLike,
+def load_multiblimp(path: str | os.PathLike | None = None,
                     languages: Iterable[str] | str | None = None) -> Dataset:
     """MultiBLiMP 1.0 (Jumelet et al. 2025) from the user's folder, some languages or all.
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The folder holding ``<ISO 639-3 code>/data.tsv`` per language (module docstring).
+    path : str or os.PathLike, optional
+        The folder holding ``<ISO 639-3 code>/data.tsv`` per language (module docstring);
+        default ``$ACCEPTABILITY_DATA_DIR/multiblimp`` (there is no download).
     languages : str or iterable of str, optional
         ISO 639-3 codes (``"nld"``, ``"tur"``); default every language in the folder.
 
@@ -96,11 +108,11 @@ def load_multiblimp(path: str | os.PathLike,
     >>> ds.pairs[["pair_id", "language", "phenomenon"]].to_dict("records")
     [{'pair_id': 'nld_0', 'language': 'nld', 'phenomenon': 'SV-#'}]
     """
-    known = multiblimp_languages(path)
+    root = Path(path).expanduser() if path is not None else _root(None)
+    known = multiblimp_languages(root)
     langs = select_names(languages, known, "MultiBLiMP language", NAME,
                          fix_empty="pass ISO 639-3 codes, or languages=None for all",
                          fix_unknown=f"use the folders found: {known[:10]}; {LAYOUT}")
-    root = Path(path).expanduser()
     frames, sums = [], {}
     for lang in langs:
         f = root / lang / FILE

@@ -25,7 +25,7 @@ As published (tests/data/test_multilingual_loaders.py counts them): 20 base pair
 (10 in anaphor_agreement, 10 in quantifiers) and 10 experimental pairs have two identical
 sentences; they are kept and flagged ``identical_text`` (a tie for every model; the
 authors' ``evaluation.py`` counts them as errors, good > bad being false). 831 base
-and 103 experimental pairs repeat an earlier pair of their file; each keeps its own id.
+and 75 experimental pairs repeat an earlier pair of their file; each keeps its own id.
 """
 
 from __future__ import annotations
@@ -62,6 +62,21 @@ def turblimp_paradigms(experimental: bool = False) -> list[str]:
     """
     base = [n.removeprefix(_PREFIX) for n in registered_names(NAME, BASE, ".csv")]
     return base + (registered_names(NAME, EXPERIMENTAL, ".csv") if experimental else [])
+
+
+def is_experimental(paradigm: str) -> bool:
+    """Whether a paradigm name is one of the 22 experimental ones."""
+    return paradigm in registered_names(NAME, EXPERIMENTAL, ".csv")
+
+
+def check_paradigms(names: Iterable[str] | str | None,
+                    experimental: bool = True) -> list[str]:
+    """The paradigms to load, in the order given (all for None); an unknown name is an
+    error that lists the closest ones."""
+    return select_names(names, turblimp_paradigms(experimental), "TurBLiMP paradigm", NAME,
+                        fix_empty="pass paradigm names, or paradigms=None for all",
+                        fix_unknown="use the names of turblimp_paradigms(experimental=True); "
+                                    "the experimental ones need experimental=True")
 
 
 def _file(paradigm: str, base: set[str]) -> str:
@@ -112,11 +127,7 @@ def load_turblimp(path: str | os.PathLike | None = None,
     >>> len(ds.pairs), ds.pairs["language"].iloc[0]  # doctest: +SKIP
     (1000, 'tr')
     """
-    known = turblimp_paradigms(experimental)
-    wanted = select_names(paradigms, known, "TurBLiMP paradigm", NAME,
-                          fix_empty="pass paradigm names, or paradigms=None for all",
-                          fix_unknown="use the names of turblimp_paradigms(experimental=True); "
-                                      "the experimental ones need experimental=True")
+    wanted = check_paradigms(paradigms, experimental)
     base = set(turblimp_paradigms())
     files = {_file(p, base): p for p in wanted}
 

@@ -1,0 +1,46 @@
+"""``--dataset NAME`` for the multilingual sets through the command line (issue 46 item 4):
+a tiny GPT-2 (tests/scoring_fixtures.py, 256 positions) scores a TurBLiMP slice with ``score``, and
+``evaluate`` reads those scores back; the accuracy is recomputed here from the scores."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from tests.conftest import need_data, need_module
+
+need_module("torch")
+need_module("transformers")
+from acceptability.reports.cli import commands as cli  # noqa: E402
+from tests import scoring_fixtures as fx  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("private_cache")  # conftest: a cache per test
+
+
+@pytest.fixture(scope="module")
+def gpt2_dir(tmp_path_factory) -> str:
+    """The tiny GPT-2 with room for Turkish sentences (its English-trained byte-level
+    tokenizer spends up to ~100 tokens on one)."""
+    return fx.make_gpt2(tmp_path_factory.mktemp("gpt2-long"), positions=256)
+
+
+def test_score_and_evaluate_dataset_turblimp(gpt2_dir, tmp_path, capsys):
+    need_data("turblimp")
+    scores = tmp_path / "turblimp.csv"
+    picked = ["--dataset", "turblimp", "--paradigm", "binding", "--paradigm",
+              "argument_structure_transitive_OSV", "--max-pairs", "3"]
+    assert cli.main(["score", *picked, "--model", f"{gpt2_dir}:logprob",
+                     "--out", str(scores)]) == 0
+    got = pd.read_csv(scores)
+    ids = {f"{p}_{k}_{side}" for p in ("binding", "argument_structure_transitive_OSV")
+           for k in range(3) for side in ("good", "bad")}
+    assert set(got["sentence_id"]) == ids and got["score"].notna().all()
+    capsys.readouterr()
+    assert cli.main(["evaluate", *picked, "--scores", str(scores), "--n-boot", "0",
+                     "--out", str(tmp_path / "eval.csv")]) == 0
+    table = pd.read_csv(tmp_path / "eval.csv")
+    s = got.set_index("sentence_id")["score"]
+    pairs = [(f"{p}_{k}_good", f"{p}_{k}_bad") for p in ("binding",
+             "argument_structure_transitive_OSV") for k in range(3)]
+    want = sum(s[g] > s[b] for g, b in pairs) / len(pairs)
+    assert table.loc[0, "blimp"] == pytest.approx(want) and table.loc[0, "n_pairs"] == 6
