@@ -106,7 +106,7 @@ def fit(design: MixedDesign, REML: bool = True, nAGQ: int = 1, engine: str | Non
     nAGQ
         GLMMs: 1 (Laplace) or an odd number of adaptive Gauss-Hermite points.
     engine
-        ``"glmm"``, ``"pls"`` or None to choose
+        ``"glmm"``, ``"pls"``, ``"laplace"`` (the own Laplace fit) or None to choose
         ([choose_engine][acceptability.stats.mixed.engines.registry.choose_engine]).
     start
         Warm start: ``{"theta": [...]}`` in lme4's order (and ``"beta"`` for a GLMM).
