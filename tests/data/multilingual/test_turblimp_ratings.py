@@ -111,3 +111,52 @@ def test_other_readings_miss_the_print(folder, base):
                                         ratings=r[keep].reset_index(drop=True)),
                            z[keep].reset_index(drop=True))
     assert len(misses(over_all)) == 16 and (over_all - printed()).abs().max() < 0.031
+
+
+def exports_with(tmp_path, folder, change) -> object:
+    """A copy of the human-judgment files whose base export ``change`` edits (a frame:
+    the label row, then one row per participant)."""
+    out = tmp_path / "data" / "human_judgments"
+    out.mkdir(parents=True)
+    for name in ("survey_material", "experimental_judgments"):
+        (out / f"{name}.xlsx").write_bytes(
+            (folder / "data" / "human_judgments" / f"{name}.xlsx").read_bytes())
+    sheet = pd.read_excel(folder / "data" / "human_judgments" / "base_judgments.xlsx",
+                          dtype=object)
+    change(sheet)
+    sheet.to_excel(out / "base_judgments.xlsx", index=False)
+    return tmp_path
+
+
+def answer(row: int, column: int, value):
+    """An edit setting one cell of the export (row 0: the label row; 1: participant P01)."""
+    def change(sheet: pd.DataFrame) -> None:
+        sheet.iloc[row, column] = value
+    return change
+
+
+def test_a_blank_answer_is_counted(folder, tmp_path):
+    ds = data.load_turblimp_ratings(exports_with(tmp_path, folder, answer(1, 0, None)))
+    assert len(ds.ratings) == 6479
+    assert ds.exclusions[["reason", "n"]].to_dict("records") == [
+        {"reason": "question of the participant's list left blank", "n": 1}]
+
+
+def not_a_question(sheet: pd.DataFrame) -> None:
+    sheet.columns = ["Q4.2_1", *sheet.columns[1:]]
+
+
+@pytest.mark.parametrize("change, message", [
+    (answer(0, 0, "Passives_bad"), "labels differ from their survey rows"),
+    (not_a_question, "'Q4.2_1' is not a question"),
+    (answer(1, 100, 4), r"participants \['P01'\] answer both lists"),  # Q3.6_1: list v2
+    (answer(1, 0, 8), "likert"),
+])
+def test_bad_exports_are_refused_with_the_cause(folder, tmp_path, change, message):
+    with pytest.raises(data.DataError, match=message):
+        data.load_turblimp_ratings(exports_with(tmp_path, folder, change))
+
+
+def test_unknown_judgments_name_the_choices(folder):
+    with pytest.raises(data.DataError, match="use one of"):
+        data.load_turblimp_ratings(folder, judgments="pilot")
