@@ -45,6 +45,8 @@ LOADER_DATA = {
     "load_cola": "cola", "load_childes": "aochildes", "load_lau2020": "lau2020",
     "load_megaacceptability": "megaacceptability",
     "load_syntaxgym": "syntaxgym", "load_syntaxgym_results": "syntaxgym",
+    "load_turblimp": "turblimp", "load_rublimp": "rublimp", "load_clams": "clams",
+    "load_sling": "sling",
 }
 LOADER = re.compile(r"\bdata\.(load_\w+)\(")
 # Python blocks followed by the output they print, at least, per page: the numbers each
@@ -54,7 +56,7 @@ LOADER = re.compile(r"\bdata\.(load_\w+)\(")
 PAGE_FILES = {"docs/ratings.md": ("turblimp", lambda work: _latin_square(work / "turblimp-study"))}
 PRINTED = {"README.md": 1, "docs/getting-started.md": 1, "docs/metrics.md": 2,
            "docs/papers.md": 1, "docs/benchmarks.md": 3, "docs/baselines.md": 1,
-           "docs/scoring.md": 2, "docs/mixed-models.md": 1, "docs/your-data.md": 1,
+           "docs/scoring.md": 2, "docs/mixed-models.md": 1, "docs/your-data.md": 2,
            "docs/ratings.md": 11, "docs/mixed/clmm.md": 2, "docs/mixed/contrasts.md": 2,
            "docs/mixed/differences-from-r.md": 3, "docs/mixed/emmeans.md": 3,
            "docs/mixed/ordinal.md": 4, "docs/mixed/selection.md": 5, "docs/mixed/simulation.md": 4}
