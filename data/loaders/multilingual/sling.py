@@ -88,9 +88,8 @@ def load_sling(path: str | os.PathLike | None = None) -> Dataset:
     Examples
     --------
     >>> from acceptability.data import load_sling
-    >>> ds = load_sling()  # doctest: +SKIP
-    >>> len(ds.pairs), ds.pairs["phenomenon"].nunique()  # doctest: +SKIP
-    (40560, 8)
+    >>> load_sling().pairs.groupby("phenomenon").size()["Anaphor"]  # doctest: +SKIP
+    18560
     """
     rels = sorted(r for r in registry(NAME) if r.startswith(ROOT))
     raw, sums, source = read_registered(NAME, rels, path, _read)
