@@ -47,6 +47,7 @@ LOADER_DATA = {
     "load_syntaxgym": "syntaxgym", "load_syntaxgym_results": "syntaxgym",
     "load_turblimp": "turblimp", "load_rublimp": "rublimp", "load_clams": "clams",
     "load_sling": "sling",
+    "load_turblimp_ratings": "turblimp",
 }
 LOADER = re.compile(r"\bdata\.(load_\w+)\(")
 # Python blocks followed by the output they print, at least, per page: the numbers each
@@ -57,7 +58,7 @@ PAGE_FILES = {"docs/ratings.md": ("turblimp", lambda work: _latin_square(work / 
 PRINTED = {"README.md": 1, "docs/getting-started.md": 1, "docs/metrics.md": 2,
            "docs/papers.md": 1, "docs/benchmarks.md": 3, "docs/baselines.md": 1,
            "docs/scoring.md": 2, "docs/mixed-models.md": 1, "docs/your-data.md": 2,
-           "docs/ratings.md": 11, "docs/mixed/clmm.md": 2, "docs/mixed/contrasts.md": 2,
+           "docs/ratings.md": 12, "docs/mixed/clmm.md": 2, "docs/mixed/contrasts.md": 2,
            "docs/mixed/differences-from-r.md": 3, "docs/mixed/emmeans.md": 3,
            "docs/mixed/ordinal.md": 4, "docs/mixed/selection.md": 5, "docs/mixed/simulation.md": 4}
 
