@@ -65,6 +65,19 @@ def _trials(path, source: str) -> tuple[pd.DataFrame, int]:
     return pd.concat(frames, ignore_index=True), blank
 
 
+def _paradigm(name: str) -> str:
+    """``data.load_turblimp``'s paradigm of a survey phenomenon: ``Subject_Agreement`` ->
+    ``subject_verb_agreement``, ``Ditransitive_SOV`` -> ``argument_structure_ditransitive_SOV``,
+    ``Transitive_IncA`` -> ``argument_structure_transitive_inca``, others lower-cased."""
+    head, _, tail = name.partition("_")
+    if name == "Subject_Agreement":
+        return "subject_verb_agreement"
+    if head in ("Ditransitive", "Transitive"):
+        order = set(tail) <= set("SOV")  # word orders keep their capitals, as the files do
+        return f"argument_structure_{head.lower()}_{tail if order else tail.lower()}"
+    return name.lower()
+
+
 def _pairs(survey: dict[str, pd.DataFrame], source: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The sentences (ids ``v1-007``) and pairs (``pair-007``) of the survey's two lists."""
     v1, v2 = survey["v1"], survey["v2"]
@@ -77,6 +90,7 @@ def _pairs(survey: dict[str, pd.DataFrame], source: str) -> tuple[pd.DataFrame, 
              "label": int(sheet.loc[k, "type"] == "good")}
             for k in range(len(v1)) for name, sheet in survey.items()]
     sentences = pd.DataFrame(rows)
+    sentences["paradigm"] = sentences["phenomenon"].map(_paradigm)
     good = sentences[sentences["label"] == 1].set_index("item")
     bad = sentences[sentences["label"] == 0].set_index("item")
     if len(good) != len(v1) or not good.index.is_unique:
@@ -86,7 +100,8 @@ def _pairs(survey: dict[str, pd.DataFrame], source: str) -> tuple[pd.DataFrame, 
     pairs = pd.DataFrame({"pair_id": [f"pair-{k:03d}" for k in good.index],
                           "good_id": good["sentence_id"].to_numpy(),
                           "bad_id": bad["sentence_id"].to_numpy(),
-                          "phenomenon": good["phenomenon"].to_numpy()})
+                          "phenomenon": good["phenomenon"].to_numpy(),
+                          "paradigm": good["paradigm"].to_numpy()})
     return sentences, pairs
 
 
@@ -126,8 +141,9 @@ def load_turblimp_ratings(path: str | os.PathLike | None = None,
     Dataset
         ``sentences``: ``sentence_id`` (``v1-007``: list and survey row), ``text``,
         ``phenomenon`` and ``type_id`` (``<phenomenon>_good|bad``) as the survey names them,
-        ``item`` (survey row), ``label``, ``list``, ``language`` ("tr"), ``judgments``;
-        ``pairs``: ``pair-007`` of ``v1-007`` and ``v2-007``; ``ratings``: ``participant``
+        ``paradigm`` as ``data.load_turblimp`` names it, ``item`` (survey row), ``label``,
+        ``list``, ``language`` ("tr"), ``judgments``; ``pairs``: ``pair-007`` of ``v1-007``
+        and ``v2-007``, with ``phenomenon`` and ``paradigm``; ``ratings``: ``participant``
         (``P01``-``P30``), ``sentence_id``, ``response`` (scale likert:1-7), one per trial.
         ``human`` is left to the norming (``stats.with_norming``).
 

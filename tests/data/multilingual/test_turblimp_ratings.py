@@ -160,3 +160,26 @@ def test_bad_exports_are_refused_with_the_cause(folder, tmp_path, change, messag
 def test_unknown_judgments_name_the_choices(folder):
     with pytest.raises(data.DataError, match="use one of"):
         data.load_turblimp_ratings(folder, judgments="pilot")
+
+
+def test_the_rated_sentences_are_the_benchmarks(folder):
+    """``paradigm`` names ``data.load_turblimp``'s paradigms; 416 of the 432 rated sentences
+    are verbatim sentences of their paradigm's 1,000 pairs. The 16 others differ from the
+    benchmark's nearest sentence by a word or two (opened here): the 10 of the finite
+    paradigms in the embedded verb's form (survey ``baktın``, ``inandım``, ``güvendim``,
+    ``sevmedim``, ``adadı``; files ``baktı``, ``inanıyorum``, ``güveniyorum``, ``sevmem``,
+    ``adamış``), two of Quantifiers with ``bazı`` before the bare noun, two unacceptable
+    members with accusative ``Bodrum'u``/``Urla'yı`` for the files' dative, and one pair of
+    Ditransitive SOV with other words (``Manav ... karpuzu`` for ``Kasap ... bifteği``)."""
+    ratings = data.load_turblimp_ratings(folder).sentences
+    pairs = data.load_turblimp(folder, experimental=True)
+    assert set(ratings["paradigm"]) <= set(pairs.pairs["paradigm"])
+    paradigm = pd.concat([pairs.pairs.set_index("good_id")["paradigm"],
+                          pairs.pairs.set_index("bad_id")["paradigm"]])
+    texts = pairs.sentences.set_index("sentence_id")["text"].str.strip()
+    known = set(zip(paradigm.reindex(texts.index), texts, strict=True))
+    found = [(p, t) in known for p, t in zip(ratings["paradigm"], ratings["text"], strict=True)]
+    assert sum(found) == 416
+    assert sorted(ratings.loc[~np.array(found), "sentence_id"]) == [
+        "v1-075", "v1-107", "v1-108", "v1-109", "v1-110", "v1-111", "v1-116", "v1-146",
+        "v2-074", "v2-108", "v2-109", "v2-110", "v2-111", "v2-116", "v2-140", "v2-146"]
