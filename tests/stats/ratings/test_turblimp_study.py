@@ -2,9 +2,9 @@
 ``data.load_turblimp_ratings`` (216 pairs, 6,480 ratings) with the seeded tiny GPT-2's
 z-scored log-probabilities that R fitted (tests/fixtures/rating_models/latin_square.csv.gz,
 ``lm_z``: a predictor here, not a finding), run through norming, rater reliability with
-intervals, ADC and r with the human ratings, and the trial-level model with participants and
-pairs as crossed random effects; each number recomputed here with numpy, the model against
-lme4 (benchmarks/latin_square_models.R).
+intervals, ADC and r with the human ratings, the trial-level model with participants and
+pairs as crossed random effects, and the report of it all; each number recomputed here with
+numpy, the model against lme4 (benchmarks/latin_square_models.R).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from acceptability import data, stats
+from acceptability import data, reports, stats
 from tests.conftest import need_data, need_module
 from tests.stats.ratings.test_latin_square_model import FRAME, check_lmer
 
@@ -73,21 +73,42 @@ def test_rater_reliability_with_intervals(study):
         assert (table["estimate"] < table["ci_high"]).all()
 
 
-def test_adc_and_r_with_the_human_ratings(study):
-    ds, scores = study
-    got = stats.evaluate(ds, scores).set_index("model").loc["tiny-gpt2"]
+def by_hand(ds: data.Dataset, scores: pd.DataFrame) -> dict[str, float]:
+    """ADC at 0.5, 1 and 5 (signs agree, |dh - dlm| < delta), r over sentences and over
+    pairs, from the participant z means and the scores z-scored over the sentences."""
     h = human(ds).to_numpy()
     s = scores.set_index("sentence_id")["score"].reindex(ds.sentences["sentence_id"]).to_numpy()
     z = (s - s.mean()) / s.std()
     row = pd.Index(ds.sentences["sentence_id"])
     good, bad = row.get_indexer(ds.pairs["good_id"]), row.get_indexer(ds.pairs["bad_id"])
     dh, dlm = h[good] - h[bad], z[good] - z[bad]
-    for delta in (0.5, 1, 5):
-        adc = np.mean((np.sign(dh) == np.sign(dlm)) & (np.abs(dh - dlm) < delta))
-        assert got[f"adc_{delta}"] == pytest.approx(adc, abs=1e-15)
-    assert got["r_sentence"] == pytest.approx(np.corrcoef(h, z)[0, 1], abs=1e-12)
-    assert got["r_pair"] == pytest.approx(np.corrcoef(dh, dlm)[0, 1], abs=1e-12)
+    out = {f"adc_{d}": np.mean((np.sign(dh) == np.sign(dlm)) & (np.abs(dh - dlm) < d))
+           for d in (0.5, 1, 5)}
+    return {**out, "r_sentence": np.corrcoef(h, z)[0, 1], "r_pair": np.corrcoef(dh, dlm)[0, 1]}
+
+
+def test_adc_and_r_with_the_human_ratings(study):
+    ds, scores = study
+    got = stats.evaluate(ds, scores).set_index("model").loc["tiny-gpt2"]
+    for name, value in by_hand(ds, scores).items():
+        assert got[name] == pytest.approx(value, abs=1e-12), name
     assert got["n_pairs_human"] == 216
+
+
+def test_the_report_of_the_loaded_study(study, tmp_path):
+    """reports.analyse and reports.build on the loader's Dataset: the pair and the rating
+    sections in one report, its evaluation table's numbers those recomputed here."""
+    ds, scores = study
+    report = reports.build(reports.analyse(ds, scores, n_boot=100), tmp_path / "report",
+                           title="TurBLiMP")
+    titles = [line for line in report.markdown.read_text().splitlines() if line.startswith("## ")]
+    for title in ("## BLiMP criterion and ADC", "## Human ratings: norming and reliability",
+                  "## Correlations with human ratings, beside the human ceiling",
+                  "## Mixed-effects judgment models"):
+        assert title in titles
+    table = pd.read_csv(tmp_path / "report" / "tables" / "evaluation.csv").set_index("model")
+    for name, value in by_hand(ds, scores).items():
+        assert table.loc["tiny-gpt2", name] == pytest.approx(value, abs=1e-12), name
 
 
 def test_trial_model_with_crossed_participants_and_pairs(study):
