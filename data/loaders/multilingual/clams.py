@@ -12,8 +12,9 @@ exactly one variant: English 157,346 pairs in 22 constructions, French 49,360, G
 tests/data/test_multilingual_loaders.py takes from the files). No pair has two identical
 sentences.
 
-``paradigm`` is the construction (file stem; the same name in every language),
-``phenomenon`` and ``table1_row`` Marvin & Linzen's (``agreement``, ``reflexives``,
+``paradigm`` is ``<lang>:<construction>`` (so that a paradigm's accuracy, and
+``--max-pairs``, stay within one language), ``construction`` the file stem (the same in
+every language), ``phenomenon`` and ``table1_row`` Marvin & Linzen's (``agreement``, ``reflexives``,
 ``npi``; `data.loaders.marvin_linzen.ML_CONDITIONS`). Pair ids ``<lang>:<construction>:
 <k>:<j>`` (k-th grammatical line of the file, j-th variant), sentence ids
 ``<lang>:<construction>:<k>:good`` and ``...:<k>:bad<j>``.
@@ -66,7 +67,7 @@ def _read(f: Path, rel: str) -> pd.DataFrame:
     return pd.DataFrame({
         "pair_id": stem + ":" + df["j"].astype(str), "good_id": stem + ":good",
         "bad_id": stem + ":bad" + df["j"].astype(str), "good": df["good"], "bad": df["bad"],
-        "language": lang, "phenomenon": phenomenon, "paradigm": construction,
+        "language": lang, "phenomenon": phenomenon, "paradigm": f"{lang}:{construction}",
         "construction": construction, "table1_row": row})[RAW + EXTRA]
 
 
@@ -85,8 +86,8 @@ def load_clams(path: str | os.PathLike | None = None,
     Returns
     -------
     Dataset
-        Pairs with ``language``, ``phenomenon``, ``paradigm`` (the construction) and
-        ``table1_row`` (module docstring).
+        Pairs with ``language``, ``phenomenon``, ``paradigm`` (``<lang>:<construction>``),
+        ``construction`` and ``table1_row`` (module docstring).
 
     Examples
     --------

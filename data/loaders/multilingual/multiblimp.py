@@ -8,7 +8,7 @@ Expected layout, the hub's: one folder per language named by its ISO 639-3 code,
 minimal violation in ``wrong_sen`` (the fields lm-evaluation-harness's ``multiblimp_<lang>``
 tasks compare); a ``phenomenon`` column (e.g. ``SV-#``, subject-verb number agreement) is
 used when present, every other column is kept on the pairs. ``language`` is the folder
-name, ``paradigm`` the phenomenon; pair ids ``<lang>_<k>`` (k = 0-based data row).
+name, ``paradigm`` ``<lang>:<phenomenon>`` (a paradigm stays within one language); pair ids ``<lang>_<k>`` (k = 0-based data row).
 """
 
 from __future__ import annotations
@@ -44,7 +44,19 @@ def _root(path: str | os.PathLike | None) -> Path:
 
 def multiblimp_languages(path: str | os.PathLike | None = None) -> list[str]:
     """The languages (folder names) of a MultiBLiMP folder that hold a ``data.tsv``, sorted
-    (``path`` as for [load_multiblimp][acceptability.data.load_multiblimp])."""
+    (``path`` as for [load_multiblimp][acceptability.data.load_multiblimp]).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from acceptability.data import multiblimp_languages
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> for lang in ("tur", "nld"):
+    ...     (folder / lang).mkdir()
+    ...     _ = (folder / lang / "data.tsv").write_text("sen\\twrong_sen\\n")
+    >>> multiblimp_languages(folder)
+    ['nld', 'tur']
+    """
     root = Path(path).expanduser() if path is not None else _root(None)
     if not root.is_dir():
         raise DataError(f"MultiBLiMP folder {str(root)!r} does not exist", source=NAME,
@@ -69,7 +81,7 @@ def _read(f: Path, lang: str) -> pd.DataFrame:
     return pd.concat([pd.DataFrame({
         "pair_id": pair_id, "good_id": pair_id + "_good", "bad_id": pair_id + "_bad",
         "good": df["sen"], "bad": df["wrong_sen"], "language": lang,
-        "phenomenon": phenomenon, "paradigm": phenomenon}), own], axis=1)
+        "phenomenon": phenomenon, "paradigm": lang + ":" + phenomenon}), own], axis=1)
 
 
 def load_multiblimp(path: str | os.PathLike | None = None,

@@ -209,7 +209,8 @@ def test_clams_pairs_each_grammatical_line_with_its_variants(clams):
     pair = clams.pairs.set_index("pair_id").loc["he:subj_rel:5:0"]
     text = clams.sentences.set_index("sentence_id")["text"]
     assert (text[pair["good_id"]], text[pair["bad_id"]]) == (good[1], bad[1])
-    assert pair["phenomenon"] == "agreement"
+    assert (pair["phenomenon"], pair["paradigm"], pair["construction"]) == (
+        "agreement", "he:subj_rel", "subj_rel")
 
 
 def test_clams_one_language():
@@ -267,7 +268,7 @@ def test_multiblimp_from_the_users_folder(tmp_path):
     assert data.multiblimp_languages(root) == ["nld", "tur"]
     assert ds.pairs[["pair_id", "language", "phenomenon", "paradigm", "wrong_verb"]].to_dict(
         "records")[:1] == [{"pair_id": "nld_0", "language": "nld", "phenomenon": "SV-#",
-                            "paradigm": "SV-#", "wrong_verb": "lopen"}]
+                            "paradigm": "nld:SV-#", "wrong_verb": "lopen"}]
     assert list(ds.pairs["pair_id"]) == ["nld_0", "nld_1", "tur_0"]
     assert ds.exclusions.iloc[0]["ids"] == ("tur_1",)
     assert set(ds.checksums) == {"nld/data.tsv", "tur/data.tsv"}

@@ -1,6 +1,7 @@
 """``--dataset NAME`` for the multilingual sets through the command line (issue 46 item 4):
-a tiny GPT-2 (tests/scoring_fixtures.py, 256 positions) scores a TurBLiMP slice with ``score``, and
-``evaluate`` reads those scores back; the accuracy is recomputed here from the scores."""
+a tiny GPT-2 (tests/scoring_fixtures.py, 256 positions) scores a TurBLiMP and a CLAMS
+slice with ``score``, and ``evaluate`` reads those scores back (CLAMS ``--by language``);
+the accuracies are recomputed here from the scores."""
 
 from __future__ import annotations
 
@@ -44,3 +45,22 @@ def test_score_and_evaluate_dataset_turblimp(gpt2_dir, tmp_path, capsys):
              "argument_structure_transitive_OSV") for k in range(3)]
     want = sum(s[g] > s[b] for g, b in pairs) / len(pairs)
     assert table.loc[0, "blimp"] == pytest.approx(want) and table.loc[0, "n_pairs"] == 6
+
+
+def test_accuracy_per_language_of_clams(gpt2_dir, tmp_path, capsys):
+    """``--by language``: the BLiMP criterion per language, recomputed from the scores."""
+    need_data("clams")
+    scores = tmp_path / "clams.csv"
+    picked = ["--dataset", "clams", "--max-pairs", "1"]
+    assert cli.main(["score", *picked, "--model", f"{gpt2_dir}:logprob",
+                     "--out", str(scores)]) == 0
+    assert cli.main(["evaluate", *picked, "--scores", str(scores), "--n-boot", "0",
+                     "--by", "language", "--out", str(tmp_path / "eval.csv")]) == 0
+    table = pd.read_csv(tmp_path / "eval.csv").set_index("language")
+    s = pd.read_csv(scores).set_index("sentence_id")["score"]
+    good = [i for i in s.index if i.endswith(":good")]  # "<lang>:<construction>:<k>:good"
+    won = pd.Series({g: s[g] > s[g.removesuffix("good") + "bad0"] for g in good})
+    by_lang = won.groupby(won.index.str.split(":").str[0])
+    assert table["n_pairs"].to_dict() == by_lang.size().to_dict() == {
+        "de": 7, "en": 22, "fr": 7, "he": 7, "ru": 7}  # one pair per language's paradigm
+    assert table["blimp"].to_dict() == pytest.approx(by_lang.mean().to_dict())
