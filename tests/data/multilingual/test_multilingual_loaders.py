@@ -304,3 +304,19 @@ def test_experiment_files_name_the_sets(tmp_path, name, n):
     ds = load_dataset(exp)
     paradigms = pd.unique(data.load_sling().pairs["paradigm"]) if name == "sling" else range(45)
     assert exp.dataset == name and len(ds.pairs) == 2 * len(paradigms) < n
+
+
+def test_without_a_local_folder_the_registry_path_is_read_and_checked(tmp_path, monkeypatch):
+    """No path and no $ACCEPTABILITY_DATA_DIR/<set>: the loader asks the registry for the
+    file (raw GitHub URL at the pinned commit, sha256); a cached copy with that checksum is
+    used as is (pooch checks it), so this runs offline."""
+    folder = need_data("turblimp")
+    monkeypatch.setenv("ACCEPTABILITY_DATA_DIR", str(tmp_path / "no-data-here"))
+    monkeypatch.setenv("ACCEPTABILITY_CACHE_DIR", str(tmp_path / "cache"))
+    rel = "data/base/augmented_binding.csv"
+    cached = tmp_path / "cache" / "turblimp" / rel.replace("/", "__")
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes((folder / rel).read_bytes())
+    ds = data.load_turblimp(paradigms="binding")
+    assert len(ds.pairs) == 1000 and ds.source == str(cached.parent)
+    assert ds.checksums == {rel: registry("turblimp")[rel][0]}
