@@ -2,7 +2,7 @@
 
 Bates, Mächler, Bolker & Walker (2015), J. Stat. Softw. 67(1), section 3: for a
 covariance parameter ``theta``, ``A = Lambda' Z' Z Lambda + I`` is factored (by blocks:
-see ``_Factor``), the fixed effects and spherical random effects solve the PLS
+``stats.mixed.schur``), the fixed effects and spherical random effects solve the PLS
 system (eq. 25-31), and the profiled deviance is eq. 34 (ML) or eq. 41 (REML).
 Used for the fits glmm refuses (``||``, ``(0 + x | g)``, a factor in several terms, a slope
 that is not also a fixed effect), and,
@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg, optimize, sparse
-from scipy.linalg import lapack
+from scipy import optimize, sparse
 from threadpoolctl import threadpool_limits
 
+from acceptability.stats.mixed import schur
 from acceptability.stats.mixed.design import MixedDesign
 from acceptability.stats.mixed.lmm.pls_gradient import MAX_DENSE, ProfiledDeviance
 
@@ -46,7 +46,7 @@ class PlsFit:
     xtx: np.ndarray  # R_X' R_X = X'X - X'Z Lambda A^-1 Lambda'Z'X
     reml: bool
     n: int
-    factor: _Factor  # of A
+    factor: schur.DenseFactor | schur.SchurFactor  # of A
     log_weights: float = 0.0  # sum(log w) of the prior weights (lme4's ldW)
 
     @property
@@ -78,68 +78,6 @@ class PlsFit:
         return self.sigma**2 * np.linalg.inv(self.xtx)
 
 
-class _Factor:
-    """Factor of the SPD matrix A = [[A11, A12], [A21, A22]] split after the first term
-    (the one with most levels): lme4 orders terms so, and then A11 is block diagonal, one
-    nc x nc block per level. log|A| = log|A11| + log|S| with the Schur complement
-    S = A22 - A21 A11^-1 A12, which is dense (crossed factors fill it in) and small; this is
-    the fill-reducing order CHOLMOD finds for lme4, written out because CHOLMOD is not a
-    pip-installable dependency. A dense A (small q) is factored by LAPACK."""
-
-    def __init__(self, a, q1: int, nc1: int) -> None:
-        if not sparse.issparse(a):
-            chol, info = lapack.dpotrf(a, lower=1)  # LAPACK directly: no per-call checks
-            if info:
-                raise np.linalg.LinAlgError(f"A is not positive definite (leading minor {info})")
-            self._cho = chol
-            self.logdet = float(2 * np.sum(np.log(np.diag(chol))))
-            return
-        self._cho, self.q1 = None, q1
-        csr = a.tocsr()
-        if nc1 == 1:  # A11 diagonal: no blocks to gather (a third of the time of a PLS solve)
-            d11 = csr.diagonal()[:q1]
-            if not np.all(d11 > 0):
-                raise np.linalg.LinAlgError("A is not positive definite")
-            self._inv11 = (1 / d11)[:, None, None]
-            logdet = np.sum(np.log(d11))
-        else:
-            coo = csr[:q1, :q1].tocoo()
-            blocks = np.zeros((q1 // nc1, nc1, nc1))
-            np.add.at(blocks, (coo.row // nc1, coo.row % nc1, coo.col % nc1), coo.data)
-            chol = np.linalg.cholesky(blocks)
-            self._inv11 = np.linalg.inv(blocks)
-            logdet = 2 * np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2)))
-        self._s_cho = None
-        if q1 < a.shape[0]:
-            a12 = csr[:q1, q1:]
-            self._a21 = csr[q1:, :q1]
-            if nc1 == 1:  # A11^-1 A12: A12's rows scaled
-                rows = np.repeat(self._inv11[:, 0, 0], np.diff(a12.indptr))
-                self._w = sparse.csr_matrix((a12.data * rows, a12.indices, a12.indptr), shape=a12.shape)
-            else:
-                self._w = (sparse.block_diag(list(self._inv11), format="csr") @ a12).tocsr()
-            schur = csr[q1:, q1:].toarray() - (self._a21 @ self._w).toarray()
-            self._s_cho = linalg.cho_factor(schur, lower=True)
-            logdet += 2 * np.sum(np.log(np.diag(self._s_cho[0])))
-        self.logdet = float(logdet)
-
-    def _apply_inv11(self, b: np.ndarray) -> np.ndarray:
-        nlev, nc, _ = self._inv11.shape
-        shaped = b.reshape(nlev, nc, -1)
-        return np.einsum("lij,ljk->lik", self._inv11, shaped).reshape(b.shape)
-
-    def solve(self, b: np.ndarray) -> np.ndarray:
-        if self._cho is not None:
-            x, info = lapack.dpotrs(self._cho, b, lower=1)
-            return x
-        b = np.asarray(b, float)
-        y1 = self._apply_inv11(b[:self.q1])
-        if self._s_cho is None:
-            return y1
-        x2 = linalg.cho_solve(self._s_cho, b[self.q1:] - self._a21 @ y1)
-        return np.concatenate([y1 - self._w @ x2, x2])
-
-
 _DENSE_Q = 100  # largest q factored densely: one deviance of ham's (0 + Product | Consumer),
 # q = 324, took 3.1 ms dense and 0.55 ms by blocks; sleepstudy's (Days || Subject), q = 36,
 # 0.04 ms dense and 0.6 ms by blocks (one BLAS thread, AMD EPYC, 2 busy cores)
@@ -163,9 +101,9 @@ def _a_matrix(d: MixedDesign, lt, ztz) -> object:
     return (lt @ ztz @ lt.T + sparse.identity(d.q, format="csc")).tocsc()
 
 
-def _factor(d: MixedDesign, a) -> _Factor:
+def _factor(d: MixedDesign, a) -> schur.DenseFactor | schur.SchurFactor:
     first = d.terms[0]
-    return _Factor(a, first.nlev * first.nc, first.nc)
+    return schur.factor(a, first.nlev * first.nc, first.nc)
 
 
 def pls(d: MixedDesign, theta: np.ndarray, reml: bool, y: np.ndarray | None = None,
@@ -342,7 +280,7 @@ def satterthwaite(d: MixedDesign, fit: PlsFit) -> Satterthwaite:
 
 
 @one_blas_thread
-def cond_var(d: MixedDesign, theta: np.ndarray, sigma: float, factor: _Factor | None = None,
+def cond_var(d: MixedDesign, theta: np.ndarray, sigma: float, factor: schur.DenseFactor | schur.SchurFactor | None = None,
              weights: np.ndarray | None = None) -> list[np.ndarray]:
     """Conditional covariance of each level's random effects (lme4 ``ranef(condVar=TRUE)``):
     blocks of sigma^2 Lambda A^-1 Lambda', one (nlev, nc, nc) array per term. An LMM passes

@@ -31,6 +31,7 @@ from acceptability.stats.mixed.ordinal.clmm_terms import (
     newton_modes,
 )
 from acceptability.stats.mixed.ordinal.cumulative import OrdinalDesign, newton_clm
+from acceptability.stats.mixed.schur import SchurFactor
 
 __all__ = ["SlopeLikelihood", "SlopeTerms", "fit_slopes", "slope_terms"]
 
@@ -159,27 +160,21 @@ def _scale_rows(w: np.ndarray, a: np.ndarray | sparse.csr_matrix) -> np.ndarray 
     return a.multiply(w[:, None]).tocsr() if sparse.issparse(a) else w[:, None] * a
 
 
-class BlockFactor:
+class BlockFactor(SchurFactor):
     """H = I + M' W M for one term: block diagonal, nc x nc a level (each row's effects are
-    those of its level), inverted block by block."""
+    those of its level), inverted block by block (a
+    [SchurFactor][acceptability.stats.mixed.schur.SchurFactor] of A11 alone)."""
 
     def __init__(self, mb: np.ndarray, codes: np.ndarray, nlev: int, w: np.ndarray) -> None:
         nc = mb.shape[1]
         blocks = np.zeros((nlev, nc, nc))
         np.add.at(blocks, codes, w[:, None, None] * mb[:, :, None] * mb[:, None, :])
         blocks += np.eye(nc)
-        chol = np.linalg.cholesky(blocks)  # raises LinAlgError unless positive definite
-        self.logdet = float(2 * np.sum(np.log(np.diagonal(chol, axis1=1, axis2=2))))
-        self._inv = np.linalg.inv(blocks)
-
-    def solve(self, v: np.ndarray) -> np.ndarray:
-        nlev, nc, _ = self._inv.shape
-        blocks = v.reshape(nlev, nc, -1)
-        return np.einsum("lab,lbk->lak", self._inv, blocks).reshape(v.shape)
+        super().__init__(blocks)  # raises LinAlgError unless positive definite
 
     def inverse(self) -> sparse.csr_matrix:
-        nlev = len(self._inv)
-        return sparse.bsr_matrix((self._inv, np.arange(nlev), np.arange(nlev + 1))).tocsr()
+        nlev = len(self._inv11)
+        return sparse.bsr_matrix((self._inv11, np.arange(nlev), np.arange(nlev + 1))).tocsr()
 
 
 class DenseFactor:

@@ -21,6 +21,7 @@ from acceptability.stats.mixed.ordinal.ordinal_links import (
     interval,
     probability,
 )
+from acceptability.stats.mixed.schur import SchurFactor
 
 __all__ = ["INNER_TOL", "ROUNDING", "InterceptFactor", "InterceptTerms", "TermLevels", "Mode", "coded_terms", "end_derivatives", "halving", "intercept_terms", "newton_modes", "score_curvature"]
 
@@ -141,22 +142,21 @@ def intercept_terms(d: OrdinalDesign, coded: list[ReTerm] | None = None) -> Inte
                           np.column_stack([t.codes for t in terms]))
 
 
-class InterceptFactor:
-    """H = I + M' diag(w) M for random intercepts, factored by blocks: H11 (first term)
-    is diagonal, S = H22 - H21 H11^-1 H12 is dense (the other terms)."""
+class InterceptFactor(SchurFactor):
+    """H = I + M' diag(w) M for random intercepts, factored by blocks
+    ([SchurFactor][acceptability.stats.mixed.schur.SchurFactor]): H11 (first term) is
+    diagonal, S = H22 - H21 H11^-1 H12 is dense (the other terms); with the selected elements
+    of H^-1 that the Laplace likelihood's gradient needs."""
 
     def __init__(self, terms: InterceptTerms, sigma: np.ndarray, w: np.ndarray) -> None:
         self.terms = terms
         nlev, off = terms.nlev, terms.offsets
         sigq = np.repeat(sigma, nlev)
         hdiag = 1 + sigq**2 * np.bincount(terms.columns.ravel(), np.repeat(w, len(nlev)), terms.q)
-        self.q1 = q1 = int(nlev[0])
+        q1 = int(nlev[0])
         self.d1 = hdiag[:q1]
-        if np.any(self.d1 <= 0):
-            raise np.linalg.LinAlgError("H is not positive definite")
-        self.logdet = float(np.sum(np.log(self.d1)))
-        self._chol = None
         if len(nlev) == 1:
+            super().__init__(self.d1, what="H")
             return
         m = terms.q - q1
         rest = np.diag(hdiag[q1:])
@@ -172,27 +172,12 @@ class InterceptFactor:
                 np.add.at(rest, (off[j] - q1 + lj, off[k] - q1 + lk), v)
         c = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                               shape=(q1, m))
-        self._w = (sparse.diags(1 / self.d1) @ c).tocsr()  # H11^-1 H12
-        schur = rest - (c.T @ self._w).toarray()
-        chol, info = lapack.dpotrf(schur, lower=1)
-        if info:
-            raise np.linalg.LinAlgError("H is not positive definite")
-        self._chol = chol
-        self.logdet += float(2 * np.sum(np.log(np.diag(chol))))
-
-    def solve(self, v: np.ndarray) -> np.ndarray:
-        """H^-1 v for a vector or the columns of a matrix."""
-        d1 = self.d1 if v.ndim == 1 else self.d1[:, None]
-        if self._chol is None:
-            return v / d1
-        y1 = v[:self.q1] / d1
-        x2 = lapack.dpotrs(self._chol, v[self.q1:] - self._w.T @ v[:self.q1], lower=1)[0]
-        return np.concatenate([y1 - self._w @ x2, x2])
+        super().__init__(self.d1, c, rest, what="H")
 
     @cached_property
     def _sinv(self) -> np.ndarray:
         """S^-1 (dense: the levels of the terms after the first)."""
-        sinv = lapack.dpotri(self._chol, lower=1)[0]
+        sinv = lapack.dpotri(self._s_chol, lower=1)[0]
         return np.tril(sinv) + np.tril(sinv, -1).T
 
     @cached_property
@@ -222,7 +207,7 @@ class InterceptFactor:
     @cached_property
     def _diag11(self) -> np.ndarray:
         """diag of (H^-1)11 = H11^-1 + H11^-1 H12 S^-1 H21 H11^-1."""
-        if self._chol is None:
+        if self._s_chol is None:
             return 1 / self.d1
         w = self._w
         rows = np.repeat(np.arange(self.q1), np.diff(w.indptr))
@@ -230,7 +215,7 @@ class InterceptFactor:
 
     def diag_inverse(self) -> np.ndarray:
         """diag(H^-1): the conditional variances of u."""
-        if self._chol is None:
+        if self._s_chol is None:
             return self._diag11
         return np.concatenate([self._diag11, np.diag(self._sinv)])
 

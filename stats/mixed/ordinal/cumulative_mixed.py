@@ -10,7 +10,7 @@ The likelihood integrates u out. The Laplace approximation (``nAGQ = 1``):
 Hessian in u at the conditional mode u^ (M = Z Lambda, W diagonal: one weight per row).
 The modes come from Newton's method in u, warm-started from the previous evaluation's. H is
 factored by blocks: the term with most levels first, its block diagonal, and the dense Schur
-complement of the others (as ``pls._Factor`` does for lme4); the same blocks give the
+complement of the others (``stats.mixed.schur``, as for lme4); the same blocks give the
 selected elements of H^-1 that the analytic gradient of the Laplace likelihood needs
 (its derivative through u^ and through W: the third derivative of log P): those of the
 off-diagonal block only at the pairs of levels that share rows, each a sparse row times a
