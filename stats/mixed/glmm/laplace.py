@@ -31,7 +31,7 @@ likelihood is this one with the observed information, -2 log f summed: the const
 ``-2 sum log f - sum dev.resids`` apart).
 
 Written by hand because glmm does not expose its likelihood; ``A`` is factored by the PLS
-code's block/Schur factor (``pls._Factor``).
+code's block/Schur factor (``stats.mixed.schur``).
 """
 
 from __future__ import annotations
