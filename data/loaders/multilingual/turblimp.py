@@ -18,7 +18,11 @@ word orders (SOV, SVO, OSV, OVS, VSO, VOS) and four subordination strategies (fi
 ``variant`` the last part of the stem.
 
 Pair columns kept for region surprisal: ``good_cue`` and ``bad_cue`` (the word that
-differs) and ``critical_region`` (where the violation shows). Pair ids are
+differs) and ``critical_region`` (where the violation shows), as published: the region is
+``-`` in all of ellipsis, scrambling and irregular_forms (there the cues are the region), a
+cue ``∅`` marks a word absent from that member (the bad cue of determiners, the good cue of
+passives and quantifiers and of 680 npi_licensing pairs), and cues are lower case, so a
+sentence-initial cue differs from the sentence in case. Pair ids are
 ``<paradigm>_<k>`` (k = 0-based row in the file), sentence ids ``<pair id>_good``/``_bad``.
 
 As published (tests/data/test_multilingual_loaders.py counts them): 20 base pairs

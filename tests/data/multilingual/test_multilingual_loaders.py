@@ -125,6 +125,25 @@ def test_turblimp_real_pair_cues_and_region(turblimp):
     assert pair["phenomenon"] == "argument_structure_transitive (experimental)"
 
 
+def test_turblimp_cue_and_region_markers_as_the_docstring_says(turblimp):
+    """``-`` (no region of its own) and ``∅`` (a word absent from that member), kept as
+    published; counted here from the raw base files."""
+    folder = need_data("turblimp")
+    dash, absent = Counter(), Counter()
+    for f in sorted((folder / "data" / "base").glob("*.csv")):
+        for row in _csv_rows(f, ";"):
+            stem = f.stem.removeprefix("augmented_")
+            dash[stem] += row["critical_region"] == "-"
+            absent[(stem, "good")] += row["good_cue"] == "∅"
+            absent[(stem, "bad")] += row["bad_cue"] == "∅"
+    assert +dash == {"ellipsis": 1000, "irregular_forms": 1000, "scrambling": 1000}
+    assert +absent == {("passives", "good"): 1000, ("quantifiers", "good"): 1000,
+                       ("npi_licensing", "good"): 680, ("determiners", "bad"): 1000}
+    p = turblimp.pairs
+    assert (p["critical_region"] == "-").sum() == 3000
+    assert ((p["good_cue"] == "∅") | (p["bad_cue"] == "∅")).sum() == 3680
+
+
 def test_turblimp_paradigm_selection_and_unknown_name():
     need_data("turblimp")
     ds = data.load_turblimp(paradigms=["binding", "argument_structure_ditransitive_VSO"],
