@@ -1,4 +1,5 @@
-"""The benchmark part of a report (BLiMP, Zorro, Marvin & Linzen): accuracy per
+"""The benchmark part of a report (BLiMP, Zorro, Marvin & Linzen, and the minimal pairs of
+other languages: TurBLiMP, RuBLiMP, CLAMS, SLING, MultiBLiMP): accuracy per
 phenomenon and paradigm with human and published systems beside the scored models, the
 correlations of per-paradigm accuracies (BLiMP Fig. 1), BLiMP's sec. 6 contrasts, the
 shallow predictors (BLiMP sec. 5.2, Fig. 2) and Marvin & Linzen's Table 1."""
@@ -19,7 +20,8 @@ from acceptability.stats.benchmarks import outcomes as acc
 from acceptability.stats.benchmarks.shallow import shallow_predictors
 
 __all__ = ["BENCHMARKS", "HUMAN", "Benchmark", "accuracy_display", "analyse_benchmark"]
-BENCHMARKS = ("blimp", "zorro", "marvin-linzen")
+BENCHMARKS = ("blimp", "zorro", "marvin-linzen", "turblimp", "rublimp", "clams", "sling",
+              "multiblimp")
 MIN_CORRELATED = 5  # paradigms needed before per-paradigm accuracies are correlated
 
 

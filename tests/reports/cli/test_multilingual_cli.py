@@ -64,3 +64,22 @@ def test_accuracy_per_language_of_clams(gpt2_dir, tmp_path, capsys):
     assert table["n_pairs"].to_dict() == by_lang.size().to_dict() == {
         "de": 7, "en": 22, "fr": 7, "he": 7, "ru": 7}  # one pair per language's paradigm
     assert table["blimp"].to_dict() == pytest.approx(by_lang.mean().to_dict())
+
+
+def test_run_dataset_turblimp_shows_accuracy_per_paradigm(gpt2_dir, tmp_path):
+    """The multilingual sets are benchmarks of the report (reports.benchmark.BENCHMARKS):
+    accuracy per paradigm with intervals, recomputed here from the run's scores."""
+    need_data("turblimp")
+    out = tmp_path / "run"
+    assert cli.main(["run", "--dataset", "turblimp", "--paradigm", "binding", "--paradigm",
+                     "passives", "--max-pairs", "4", "--model", f"{gpt2_dir}:logprob",
+                     "--n-boot", "50", "--formula", "", "--out", str(out)]) == 0
+    assert "## Accuracy on the benchmark" in (out / "report.md").read_text()
+    para = pd.read_csv(out / "tables" / "accuracy_paradigm.csv").set_index("paradigm")
+    s = pd.read_parquet(out / "scores.parquet").set_index("sentence_id")["score"]
+    model = next(c for c in para.columns if c.endswith("_logprob"))
+    for paradigm in ("binding", "passives"):
+        want = sum(s[f"{paradigm}_{k}_good"] > s[f"{paradigm}_{k}_bad"] for k in range(4)) / 4
+        assert para.loc[paradigm, model] == pytest.approx(want)
+        assert para.loc[paradigm, f"{model}_lower"] <= want <= para.loc[paradigm,
+                                                                         f"{model}_upper"]
