@@ -360,8 +360,10 @@ def _checked_formula(dataset, formula: str | None, notes: dict) -> str | None:
 def _particular(dataset, scores: pd.DataFrame, n_boot: int, seed: int,
                 data_path: str | None, regions: pd.DataFrame | None) -> dict:
     """The ``Results`` fields of particular data: a benchmark's (BLiMP, Zorro, Marvin &
-    Linzen), SyntaxGym suites' (from their region surprisals) and trial-level ratings'."""
-    bench = dataset.name in BENCHMARKS and len(dataset.pairs) > 0
+    Linzen, the other languages' minimal pairs), SyntaxGym suites' (from their region
+    surprisals) and trial-level ratings' (a benchmark with ratings, TurBLiMP's human study,
+    gets the rating sections instead of the benchmark's)."""
+    bench = dataset.name in BENCHMARKS and len(dataset.pairs) > 0 and dataset.ratings is None
     return {"benchmark": analyse_benchmark(dataset, scores, n_boot, seed, data_path) if bench
             else None,
             "syntaxgym": analyse_syntaxgym(dataset, regions, n_boot, seed, data_path)
