@@ -109,10 +109,11 @@ def _score_sentences(
     run = None
     if options.client is not None and scorer.identity:  # n-gram models (no identity) score here, fast
         run = partial(run_shards, options.client, worker_spec(options), scorer.identity, scorer.version)
-    pairs = [(c, continuation(c, t)) for c, t in zip(frame["context"], frame["text"], strict=True)]
+    texts = [options.target_delimiter + t for t in frame["text"]]  # lm-eval's continuation
+    pairs = [(c, continuation(c, t)) for c, t in zip(frame["context"], texts, strict=True)]
     scored = compute(
         scorer,
-        pairs if kind in CONTEXT_KINDS else list(frame["text"]),
+        pairs if kind in CONTEXT_KINDS else texts,
         [context_key(c, t) for c, t in pairs],
         [f"sentence {sid!r}" for sid in frame["sentence_id"]],
         batch_size=options.batch_size,
@@ -151,10 +152,9 @@ def score(data: Any, model: Any = None, method: str | None = None, *, context: A
     options : ScoringOptions, optional
         Settings to start from; `model`, `method` and `settings` given here override them.
     **settings
-        Any field of `ScoringOptions`: `normalise` (None, "mean", "slor", "normlp" or
-        "penlp", Lau et al. 2017, 2020; slor and normlp need `unigram`, length = the unigram
-        tokenizer's word count; mean and penlp divide by the sentence's model tokens; the
-        method column then reads e.g. "logprob_slor"), `unigram`, `batch_size`,
+        Any field of `ScoringOptions`: `normalise` (None, "mean", "slor", "normlp",
+        "penlp", "chars", "bytes"; `scoring.normalise`; the method column then reads e.g.
+        "logprob_slor"), `target_delimiter` (lm-eval's), `unigram`, `batch_size`,
         `device`, `dtype` (float32 on the best available device unless given), `revision`,
         `start_token` (`backends.causal.start_token`), `acceptable_label`, `text_column`
         (e.g. POS tags for a tag n-gram model), `model_name`, `cache` (True for $ACCEPTABILITY_CACHE_DIR or
@@ -316,6 +316,8 @@ def _normalised(
 ) -> np.ndarray:
     if how == "mean":
         return norm.mean_logprob(values, n_tokens)
+    if how in norm.TEXT_UNITS:
+        return norm.mean_logprob(values, norm.text_length(texts, how))
     if how == "penlp":
         return norm.pen_logprob(values, n_tokens)
     unigram_lp, lengths = map(np.array, zip(*(unigram.sentence_logprob(t) for t in texts), strict=True))
@@ -371,7 +373,8 @@ def token_scores(
     ['sentence_id', 'model', 'method', 'index', 'word', 'logprob', 'n_tokens', 'surprisal']
     """
     options = resolve(options, model, method, settings, default_method="logprob")
-    refuse(options, ("normalise", "unigram", "recheck", "word_boundaries"), "token_scores")
+    refuse(options, ("normalise", "unigram", "recheck", "word_boundaries", "target_delimiter"),
+           "token_scores")
     if level not in ("token", "word"):
         raise ScoringError(f"level must be 'token' or 'word', got {level!r}")
     method = REGISTRY.get(options.method)  # an unknown one: the scorer says so
@@ -435,7 +438,8 @@ def word_scores(data: Any, model: Any = None, method: str | None = None, *,
     [['a', 0, 1, 1], ['cat', 2, 5, 1], ['ran', 6, 9, 1], ['</s>', <NA>, <NA>, 1]]
     """
     options = resolve(options, model, method, settings, default_method="logprob")
-    refuse(options, ("normalise", "unigram", "recheck", "word_boundaries"), "word_scores")
+    refuse(options, ("normalise", "unigram", "recheck", "word_boundaries", "target_delimiter"),
+           "word_scores")
     texts = sentences_frame(data, options.text_column)
     contexts = sentence_contexts(data, len(texts), context)
     spans = plan_words(texts, contexts, words, boundary, options)  # checked before scoring

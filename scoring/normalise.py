@@ -4,7 +4,8 @@ Lau et al. 2020, table 2, with the definitions checked against both).
 log P_lm(s) is the model's sentence log-probability (in context: log P_lm(s | context), the
 sentence's tokens only), log P_u(s) its unigram log-probability, |s| its length: in words of
 the unigram model's tokenizer for SLOR, in the model's tokens of the sentence for MeanLP and
-PenLP (`scoring.score`).
+PenLP (`scoring.score`); in characters or UTF-8 bytes of the sentence's text for "chars"
+and "bytes", lm-evaluation-harness's ``acc_norm`` and ``acc_bytes`` (`text_length`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from acceptability.scoring.registry import NORMALISATIONS as NORMALISATIONS  # r
 
 PENLP_ALPHA = 0.8  # Lau et al. (2020), table 2 (as in Wu et al. 2016's length penalty)
 UNIGRAM = ("slor", "normlp")  # the normalisations that need a unigram model
+TEXT_UNITS = ("chars", "bytes")  # the normalisations by the length of the text itself
 UNIGRAM_FIX = ("give a corpus as .txt (one sentence per line) or word frequencies as .csv or "
                ".tsv (columns word and count)")
 
@@ -51,6 +53,34 @@ def mean_logprob(logprob: np.ndarray, length: np.ndarray) -> np.ndarray:
     array([-3., -3.])
     """
     return np.asarray(logprob, dtype=float) / np.asarray(length, dtype=float)
+
+
+def text_length(texts: list[str], unit: str) -> np.ndarray:
+    """|s| of lm-evaluation-harness's ``acc_norm`` (``unit="chars"``: ``len(s)``, Unicode
+    code points) and ``acc_bytes`` (``"bytes"``: ``len(s.encode("utf-8"))``), counted on the
+    sentence as given, never its target delimiter or context (lm-eval's
+    ``ConfigurableTask.process_results`` counts the choice string). LP / |s| then compares
+    sentences across scripts and tokenizers (lm-eval PRs 3271/3272).
+
+    Parameters
+    ----------
+    texts : list of str
+        The sentences.
+    unit : {"chars", "bytes"}
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    >>> from acceptability.scoring.normalise import text_length
+    >>> text_length(["Kedi uyudu.", "Кот спал."], "chars"), text_length(["Kedi uyudu.", "Кот спал."], "bytes")
+    (array([11.,  9.]), array([11., 16.]))
+    """
+    if unit == "chars":
+        return np.array([len(t) for t in texts], dtype=float)
+    return np.array([len(t.encode("utf-8")) for t in texts], dtype=float)
 
 
 def pen_logprob(logprob: np.ndarray, length: np.ndarray, alpha: float = PENLP_ALPHA) -> np.ndarray:

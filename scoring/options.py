@@ -31,9 +31,10 @@ class ScoringOptions:
     method : str or None
         A name of `scoring.registry.REGISTRY`; None: the function's default ("logprob" for
         `score` and `token_scores`, "one_prefix" for `prefix_scores`).
-    normalise : {None, "mean", "slor", "normlp", "penlp"}
+    normalise : {None, "mean", "slor", "normlp", "penlp", "chars", "bytes"}
         Lau et al. (2017, 2020) normalisation of `score` (`scoring.normalise`); "slor" and
-        "normlp" need `unigram`.
+        "normlp" need `unigram`; "chars" and "bytes" divide by the sentence's characters or
+        UTF-8 bytes (lm-evaluation-harness's ``acc_norm`` and ``acc_bytes``).
     unigram : UnigramModel or None
         The unigram model of SLOR and NormLP.
     batch_size : int
@@ -69,6 +70,11 @@ class ScoringOptions:
         The classifier's label for acceptable (CoLA: 1).
     text_column : str
         The sentences table's column to score (e.g. POS tags for a tag n-gram model).
+    target_delimiter : str
+        Text scored before each sentence as part of it, lm-evaluation-harness's
+        ``target_delimiter`` of a ``multiple_choice`` task: BLiMP's default " " scores
+        log P(" " + s | START) as lm-eval's ``acc`` does; its TurBLiMP, MultiBLiMP and
+        BLiMP-NL tasks set "". Never counted by "chars" and "bytes" (`scoring.score`).
     model_name : str or None
         The `model` column of the result; default "<model>_<method>" (`score`).
     cache : bool, str, path or ScoreCache
@@ -109,6 +115,7 @@ class ScoringOptions:
     start_token: str | None = "auto"
     acceptable_label: int = 1
     text_column: str = "text"
+    target_delimiter: str = ""
     model_name: str | None = None
     cache: bool | str | Path | ScoreCache = True
     progress: bool = True

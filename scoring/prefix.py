@@ -85,8 +85,8 @@ def prefix_scores(data: Any, model: Any = None, method: str | None = None, *,
     >>> prefix["prefers_good"].mean()  # doctest: +SKIP
     """
     options = resolve(options, model, method, settings, default_method="one_prefix")
-    refuse(options, ("normalise", "unigram", "acceptable_label", "text_column", "client", "recheck"),
-           "prefix_scores")
+    refuse(options, ("normalise", "unigram", "acceptable_label", "text_column", "client", "recheck",
+                     "target_delimiter"), "prefix_scores")
     method = options.method
     if method not in PREFIX_METHODS:
         raise ScoringError(

@@ -27,8 +27,9 @@ CONTEXT_KINDS = ("causal", "masked", "seq2seq")
 #: The causal scorer both prefix methods run, log P(word | context); its cache entries are
 #: keyed by this name, so `one_prefix` and `two_prefix` share them.
 CONTINUATION = "continuation"
-#: Lau et al.'s normalisations of a sentence's log-probability (`scoring.normalise`).
-NORMALISATIONS = ("mean", "slor", "normlp", "penlp")
+#: The normalisations of a sentence's log-probability (`scoring.normalise`): Lau et al.'s, then
+#: lm-evaluation-harness's per character (``acc_norm``) and per UTF-8 byte (``acc_bytes``).
+NORMALISATIONS = ("mean", "slor", "normlp", "penlp", "chars", "bytes")
 
 
 @dataclass(frozen=True)
