@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from acceptability.scoring.regions import region_surprisals
     from acceptability.scoring.registry import METHODS
     from acceptability.scoring.run.cache import ScoreCache, default_cache_dir
+    from acceptability.scoring.tokenization import tokenization_stats
     from acceptability.scoring.training.lm import finetune, train_lm, train_tokenizer
 
 __all__ = [
@@ -78,6 +79,7 @@ __all__ = [
     "sentences_frame",
     "slor",
     "tag_sentences",
+    "tokenization_stats",
     "token_scores",
     "train_baselines",
     "train_lm",
