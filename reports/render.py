@@ -25,6 +25,7 @@ from acceptability.reports.ratings.sections import rating_sections
 from acceptability.reports.section import Section
 from acceptability.reports.syntaxgym.tables import syntaxgym_sections
 from acceptability.reports.templates import HTML, MARKDOWN, markdown_environment
+from acceptability.reports.tokenization import tokenization_sections
 from acceptability.stats.defaults import DEFAULT_SEED
 from acceptability.stats.metric_table import criteria, lookup
 
@@ -203,7 +204,7 @@ def sections(r: Results) -> list[Section]:
     corr = _correlation_section(r)
     parts = (data, *benchmark_sections(r), *syntaxgym_sections(r), _criteria_section(r, has),
              *(rating_sections(r, corr) or [corr]), mcc, _variability_section(r), fit, comp,
-             repro)
+             *tokenization_sections(r), repro)
     return [s for s in parts if shown.get(s.anchor, True)]
 
 

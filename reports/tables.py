@@ -15,6 +15,7 @@ from acceptability.reports.escape import Markdown, escape_markdown, latex_escape
 from acceptability.reports.labels import header, resampled, resampled_units
 from acceptability.reports.ratings.tables import all_rating_tables, summary_rows
 from acceptability.reports.syntaxgym.tables import syntaxgym_summary, syntaxgym_tables
+from acceptability.reports.tokenization import tokenization_tables
 from acceptability.stats.inference.bootstrap import with_intervals
 from acceptability.stats.metric_table import METRICS, correlation_levels, criteria, has
 
@@ -303,6 +304,7 @@ def all_tables(results: Results) -> dict[str, tuple[str, pd.DataFrame | None]]:
                       results.benchmark.table1 if results.benchmark else None),
         **all_rating_tables(results),
         **syntaxgym_tables(results),
+        **tokenization_tables(results),
     }
 
 
