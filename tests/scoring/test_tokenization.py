@@ -77,4 +77,4 @@ def test_smollm2_on_two_scripts():
     stats = scoring.tokenization_stats(frame, lm)
     _check(stats, lm.tokenizer, frame)
     share = stats.set_index("language")["fallback_share"]
-    assert share["tr"] < 0.1 < 0.5 < share["zh"]
+    assert (round(share["tr"], 3), round(share["zh"], 3)) == (0.047, 0.852)  # scoring.tokenization_stats
